@@ -1,0 +1,8 @@
+"""The harmony engine: pure functions, plain dict in, plain dict out, no I/O.
+
+Operations are added here as they land: analyze, resolve, voicing, reharmonize, conduct.
+"""
+
+from engine.errors import HarmonyError
+
+__all__ = ["HarmonyError"]

@@ -1,0 +1,28 @@
+"""Shared test set-up: Hypothesis profiles and the location of the shared corpora."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# CI runs a derandomised profile: the same examples every run, no example database.
+settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=None, max_examples=100,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, max_examples=100)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+REPO = Path(__file__).resolve().parent.parent
+CORPORA = Path(os.environ.get("HARMONY_CORPORA", REPO.parent / "shared" / "corpora"))
+
+
+@pytest.fixture(scope="session")
+def corpora() -> Path:
+    """The shared corpora folder; tests that need it skip cleanly when it is absent."""
+    if not CORPORA.is_dir():
+        pytest.skip(f"shared corpora not found at {CORPORA}")
+    return CORPORA

@@ -1,0 +1,51 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.notes import (
+    Spelled,
+    frequency,
+    mask_of,
+    note_with_octave,
+    parse_note_octave,
+    parse_spelled,
+    pcs_of,
+    spell_interval,
+)
+
+
+def test_spelling_follows_the_interval() -> None:
+    c = parse_spelled("C")
+    assert [spell_interval(c, lab, s).name for lab, s in
+            (("1", 0), ("b3", 3), ("b5", 6), ("bb7", 9))] == ["C", "Eb", "Gb", "Bbb"]
+    fs = parse_spelled("F#")
+    assert spell_interval(fs, "#9", 15).name == "G##"
+    assert spell_interval(parse_spelled("B"), "b7", 10).name == "A"
+
+
+def test_unicode_accidentals_and_octaves() -> None:
+    assert parse_spelled("B♭") == Spelled(6, -1)
+    assert parse_note_octave("C4")[1] == 60
+    assert parse_note_octave("B#3")[1] == 60
+    assert parse_note_octave("Cb4")[1] == 59
+    assert note_with_octave(parse_spelled("B#"), 60) == "B#3"
+    assert note_with_octave(parse_spelled("Cb"), 59) == "Cb4"
+
+
+def test_frequency_uses_tuning() -> None:
+    assert frequency(69) == 440.0
+    assert frequency(60) == 261.626
+    assert frequency(69, 432.0) == 432.0
+
+
+@given(st.lists(st.integers(0, 11)))
+def test_mask_round_trip(pcs: list[int]) -> None:
+    assert pcs_of(mask_of(pcs)) == sorted(set(pcs))
+
+
+@given(st.integers(0, 6), st.integers(-2, 2), st.integers(0, 127))
+def test_octave_names_round_trip(letter: int, alter: int, octave_base: int) -> None:
+    sp = Spelled(letter, alter)
+    midi = octave_base - (octave_base - sp.pc) % 12  # a MIDI number of that pitch class
+    if midi < 0:
+        midi += 12
+    assert parse_note_octave(note_with_octave(sp, midi))[1] == midi
