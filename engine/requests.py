@@ -1,0 +1,80 @@
+"""Reading request dicts: every operation validates its fields through these helpers, so the
+Python surface gives the same ``invalid_request`` errors (with ``field``) as REST and MCP.
+
+Bounds of the contract (API.md §9) live here as constants.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.errors import InvalidRequest
+
+MAX_SYMBOL = 32
+MAX_PROGRESSION = 256
+MAX_PROMPT = 2000
+MAX_PREVIOUS = 8
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
+               bool: "a boolean", dict: "an object"}
+
+
+def require_object(request: Any) -> dict[str, Any]:
+    if not isinstance(request, dict):
+        raise InvalidRequest("the request body must be a JSON object")
+    return request
+
+
+def get_str(request: dict[str, Any], field: str, *, default: str | None = None,
+            required: bool = False, max_len: int | None = None,
+            aliases: tuple[str, ...] = ()) -> str | None:
+    """A string field (or one of its aliases); ``default`` when absent or null."""
+    value = _lookup(request, field, aliases)
+    if value is None:
+        if required:
+            raise InvalidRequest(f"field '{field}' is required", field=field)
+        return default
+    if not isinstance(value, str):
+        raise InvalidRequest(f"field '{field}' must be a string", field=field)
+    if required and not value.strip():
+        raise InvalidRequest(f"field '{field}' must not be empty", field=field)
+    if max_len is not None and len(value) > max_len:
+        raise InvalidRequest(f"field '{field}' is longer than {max_len} characters", field=field)
+    return value
+
+
+def get_number(request: dict[str, Any], field: str, *, default: float | None = None,
+               low: float | None = None, high: float | None = None,
+               integer: bool = False) -> float | None:
+    """A number (an integer if ``integer``) within [low, high]; ``default`` when absent."""
+    value = request.get(field)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or \
+            (integer and not isinstance(value, int)):
+        kind = "an integer" if integer else "a number"
+        raise InvalidRequest(f"field '{field}' must be {kind}", field=field)
+    if value != value or (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidRequest(f"field '{field}' must be between {low} and {high}", field=field)
+    return value
+
+
+def get_list(request: dict[str, Any], field: str, *, max_items: int | None = None) -> list[Any] | None:
+    value = request.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise InvalidRequest(f"field '{field}' must be a list", field=field)
+    if max_items is not None and len(value) > max_items:
+        raise InvalidRequest(f"field '{field}' has more than {max_items} items", field=field)
+    return value
+
+
+def _lookup(request: dict[str, Any], field: str, aliases: tuple[str, ...]) -> Any:
+    value = request.get(field)
+    if value is None:
+        for alias in aliases:
+            value = request.get(alias)
+            if value is not None:
+                break
+    return value
