@@ -153,7 +153,15 @@ def quality_of(suffix: str) -> Quality:
     canonical = CANONICAL_BY_ALIAS.get(suffix)
     if canonical is not None:
         return QUALITY_BY_CANONICAL[canonical]
-    return _compose(SHORTHANDS.get(suffix, suffix))
+    quality = _compose(SHORTHANDS.get(suffix, suffix))
+    # A composed suffix can itself read as something more canonical ("6" + "add9" is the
+    # row 6/9, "add6add#11" is 6add#11): read it again until it is stable.
+    for _ in range(3):
+        again = _compose(quality.canonical)
+        if again.canonical == quality.canonical or again.labels != quality.labels:
+            break
+        quality = again
+    return quality
 
 
 def _compose(suffix: str) -> Quality:

@@ -55,7 +55,7 @@ QUALITIES: tuple[QualityRow, ...] = (
     QualityRow("m#5", "m+ maug m+5 m#5", "1 b3 #5", "minor augmented", "m", "#5"),
     QualityRow("sus2", "sus2", "1 2 5", "suspended second"),
     QualityRow("sus4", "sus4 sus 4", "1 4 5", "suspended fourth"),
-    QualityRow("sus24", "sus24 sus2sus4 sus4add9", "1 2 4 5", "suspended second and fourth"),
+    QualityRow("sus24", "sus24 sus2sus4", "1 2 4 5", "suspended second and fourth"),
     QualityRow("5", "5", "1 5", "power chord"),
     # sixths
     QualityRow("6", "6 M6 maj6 add6", "1 3 5 6", "major sixth"),
@@ -117,7 +117,7 @@ ALTERATIONS: tuple[Modifier, ...] = (
     Modifier("b6", "b6", "", "b6", "flat six"),
     Modifier("b9", "b9 -9", "9", "b9", "flat nine"),
     Modifier("#9", "#9 +9", "9", "#9", "sharp nine"),
-    Modifier("#11", "#11 +11 #4", "11", "#11", "sharp eleven"),
+    Modifier("#11", "#11 +11 #4 +4", "11", "#11", "sharp eleven"),
     Modifier("b13", "b13 -13", "13", "b13", "flat thirteen"),
     Modifier("alt", "alt", "5 9 11 13", "b9 #9 #11 b13", "altered"),
 )
