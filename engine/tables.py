@@ -149,6 +149,12 @@ SUSPENSIONS: MappingProxyType[str, MappingProxyType[str, str]] = MappingProxyTyp
     "sus24": MappingProxyType({"": "sus24"}),
 })
 
+# The everyday altered vocabulary, resolved once at import (each base with up to two of
+# these alterations, e.g. 7b9#11, 13b9, maj7#11); anything rarer is read by the grammar.
+COMMON_BASES = ("", "m", "6", "m6", "6/9", "7", "maj7", "m7", "m(maj7)", "9", "maj9", "m9",
+                "11", "m11", "13", "maj13", "7sus4", "9sus4", "m7b5", "dim7")
+COMMON_ALTERATIONS = ("b5", "#5", "b9", "#9", "#11", "b13")
+
 # Whole suffixes from real charts that are shorthand for a grammatical spelling.
 SHORTHANDS: MappingProxyType[str, str] = MappingProxyType({
     "2": "add9",      # pop "C2": an added second, kept with the third (as tonal reads it)
