@@ -7,8 +7,7 @@ figure is in each result's ``extra_info`` (and printed with ``-s``).
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import pytest
+from typing import Any
 
 from bench.shared import peer_workload
 from engine import symbols
@@ -38,40 +37,40 @@ def _parse_distinct() -> None:
         parse(s)
 
 
-def _report(benchmark: pytest.FixtureRequest, per: int) -> None:
-    stats = benchmark.stats.stats  # type: ignore[attr-defined]
+def _report(benchmark: Any, per: int) -> None:
+    stats = benchmark.stats.stats
     us = stats.median / per * 1e6
     best = stats.min / per * 1e6
-    benchmark.extra_info["us_per_symbol_min"] = round(best, 3)  # type: ignore[attr-defined]
-    benchmark.extra_info["us_per_symbol_median"] = round(us, 3)  # type: ignore[attr-defined]
-    print(f"\n{benchmark.name}: {us:.3f} µs per symbol (median), {best:.3f} (best)")  # type: ignore[attr-defined]
+    benchmark.extra_info["us_per_symbol_min"] = round(best, 3)
+    benchmark.extra_info["us_per_symbol_median"] = round(us, 3)
+    print(f"\n{benchmark.name}: {us:.3f} µs per symbol (median), {best:.3f} (best)")
 
 
-def _run(benchmark: pytest.FixtureRequest, fn: Callable[[], None],
+def _run(benchmark: Any, fn: Callable[[], None],
          setup: Callable[[], None] | None, rounds: int) -> None:
-    benchmark.pedantic(fn, setup=setup, rounds=rounds, iterations=1)  # type: ignore[attr-defined]
+    benchmark.pedantic(fn, setup=setup, rounds=rounds, iterations=1, warmup_rounds=3)
 
 
-def test_parse_cold_parse_cache(benchmark: pytest.FixtureRequest) -> None:
+def test_parse_cold_parse_cache(benchmark: Any) -> None:
     """Every distinct symbol parsed afresh; only the parse cache is cleared."""
     _run(benchmark, _parse_distinct, _clear_parse_cache, 30)
     _report(benchmark, len(DISTINCT))
 
 
-def test_parse_cold_all_caches(benchmark: pytest.FixtureRequest) -> None:
+def test_parse_cold_all_caches(benchmark: Any) -> None:
     """Both caches cleared before each pass: qualities outside the prebuilt vocabulary are
     composed by the grammar again, once per suffix per pass."""
     _run(benchmark, _parse_distinct, _clear_all_caches, 30)
     _report(benchmark, len(DISTINCT))
 
 
-def test_parse_cached(benchmark: pytest.FixtureRequest) -> None:
+def test_parse_cached(benchmark: Any) -> None:
     _parse_all()
     _run(benchmark, _parse_all, None, 50)
     _report(benchmark, len(SYMBOLS))
 
 
-def test_parse_composed_symbol_fully_cold(benchmark: pytest.FixtureRequest) -> None:
+def test_parse_composed_symbol_fully_cold(benchmark: Any) -> None:
     """The worst case: a symbol whose quality is composed by the grammar, no cache at all."""
     _run(benchmark, lambda: parse(COMPOSED), _clear_all_caches, 2000)
     _report(benchmark, 1)

@@ -104,7 +104,7 @@ def _parse(symbol: str) -> Chord:
         text = text.translate(_UNICODE)
     if not text:
         raise InvalidChord(symbol, "empty chord symbol", position=0)
-    if len(text) > MAX_SYMBOL:
+    if len(symbol) > MAX_SYMBOL:
         raise InvalidChord(symbol, f"longer than {MAX_SYMBOL} characters")
     root_text = _root_text(text)
     if not root_text:
