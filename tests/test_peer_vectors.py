@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine.errors import InvalidChord
-from engine.symbols import parse
+from engine.symbols import parse, tokenize
 from engine.tables import DEGREES
 
 _MAJOR_SCALE = {1: 0, 2: 2, 3: 4, 4: 5, 5: 7, 6: 9, 7: 11}
@@ -174,3 +174,28 @@ def test_pychord_invalid_and_creation(corpora: Path) -> None:
         # e.g. A## major needs C### for its third: we name the enharmonic D#
         chord = parse(symbol)
         assert all(len(n) <= 3 for n in chord.notes), PYCHORD_FOLDED
+
+
+def test_tonal_chord_tests(corpora: Path) -> None:
+    tests = _load(corpora, "tonal/chord_tests.json")
+    for case in tests["notes"]:
+        if not case["expected"]:  # "blah": tonal answers an empty chord, we refuse it
+            with pytest.raises(InvalidChord):
+                parse(case["input"])
+            continue
+        # same notes; we list an added sixth before the seventh (interval order)
+        assert sorted(parse(case["input"]).notes) == sorted(case["expected"])
+    for case in tests["intervals"]:
+        if case["input"][:1] == "C":
+            expected = sorted(_tonal_interval(i) for i in case["expected"])
+            assert _ours(case["input"]) == expected
+    assert parse("C").name == "C major"
+    assert parse("C/Bb").name == "C major over Bb"
+    for case in tests["empty"]:
+        if case["expected"]:
+            with pytest.raises(InvalidChord):
+                parse(case["input"])
+    for case in tests["tokenize"]:
+        # tonal also reads lower-case roots, octaves and stray text; our roots are A-G
+        if case["input"][:1] in "ABCDEFG" and re.fullmatch(r"[\w#/]+", case["input"]):
+            assert tokenize(case["input"]) == tuple(case["expected"]), case
