@@ -61,7 +61,7 @@ _INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3}
 _ROW_NAME = {row.canonical: row.name for row in QUALITIES}
 
 
-class _SuffixError(Exception):
+class _SuffixError(ValueError):
     """A quality suffix outside the grammar: ``offset`` into the suffix and the reason."""
 
     def __init__(self, offset: int, reason: str) -> None:
@@ -106,10 +106,11 @@ def _parse(symbol: str) -> Chord:
         raise InvalidChord(symbol, "empty chord symbol", position=0)
     if len(symbol) > MAX_SYMBOL:
         raise InvalidChord(symbol, f"longer than {MAX_SYMBOL} characters")
+    lead = len(symbol) - len(symbol.lstrip())  # positions count from the symbol as given
     root_text = _root_text(text)
     if not root_text:
         raise InvalidChord(symbol, "a chord symbol starts with a root A-G (with # or b)",
-                           position=0)
+                           position=lead)
     root = _NOTES[root_text]
     start, end, bass = len(root_text), len(text), None
     slash = text.rfind("/")
@@ -117,12 +118,12 @@ def _parse(symbol: str) -> Chord:
         bass = _NOTES.get(text[slash + 1:])
         if bass is None:
             raise InvalidChord(symbol, f"bass {text[slash + 1:]!r} is not a note name",
-                               position=slash + 1)
+                               position=lead + slash + 1)
         end = slash
     try:
         quality = quality_of(text[start:end])
     except _SuffixError as exc:
-        raise InvalidChord(symbol, exc.reason, position=start + exc.offset) from None
+        raise InvalidChord(symbol, exc.reason, position=lead + start + exc.offset) from None
     return _chord(symbol, root, quality, bass)
 
 
@@ -155,7 +156,7 @@ _PCS_BY_ROOT = {root: {lab: v[1] for lab, v in t.items()} for root, t in SPELLED
 
 def quality_of(suffix: str) -> Quality:
     """The Quality of a suffix (the text between root and slash bass), e.g. ``"7(b9,#11)"``.
-    Raises ``_SuffixError`` outside the grammar."""
+    Raises ``ValueError`` (with ``.offset`` and ``.reason``) outside the grammar."""
     known = _KNOWN.get(suffix)
     return known if known is not None else _composed(suffix)
 
