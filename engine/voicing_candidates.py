@@ -19,10 +19,7 @@ from engine.voicing_styles import (
     ADDED_TONES,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
-    SPREAD_FIRST_GAP,
-    SPREAD_MAX_SPAN,
-    SPREAD_MIN_GAP,
-    SPREAD_MIN_UPPER_SPAN,
+    SPREAD_TIERS,
     SUS_LABELS,
     Style,
 )
@@ -219,18 +216,20 @@ def _drop(voices: Voices, depth: int) -> Voices:
 
 
 def _spread(pcs: list[int]) -> list[Voices]:
-    """Tone 0 in the bass, the others above it in every order that keeps the pad open."""
-    relaxed: list[Voices] = []
-    kept: list[Voices] = []
-    for order in permutations(range(1, len(pcs))):
-        voices = _chain([0, *order], pcs, SPREAD_FIRST_GAP, SPREAD_MIN_GAP)
-        relaxed.append(voices)
-        upper = [p for p, _ in voices[1:]]
-        if len(upper) >= 3 and max(upper) - min(upper) < SPREAD_MIN_UPPER_SPAN:
-            continue
-        if voices[-1][0] - voices[0][0] <= SPREAD_MAX_SPAN:
-            kept.append(voices)
-    return kept or relaxed
+    """Tone 0 in the bass, the others above it in every order that keeps the pad open: the
+    shapes of the first tier of ``SPREAD_TIERS`` that has any."""
+    for first_gap, gap, upper_span, max_span in SPREAD_TIERS:
+        kept = []
+        for order in permutations(range(1, len(pcs))):
+            voices = _chain([0, *order], pcs, first_gap, gap)
+            upper = [p for p, _ in voices[1:]]
+            if len(upper) >= 3 and max(upper) - min(upper) < upper_span:
+                continue
+            if voices[-1][0] - voices[0][0] <= max_span:
+                kept.append(voices)
+        if kept:
+            return kept
+    return [_chain(list(range(len(pcs))), pcs)]
 
 
 @lru_cache(maxsize=8192)

@@ -56,13 +56,12 @@ SUS_LABELS = ("4", "11", "2", "9")
 # The added tones of "+9" and "+13": (label, semitones above the root).
 ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
 
-# Pad spacing: the lowest upper voice at least a fifth above the bass, upper voices at least a
-# minor third apart (no seconds), an upper structure wider than an octave when it has three or
-# more voices, and the whole pad within three octaves.
-SPREAD_FIRST_GAP = 7
-SPREAD_MIN_GAP = 3
-SPREAD_MIN_UPPER_SPAN = 13
-SPREAD_MAX_SPAN = 36
+# Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
+# far above the bass, upper voices at least this far apart, upper structure at least this wide
+# when it has three or more voices, whole pad at most this wide). The first tier is the open
+# sound (a fifth under the rest, no seconds, uppers wider than an octave); the later ones keep
+# the pad inside two octaves so it fits the default range on every root.
+SPREAD_TIERS = ((7, 3, 13, 24), (7, 1, 0, 24), (1, 1, 0, 36))
 
 # Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
 GUIDE_STEP = 2
