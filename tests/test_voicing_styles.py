@@ -9,6 +9,7 @@ import pytest
 from engine.chord import Chord
 from engine.notes import parse_note_octave
 from engine.symbols import parse
+from engine.tables import QUALITY_NAMES
 from engine.voicing import voicing
 from engine.voicing_styles import STYLES
 
@@ -23,7 +24,7 @@ LOW, HIGH = 48, 84
 
 
 def _chords() -> Iterator[Chord]:
-    for quality in QUALITIES:
+    for quality in dict.fromkeys(QUALITY_NAMES + QUALITIES):  # every quality the parser knows
         for root in ROOTS:
             yield parse(root + quality)
 
@@ -55,6 +56,8 @@ def _guides(chord: Chord) -> tuple[int | None, int | None]:
             if found:
                 return min(found)
         return None
+    if len(_pcs(chord, ("7", "b7", "bb7"))) > 1:   # dim7(maj7): which is "the" 7th is moot
+        return None, None
     third = first((("3", "b3"), ("4", "11"), ("2", "9")))
     seventh = first((("7", "b7", "bb7"), ("6",)))
     return third, seventh
