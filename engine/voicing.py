@@ -3,6 +3,21 @@ with the least motion, chosen by the numba kernels over precomputed candidate ta
 
 ``voicing(request)`` validates and builds the result dict; ``voice_progression`` is the plain
 function other modules (conduct) call; ``warm_up()`` compiles every kernel once.
+
+Decisions where API.md is silent:
+
+- Motion between voicings of different sizes: every note of the larger voicing pairs with one
+  note of the smaller and every note of the smaller with at least one (voices split or merge);
+  with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
+- Ties: more guide tones kept, then the lower register (smaller sum of MIDI notes), then the
+  lowest candidate index. Without ``previous`` the lowest placement in ``range`` wins.
+- ``guideTonesKept``: null without a voicing before (or with no guide tone voiced); otherwise
+  true when every voiced guide tone (3rd/sus tone, 7th/6th) is a common tone or a step
+  (<= 2 semitones) from a note of the voicing before.
+- Slash chords: styles with a bass voice (shell, pad) put the slash bass there; the others
+  leave the bass, like the root, to the bass player.
+- ``style`` is matched ignoring case and surrounding spaces; ``chord`` and ``progression``
+  together are an ``invalid_request`` (field ``chord``).
 """
 
 from __future__ import annotations

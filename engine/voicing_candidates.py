@@ -8,7 +8,7 @@ The rules themselves are data in ``engine.voicing_styles``; this module only app
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import permutations
 
 import numpy as np
@@ -68,8 +68,7 @@ def _families(chord: Chord) -> tuple[dict[str, list[Tone]], bool]:
         labels[label] = tone
     has_ninth = bool(fams["9"])
     for family, order in FAMILY_ORDER.items():
-        rank = {label: k for k, label in enumerate(order)}
-        fams[family].sort(key=lambda t, rank=rank: rank.get(t.label, len(rank)))  # type: ignore[misc]
+        fams[family].sort(key=partial(_rank, order))
     if not fams["3"]:  # a sus chord: the suspended tone is its "third"
         sus = next((labels[s] for s in SUS_LABELS if s in labels), None)
         if sus is not None:
@@ -83,6 +82,10 @@ def _families(chord: Chord) -> tuple[dict[str, list[Tone]], bool]:
     for family in ("3", "7"):
         fams[family] = [Tone(t.spelled, t.label, t.pc, True, t.index) for t in fams[family]]
     return fams, has_ninth
+
+
+def _rank(order: tuple[str, ...], tone: Tone) -> int:
+    return order.index(tone.label) if tone.label in order else len(order)
 
 
 def _is_dominant(fams: dict[str, list[Tone]]) -> bool:
@@ -175,6 +178,8 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
         unique.setdefault(tuple(p - low for p, _ in ordered), [i for _, i in ordered])
     pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), len(pcs))
     tone = np.array(list(unique.values()), dtype=np.int64).reshape(pitch.shape)
+    pitch.setflags(write=False)
+    tone.setflags(write=False)
     return pitch, tone
 
 
@@ -244,5 +249,7 @@ def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
     sel = select(chord, style)
     flags = np.array([t.guide for t in sel.tones], dtype=np.int8)
     span = int((pitch[:, -1] - pitch[:, 0]).min())
-    midi.setflags(write=False)
-    return Candidates(sel, midi, np.ascontiguousarray(tones), flags[tones], span)
+    table = Candidates(sel, midi, np.ascontiguousarray(tones), flags[tones], span)
+    for array in (table.midi, table.tone, table.guide):
+        array.setflags(write=False)  # cached and shared between requests
+    return table
