@@ -262,15 +262,18 @@ class Operation:
     description: str          # one sentence
     request_schema: JSON
     result_schema: JSON
+    impl: EngineFunction | None = None  # tests inject a function; else engine.<name>
 
     @property
     def available(self) -> bool:
-        """True once the engine function has landed."""
-        return callable(getattr(engine, self.name, None))
+        """True once the engine function has landed (or one was injected)."""
+        return self.impl is not None or callable(getattr(engine, self.name, None))
 
     @property
     def function(self) -> EngineFunction:
         """The engine function, looked up now (AttributeError while it has not landed)."""
+        if self.impl is not None:
+            return self.impl
         fn: EngineFunction = getattr(engine, self.name)
         return fn
 
