@@ -34,7 +34,7 @@ MIGRATIONS: tuple[str, ...] = (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
         plan TEXT NOT NULL,
-        per_minute INTEGER,          -- enterprise overrides; NULL = the plan's limit
+        per_minute INTEGER,          -- enterprise overrides (NULL: the plan's limit)
         per_month INTEGER,
         created REAL NOT NULL
     );
