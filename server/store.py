@@ -12,6 +12,7 @@ returned once by ``create_key``/``rotate_key`` and never written anywhere.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import secrets
 import sqlite3
@@ -315,7 +316,7 @@ class Store:
 
 def _percentile(sorted_values: list[int], q: float) -> int:
     # Nearest rank: a value that was actually observed.
-    index = max(0, min(len(sorted_values) - 1, round(q * len(sorted_values) + 0.5) - 1))
+    index = max(0, min(len(sorted_values) - 1, math.ceil(q * len(sorted_values)) - 1))
     return sorted_values[index]
 
 
