@@ -60,17 +60,17 @@ def build_parser() -> argparse.ArgumentParser:
     a = accounts.add_parser("create")
     a.add_argument("name")
     a.add_argument("--plan", choices=list(PLANS), default="free")
-    a.set_defaults(run=lambda ns: _done(_store(ns).create_account(ns.name, ns.plan)))
+    a.set_defaults(run=lambda ns: _done(_store(ns).create_account, ns.name, ns.plan))
     a = accounts.add_parser("set-plan")
     a.add_argument("name")
     a.add_argument("plan", choices=list(PLANS))
-    a.set_defaults(run=lambda ns: _done(_store(ns).set_plan(ns.name, ns.plan)))
+    a.set_defaults(run=lambda ns: _done(_store(ns).set_plan, ns.name, ns.plan))
     a = accounts.add_parser("set-limits", help="enterprise: limits of this account")
     a.add_argument("name")
     a.add_argument("--per-minute", type=int, required=True)
     a.add_argument("--per-month", type=int, required=True)
-    a.set_defaults(run=lambda ns: _done(_store(ns).set_limits(ns.name, ns.per_minute,
-                                                               ns.per_month)))
+    a.set_defaults(run=lambda ns: _done(_store(ns).set_limits, ns.name, ns.per_minute,
+                                        ns.per_month))
     a = accounts.add_parser("list")
     a.set_defaults(run=lambda ns: _json([{"name": n, "plan": p} for n, p in
                                          _store(ns).accounts()]))
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     k.set_defaults(run=lambda ns: _secret(*_store(ns).rotate_key(ns.key_id)))
     k = keys.add_parser("revoke")
     k.add_argument("key_id")
-    k.set_defaults(run=lambda ns: _done(_store(ns).revoke_key(ns.key_id)))
+    k.set_defaults(run=lambda ns: _done(_store(ns).revoke_key, ns.key_id))
 
     usage = sub.add_parser("usage", help="volumes, p50/p95 latency and error rates per key")
     usage.add_argument("--account")
@@ -219,7 +219,8 @@ def _store(ns: argparse.Namespace) -> Store:
     return Store(ns.db)
 
 
-def _done(_: object) -> int:
+def _done(action: Callable[..., object], *args: object) -> int:
+    action(*args)
     return 0
 
 
