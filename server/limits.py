@@ -53,13 +53,16 @@ class SqliteCounters:
             minute_count = c.execute(
                 "INSERT INTO counters VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
                 "count = count + 1 RETURNING count", (minute, expires)).fetchone()[0]
+            if minute_count <= minute_limit and month_limit > 0:
+                # Reserve a unit only while the month is below its quota: one statement.
+                row = c.execute(
+                    "INSERT INTO counters VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
+                    "count = count + 1 WHERE count < ? RETURNING count",
+                    (month, expires + 40 * 86400, month_limit)).fetchone()
+                if row is not None:
+                    return Taken(minute_count, row[0], True)
             row = c.execute("SELECT count FROM counters WHERE name = ?", (month,)).fetchone()
-            used = row[0] if row else 0
-            if minute_count > minute_limit or used >= month_limit:
-                return Taken(minute_count, used, False)
-            c.execute("INSERT INTO counters VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
-                      "count = count + 1", (month, expires + 40 * 86400))
-            return Taken(minute_count, used + 1, True)
+            return Taken(minute_count, row[0] if row else 0, False)
 
     def refund(self, month: str) -> None:
         with self.store.write() as c:
