@@ -31,7 +31,7 @@ from engine.errors import (
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.auth import Authenticator
 from server.gateway import Gateway
-from server.limits import Counters, FloodThrottle, Limiter, SqliteCounters
+from server.limits import Admission, Counters, FloodThrottle, Limiter, SqliteCounters
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
@@ -209,7 +209,7 @@ class HarmonyApp:
         route = ctx.route
         elapsed = time.perf_counter() - ctx.started
         self.metrics.observe(route.path if route else "unmatched", response.status, elapsed)
-        if route is not None and route.surface is not None:
+        if route is not None and route.surface is not None and not ctx.logged:
             if ctx.operation is None and route.operation is not None:
                 ctx.operation = route.operation.name
             error = ctx.error
@@ -227,24 +227,37 @@ class HarmonyApp:
 
 
 class McpGate:
-    """What ``server.mcp`` needs from the app for one POST /mcp: the key check and the quota
-    of a tool call, with the same rules (and errors) as REST."""
+    """The service's keys, limits, quota and log for one POST /mcp, in the shape of the
+    ``Gate`` protocol of ``server.mcp``: ``admit`` before a tool call, ``settle`` after it, so
+    REST and MCP share one implementation (tools/list needs no key and calls neither)."""
 
     def __init__(self, app: HarmonyApp, ctx: Context) -> None:
         self.app, self.ctx = app, ctx
 
-    def authorize(self, operation: str) -> None:
-        """Check the bearer key and count one call of ``operation``; raises the 401/429
-        errors (``HarmonyError``) that the transport turns into HTTP statuses."""
-        self.ctx.operation = operation
+    async def admit(self, headers: Mapping[str, str]) -> Admission | None:
+        """Check the bearer key and count the call in its minute; raises the 401/429 errors."""
         if not self.app.settings.auth:
-            return
-        self.ctx.key = self.app.auth.authenticate(self.ctx.headers.get("authorization"))
-        self.app._limit_guard(self.ctx)
+            return None
+        key = self.app.auth.authenticate(headers.get("authorization"))
+        self.ctx.key = key
+        admission = self.app.limiter.admit(key)
+        if admission.error is not None:
+            raise admission.error
+        return admission
 
-    def settle(self, succeeded: bool) -> None:
-        """Whether the tool call succeeded (only those spend the monthly quota)."""
-        self.ctx.succeeded = succeeded
+    async def settle(self, ticket: Admission | None, *, operation: str, status: int,
+                     error: str | None, started: float, body: bytes) -> list[tuple[bytes, bytes]]:
+        """Spend the reserved quota only on success, log the tool call, give the headers."""
+        self.ctx.logged = True
+        self.app.log.record(LogRow(
+            ts=time.time(), key_id=ticket.key.key_id if ticket else None, surface="mcp",
+            operation=operation, status=status, error=error,
+            latency_us=max(0, int((time.perf_counter() - started) * 1e6)),
+            body=body if self.app.settings.store_bodies and body else None))
+        if ticket is None:
+            return []
+        ticket.settle(self.app.counters, status)
+        return ticket.headers()
 
 
 def _is_preflight(ctx: Context) -> bool:

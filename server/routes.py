@@ -48,7 +48,8 @@ class Context:
     admission: Admission | None = None
     error: HarmonyError | None = None
     operation: str | None = None      # for the log; the MCP handler sets the tool's operation
-    succeeded: bool | None = None     # MCP: whether the tool call counts (else: 2xx status)
+    succeeded: bool | None = None     # whether the call counts (default: a 2xx status)
+    logged: bool = False              # the MCP gate logged its tool call itself
     body: bytes = b""
     extra_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
 
@@ -97,22 +98,24 @@ async def metrics_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Respons
 
 
 async def mcp_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Response:
-    """POST /mcp: hands the body to ``server.mcp.handle``; it calls back ``app.mcp_gate`` to
-    authenticate and spend quota for tool calls (tools/list needs no key)."""
+    """POST /mcp: the body goes to ``server.mcp`` (its ``McpEndpoint``), which calls back
+    ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call."""
     try:
         mcp = importlib.import_module("server.mcp")
     except ModuleNotFoundError:
         from engine.errors import NotFound
         raise NotFound("MCP is not available on this server") from None
-    answer = mcp.handle(body, ctx.headers, app.mcp_gate(ctx))
+    gate = app.mcp_gate(ctx) if app.settings.auth else None
+    if hasattr(mcp, "McpEndpoint"):
+        answer = mcp.McpEndpoint(gate).handle(ctx.method, ctx.headers, body)
+    else:
+        answer = mcp.handle(ctx.method, ctx.headers, body, gate)
     if inspect.isawaitable(answer):
         answer = await answer
-    if isinstance(answer, Response):
-        return answer
-    status, headers, payload = answer
-    return Response(status, payload, [(k.encode(), v.encode()) for k, v in dict(headers).items()
-                                      if k.lower() not in ("content-type", "content-length")],
-                    content_type=dict(headers).get("content-type", "application/json").encode())
+    headers = [(k, v) for k, v in answer.headers if k.lower() != b"content-type"]
+    content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"),
+                        b"application/json")
+    return Response(answer.status, answer.body, headers, content_type=content_type)
 
 
 def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:

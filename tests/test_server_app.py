@@ -367,3 +367,37 @@ def test_request_log_is_written_in_the_background_and_drained(tmp_path: Path) ->
     assert usage[key_id]["calls"] == 3 and usage[key_id]["errors"] == 2
     dump = b"".join(str(r).encode() for r in rows)
     assert secret.encode() not in dump
+
+
+def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -> None:
+    import time as _time
+
+    from engine.errors import HarmonyError
+    from server.routes import Context
+
+    app, store = make(tmp_path)
+    key_id, secret = new_key(store)
+
+    async def scenario() -> None:
+        await app.startup()
+        ctx = Context("POST", "/mcp", {}, "127.0.0.1", 0.0)
+        gate = app.mcp_gate(ctx)
+        try:
+            await gate.admit({})
+            raise AssertionError("admitted without a key")
+        except HarmonyError as exc:
+            assert exc.code == "unauthorized"
+        ticket = await gate.admit({"authorization": f"Bearer {secret}"})
+        headers = dict(await gate.settle(ticket, operation="analyze", status=200, error=None,
+                                         started=_time.perf_counter(), body=b"{}"))
+        assert headers[b"x-quota-used"] == b"1"
+        ticket = await gate.admit({"authorization": f"Bearer {secret}"})
+        headers = dict(await gate.settle(ticket, operation="analyze", status=400,
+                                         error="invalid_chord", started=_time.perf_counter(),
+                                         body=b"{}"))
+        assert headers[b"x-quota-used"] == b"1" and headers[b"ratelimit-remaining"] == b"28"
+        await app.shutdown()
+
+    run(scenario())
+    assert [(r[1], r[2], r[3], r[4], r[5]) for r in store.log_rows()] == [
+        (key_id, "mcp", "analyze", 200, None), (key_id, "mcp", "analyze", 400, "invalid_chord")]
