@@ -103,7 +103,7 @@ def test_progression_is_optimal_against_brute_force(symbols: list[str], style: s
 
 
 def test_voice_progression_matches_the_operation() -> None:
-    symbols = "Cmaj7 Am7 Dm7 G7 Em7 A7 Dm7 G7".split()
+    symbols = ["Cmaj7", "Am7", "Dm7", "G7", "Em7", "A7", "Dm7", "G7"]
     midi = voice_progression([parse(s) for s in symbols], "drop2", 48, 84, [60, 64, 67])
     result = voicing({"progression": symbols, "style": "drop2", "previous": [60, 64, 67]})
     assert midi == [v["midi"] for v in result["voicings"]]
