@@ -23,6 +23,8 @@ Decisions where API.md is silent:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 import numpy as np
@@ -112,9 +114,8 @@ def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Cand
 
 def _solve(tables: list[Candidates], previous: list[int]) -> tuple[list[int], list[int]]:
     """Row per chord (into its table) and semitones moved into each chord."""
-    sizes = [len(t.midi) for t in tables]
-    offsets = np.zeros(len(tables) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
+    offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
+                          count=len(tables) + 1)
     n = int(offsets[-1])
     notes = np.zeros((n, MAX_VOICES), dtype=np.int64)
     guide = np.zeros((n, MAX_VOICES), dtype=np.int8)
@@ -149,7 +150,7 @@ def _previous(req: dict[str, Any]) -> list[int]:
                                  field="previous")
         if isinstance(item, str):
             try:
-                item = parse_note_octave(item)[1]
+                item = _midi_of(item)
             except ValueError:
                 raise InvalidRequest(f"unknown note {item!r} in 'previous'",
                                      field="previous") from None
@@ -158,6 +159,11 @@ def _previous(req: dict[str, Any]) -> list[int]:
                                  field="previous")
         midi.append(item)
     return sorted(midi)
+
+
+@lru_cache(maxsize=1024)
+def _midi_of(name: str) -> int:
+    return parse_note_octave(name)[1]
 
 
 def _range(req: dict[str, Any]) -> tuple[int, int]:
