@@ -79,15 +79,18 @@ def voicing(request: Any) -> dict[str, Any]:
     return {"voicings": voicings, "totalVoiceLeading": int(sum(moved))}
 
 
-def voice_progression(chords: Sequence[Chord], style: str = "rootless", low: int = 48,
+def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", low: int = 48,
                       high: int = 84, previous: list[int] | None = None) -> list[list[int]]:
     """MIDI notes (lowest first) per chord, with the least total motion over the progression.
+    A ``None`` (no chord, ``NC``) gets ``[]`` and the voicing before it carries over it.
     Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit."""
-    if not chords:
-        return []
-    tables = _tables(list(chords), style_named(style), low, high)
+    played = [c for c in chords if c is not None]
+    if not played:
+        return [[] for _ in chords]
+    tables = _tables(played, style_named(style), low, high)
     rows, _ = _solve(tables, sorted(previous or []))
-    return [[int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True)]
+    voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
+    return [[] if c is None else next(voiced) for c in chords]
 
 
 def warm_up() -> None:
@@ -125,7 +128,7 @@ def _solve(tables: list[Candidates], previous: list[int]) -> tuple[list[int], li
         notes[a:b, :v] = table.midi
         guide[a:b, :v] = table.guide
         counts[a:b] = v
-    prev = np.zeros(MAX_VOICES, dtype=np.int64)
+    prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
     prev[:len(previous)] = previous
     choice, moved = kernels._search(prev, len(previous), notes, counts, guide, offsets,
                                     GUIDE_STEP)

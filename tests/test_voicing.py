@@ -108,6 +108,11 @@ def test_voice_progression_matches_the_operation() -> None:
     result = voicing({"progression": symbols, "style": "drop2", "previous": [60, 64, 67]})
     assert midi == [v["midi"] for v in result["voicings"]]
     assert voice_progression([]) == []
+    # no chord: nothing sounds, and the next chord is led from the one before the gap
+    gap = voice_progression([parse("Dm7"), None, parse("G7")], previous=[53, 57, 60, 64])
+    assert gap[1] == []
+    assert gap[::2] == voice_progression([parse("Dm7"), parse("G7")], previous=[53, 57, 60, 64])
+    assert voice_progression([None]) == [[]]
 
 
 def test_same_request_same_answer() -> None:
