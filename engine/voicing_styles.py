@@ -82,8 +82,8 @@ _DROP = (("3",), ("7", "R2"), ("13", "5", "11"), ("9", "R"))
 STYLES: dict[str, Style] = {s.name: s for s in (
     # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
     Style("rootless", _UPPER4, "close"),
-    # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants.
-    Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "+13", "11", "5")), "forms",
+    # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
+    Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
           orders=((0, 3, 1, 2), (1, 2, 0, 3))),
     # 1-3-7 or 1-7-3, root lowest; a triad's 5 stands in for the 7.
     Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,

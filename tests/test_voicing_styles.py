@@ -20,6 +20,8 @@ QUALITIES = ("", "m", "dim", "aug", "sus2", "sus4", "5", "6", "m6", "6/9", "m6/9
              "11", "m11", "13", "maj13", "m13", "add9", "7b9", "7#9", "7#11", "7b13", "7#9#11",
              "7b9b13", "13b9", "13#11", "9#11", "7#5#9", "7alt", "7b5", "maj7b5", "9sus4",
              "13sus4", "7b9sus4", "madd9", "m11", "7no3", "maj7no5")
+SLASH = ("C/E", "C/G", "C/D", "Dm7/G", "F/A", "Bb/C", "G7/B", "Ebmaj7/Bb", "F#m7b5/C",
+         "Ab6/Eb", "E7sus4/D", "Bbdim7/Db")
 LOW, HIGH = 48, 84
 
 
@@ -27,6 +29,8 @@ def _chords() -> Iterator[Chord]:
     for quality in dict.fromkeys(QUALITY_NAMES + QUALITIES):  # every quality the parser knows
         for root in ROOTS:
             yield parse(root + quality)
+    for symbol in SLASH:
+        yield parse(symbol)
 
 
 CHORDS = list(_chords())
@@ -88,10 +92,13 @@ def test_guide_tones_are_exactly_the_third_and_seventh() -> None:
 
 def test_shell_is_root_then_third_and_seventh() -> None:
     for chord in CHORDS:
-        third, seventh = _guides(chord)
-        if third is None or seventh is None or chord.bass is not None:
-            continue
         midi = _voice(chord, "shell")
+        if chord.bass is not None:
+            assert midi[0] % 12 == chord.bass.pc, chord.symbol
+            continue
+        third, seventh = _guides(chord)
+        if third is None or seventh is None:
+            continue
         assert midi[0] % 12 == chord.root.pc, chord.symbol
         assert [m % 12 for m in midi[1:]] in ([third, seventh], [seventh, third]), chord.symbol
         assert midi[2] - midi[0] < 24 and midi[1] - midi[0] < 12
@@ -133,8 +140,8 @@ def test_triad_is_root_third_fifth_in_close_position() -> None:
 def test_pad_has_the_root_in_the_bass_and_is_spread() -> None:
     for chord in CHORDS:
         midi = _voice(chord, "pad")
-        if chord.bass is None:
-            assert midi[0] % 12 == chord.root.pc, chord.symbol
+        bass = chord.root if chord.bass is None else chord.bass
+        assert midi[0] % 12 == bass.pc, chord.symbol
         if len(midi) > 1:
             assert midi[1] - midi[0] >= 7, chord.symbol
             assert midi[-1] - midi[0] <= 24, chord.symbol
@@ -146,6 +153,9 @@ def test_bill_evans_a_and_b_forms_with_13_for_5_on_dominants() -> None:
     g7 = voicing({"chord": "G7", "style": "bill_evans"})
     assert g7["notes"] in (["B3", "E4", "F4", "A4"], ["F3", "A3", "B3", "E4"])
     assert g7["omitted"] == ["G", "D"]
+    # the chord's own colour tone before an added 13
+    lydian = voicing({"chord": "Db7#11", "style": "bill_evans"})
+    assert "G" in {n[:-1] for n in lydian["notes"]} and lydian["omitted"] == ["Db", "Ab"]
     dm7 = voicing({"chord": "Dm7", "style": "bill_evans", "range": [52, 84]})
     assert dm7["notes"] == ["F3", "A3", "C4", "E4"]            # A form: 3 5 7 9
     dm7b = voicing({"chord": "Dm7", "style": "bill_evans", "range": [48, 66]})
