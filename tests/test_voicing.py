@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.errors import InvalidChord, InvalidRequest
 from engine.symbols import parse
+from engine.tables import QUALITY_NAMES
 from engine.voicing import voice_progression, voicing, warm_up
 from engine.voicing_candidates import candidates
 from engine.voicing_styles import GUIDE_STEP, STYLES, style_named
@@ -162,3 +163,21 @@ def test_bad_chords_are_invalid_chord() -> None:
 def test_style_named_is_case_insensitive() -> None:
     assert style_named("SHELL").name == "shell"
     assert style_named(None).name == "rootless"
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]),
+       st.sampled_from(QUALITY_NAMES), st.sampled_from(sorted(STYLES)),
+       st.integers(0, 127), st.integers(0, 127))
+def test_any_chord_style_and_range_gives_a_voicing_or_a_range_error(
+        root: str, quality: str, style: str, a: int, b: int) -> None:
+    low, high = min(a, b), max(a, b)
+    request = {"chord": root + quality, "style": style, "range": [low, high]}
+    try:
+        result = voicing(request)
+    except InvalidRequest as exc:
+        assert exc.field == "range"
+        assert high - low < 47          # a window of four octaves always holds a voicing
+        return
+    assert low <= result["midi"][0] and result["midi"][-1] <= high
+    assert result["midi"] == sorted(result["midi"])
