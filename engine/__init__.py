@@ -4,5 +4,6 @@ Operations are added here as they land: analyze, resolve, voicing, reharmonize, 
 """
 
 from engine.errors import HarmonyError
+from engine.reharm import reharmonize
 
-__all__ = ["HarmonyError"]
+__all__ = ["HarmonyError", "reharmonize"]
