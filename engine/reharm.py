@@ -20,11 +20,10 @@ from typing import Any
 from engine import reharm_rules as rules
 from engine.chord import Chord
 from engine.errors import InvalidRequest
+from engine.keys import Key, parse_key
 from engine.notes import Spelled, transpose_spelled
 from engine.requests import get_list, get_str, require_object
 from engine.symbols import parse_progression
-
-from engine.keys import Key, parse_key  # noqa: I001  (analyze's key parser)
 
 
 @dataclass(frozen=True, slots=True)
