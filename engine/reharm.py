@@ -21,7 +21,7 @@ from engine import reharm_rules as rules
 from engine.chord import Chord
 from engine.errors import InvalidRequest
 from engine.keys import Key, parse_key
-from engine.notes import Spelled, transpose_spelled
+from engine.notes import LETTER_PC, PitchClass, Spelled, transpose_spelled
 from engine.requests import get_list, get_str, require_object
 from engine.symbols import parse_progression
 
@@ -50,6 +50,7 @@ class Slot:
 @dataclass(frozen=True, slots=True)
 class Context:
     key: Key
+    scale_pcs: frozenset[PitchClass]
     slots: tuple[Slot, ...]
 
 
@@ -88,7 +89,7 @@ def _analyse(chords: list[Chord | None], key: Key) -> Context:
         minor_v = key.mode == "minor" and degree == 5 and family in ("major", "dominant")
         target = family in rules.TARGET_FAMILIES and (diatonic or minor_v)
         slots.append(Slot(chord, chord.symbol, family, degree, diatonic, target))
-    return Context(key, tuple(slots))
+    return Context(key, frozenset(scale_pcs), tuple(slots))
 
 
 def _fifth_above(upper: Slot, lower: Slot) -> bool:
@@ -113,14 +114,14 @@ def _above(root: Spelled, interval: rules.Interval) -> Spelled:
 
 def _readable(sp: Spelled, key: Key) -> Spelled:
     """A chromatic root spelled Fb, Cb, E#, B# or with a double accidental, as its plain
-    enharmonic (natural if there is one, else the single accidental in the same direction)."""
+    enharmonic: the natural if there is one (Abb -> G), else the single accidental in the same
+    direction (E## -> F#). Notes of the key's scale keep their spelling (Cb in Gb)."""
     if sp in key.scale or (abs(sp.alter) < 2 and sp.name not in rules.AWKWARD_ROOTS):
         return sp
-    natural = _above(Spelled(sp.letter, 0), (1, sp.pc - Spelled(sp.letter, 0).pc))
-    if natural.alter == 0:
-        return natural
-    step = 1 if sp.alter > 0 else -1
-    return _above(Spelled(sp.letter, 0), (1 + step, sp.pc - Spelled(sp.letter, 0).pc))
+    if sp.pc in LETTER_PC:
+        return Spelled(LETTER_PC.index(sp.pc), 0)
+    letter = (sp.letter + (1 if sp.alter > 0 else -1)) % 7
+    return Spelled(letter, (sp.pc - LETTER_PC[letter] + 6) % 12 - 6)
 
 
 def _sym(root: Spelled, quality: str) -> str:
@@ -154,7 +155,7 @@ def tritone_sub(ctx: Context) -> list[Change]:
 def _approach_mode(ctx: Context, t: Slot) -> str:
     """A minor target takes the minor ii-V; so does one whose ii would bring in a fifth from
     outside the key (F#m7b5 B7b9, not F#m7 B7, before E7 in A minor)."""
-    if t.family == "minor" or _above(t.root, rules.SIXTH_UP) not in ctx.key.scale:
+    if t.family == "minor" or _above(t.root, rules.SIXTH_UP).pc not in ctx.scale_pcs:
         return "minor"
     return "major"
 
@@ -186,7 +187,8 @@ def modal_interchange(ctx: Context) -> list[Change]:
         rule = rules.BORROWED.get((ctx.key.mode, s.degree))
         if rule is None or s.chord.quality not in rule[1] or (rule[2] and i != last):
             continue
-        new = _sym(_above(ctx.key.tonic, rule[0]), rule[1][s.chord.quality])
+        root = _readable(_above(ctx.key.tonic, rule[0]), ctx.key)
+        new = _sym(root, rule[1][s.chord.quality])
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {parallel}"))
     return out
 

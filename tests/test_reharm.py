@@ -137,6 +137,7 @@ def test_bad_key_is_invalid_key() -> None:
     ("A7 D7 G7 Cmaj7", "C", "Eb7 D7 Db7 Cmaj7"),        # every other dominant: a chromatic line
     ("Dm7 G7alt Cmaj7", "C", "Dm7 Db7#11 Cmaj7"),       # altered G = lydian dominant Db
     ("Cmaj7 Am7 Dm7 G7", "C", "Cmaj7 Am7 Dm7 Db7"),     # turnaround back to the top
+    ("Abm7 Db7 Gbmaj7", "Gb", "Abm7 G7 Gbmaj7"),        # G7, not Abb7
 ])
 def test_tritone_sub(progression: str, key: str, expected: str) -> None:
     assert changed(progression, key, "tritone_sub") == expected
@@ -181,6 +182,7 @@ def test_ii_v_insertion_stays_silent(progression: str, key: str) -> None:
     ("D G A7 D", "D", "D Gm A7 D"),
     ("Am Dm E7 Am", "Am", "Am D E7 A"),                  # IV of A major, picardy third
     ("Em C Am B7 Em", "Em", "Em C A B7 E"),
+    ("Gbmaj7 Ebm7 Abm7 Db7", "Gb", "Gbmaj7 Dmaj7 Abm7b5 Db7"),  # bVI is D, not Ebb
 ])
 def test_modal_interchange(progression: str, key: str, expected: str) -> None:
     assert changed(progression, key, "modal_interchange") == expected
