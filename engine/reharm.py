@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from engine import reharm_rules as rules
@@ -32,6 +33,7 @@ class Slot:
 
     chord: Chord | None        # None for NC
     symbol: str                # as given
+    pc: PitchClass             # of the root; -1 for NC
     family: str                # see rules.FAMILY_BY_LABELS; "other" when none matches
     degree: int | None         # 1..7 when the root is a note of the key's scale
     diatonic: bool             # every chord tone is in the key's scale
@@ -80,7 +82,7 @@ def _analyse(chords: list[Chord | None], key: Key) -> Context:
     slots = []
     for chord in chords:
         if chord is None:
-            slots.append(Slot(None, "NC", "other", None, False, False))
+            slots.append(Slot(None, "NC", -1, "other", None, False, False))
             continue
         family = _family(chord)
         degree = scale_pcs.index(chord.root.pc) + 1 if chord.root.pc in scale_pcs else None
@@ -88,13 +90,12 @@ def _analyse(chords: list[Chord | None], key: Key) -> Context:
         # The dominant of a minor key comes from harmonic minor; it is a target all the same.
         minor_v = key.mode == "minor" and degree == 5 and family in ("major", "dominant")
         target = family in rules.TARGET_FAMILIES and (diatonic or minor_v)
-        slots.append(Slot(chord, chord.symbol, family, degree, diatonic, target))
+        slots.append(Slot(chord, chord.symbol, chord.root.pc, family, degree, diatonic, target))
     return Context(key, frozenset(scale_pcs), tuple(slots))
 
 
 def _fifth_above(upper: Slot, lower: Slot) -> bool:
-    return upper.chord is not None and lower.chord is not None and \
-        (upper.root.pc - lower.root.pc) % 12 == 7
+    return upper.pc >= 0 and lower.pc >= 0 and (upper.pc - lower.pc) % 12 == 7
 
 
 def _resolution(ctx: Context, i: int) -> int | None:
@@ -108,6 +109,7 @@ def _resolution(ctx: Context, i: int) -> int | None:
 
 # --- spelling -----------------------------------------------------------------------------
 
+@lru_cache(maxsize=1024)
 def _above(root: Spelled, interval: rules.Interval) -> Spelled:
     return transpose_spelled(root, *interval)
 
@@ -165,7 +167,7 @@ def ii_v_insertion(ctx: Context) -> list[Change]:
     for i in range(1, len(ctx.slots)):
         prev, t = ctx.slots[i - 1], ctx.slots[i]
         if not t.target or prev.chord is None or _fifth_above(prev, t) \
-                or prev.root.pc == t.root.pc:
+                or prev.pc == t.pc:
             continue
         ii_q, v_q = rules.APPROACH_QUALITIES[_approach_mode(ctx, t)]
         ii = _sym(_above(t.root, rules.SECOND_UP), ii_q)
@@ -301,7 +303,7 @@ def diminished_passing(ctx: Context) -> list[Change]:
         a, b = ctx.slots[i], ctx.slots[i + 1]
         if a.chord is None or not b.target or a.family == "diminished":
             continue
-        step = rules.PASSING_STEPS.get((b.root.pc - a.root.pc) % 12)
+        step = rules.PASSING_STEPS.get((b.pc - a.pc) % 12)
         if step is None:
             continue
         anchor, interval = step
