@@ -76,13 +76,13 @@ def _family(chord: Chord) -> str:
     return "other"
 
 
-def _analyse(chords: list[Chord | None], key: Key) -> Context:
+def _analyse(chords: list[Chord | None], symbols: list[str], key: Key) -> Context:
     scale_pcs = [sp.pc for sp in key.scale]
     key_mask = sum(1 << pc for pc in set(scale_pcs))
     slots = []
-    for chord in chords:
+    for chord, symbol in zip(chords, symbols, strict=True):
         if chord is None:
-            slots.append(Slot(None, "NC", -1, "other", None, False, False))
+            slots.append(Slot(None, symbol, -1, "other", None, False, False))
             continue
         family = _family(chord)
         degree = scale_pcs.index(chord.root.pc) + 1 if chord.root.pc in scale_pcs else None
@@ -360,11 +360,14 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     req = require_object(request)
     if req.get("progression") is None:
         raise InvalidRequest("field 'progression' is required", field="progression")
-    chords = parse_progression(req["progression"], field="progression", allow_nc=True)
+    raw = req["progression"]
+    chords = parse_progression(raw, field="progression", allow_nc=True)
+    # The input as written, NC spelled as given (parse_progression has checked the shape).
+    symbols = raw.replace("|", " ").split() if isinstance(raw, str) else \
+        [v for v in raw if v != "|"]
     key = parse_key(get_str(req, "key", default="C", aliases=("keyContext",)))
     wanted = _requested_techniques(req)
-    ctx = _analyse(chords, key)
-    symbols = [s.symbol for s in ctx.slots]
+    ctx = _analyse(chords, symbols, key)
     alternatives = []
     for name, technique in TECHNIQUE_FUNCTIONS.items():
         if name in wanted:
