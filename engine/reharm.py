@@ -19,8 +19,10 @@ from functools import lru_cache
 from typing import Any
 
 from engine import reharm_rules as rules
+from engine.analysis import quality_class, role_of
 from engine.chord import Chord
 from engine.errors import InvalidRequest
+from engine.grid import CLASSES
 from engine.keys import Key, parse_key
 from engine.notes import LETTER_PC, PitchClass, Spelled, transpose_spelled
 from engine.requests import get_list, get_str, require_object
@@ -68,29 +70,21 @@ Technique = Callable[[Context], list[Change]]
 
 # --- analysis -----------------------------------------------------------------------------
 
-def _family(chord: Chord) -> str:
-    labels = set(chord.intervals)
-    for present, absent, family in rules.FAMILY_BY_LABELS:
-        if present <= labels and not absent & labels:
-            return family
-    return "other"
-
-
 def _analyse(chords: list[Chord | None], symbols: list[str], key: Key) -> Context:
     scale_pcs = [sp.pc for sp in key.scale]
-    key_mask = sum(1 << pc for pc in set(scale_pcs))
     slots = []
     for chord, symbol in zip(chords, symbols, strict=True):
         if chord is None:
             slots.append(Slot(None, symbol, -1, "other", None, False, False))
             continue
-        family = _family(chord)
+        role = role_of(chord, key)
+        family = rules.CLASS_FAMILY.get(CLASSES[quality_class(chord)].name, "other")
         degree = scale_pcs.index(chord.root.pc) + 1 if chord.root.pc in scale_pcs else None
-        diatonic = degree is not None and not chord.mask & ~key_mask
-        # The dominant of a minor key comes from harmonic minor; it is a target all the same.
-        minor_v = key.mode == "minor" and degree == 5 and family in ("major", "dominant")
-        target = family in rules.TARGET_FAMILIES and (diatonic or minor_v)
-        slots.append(Slot(chord, chord.symbol, chord.root.pc, family, degree, diatonic, target))
+        # A target is a chord of the key (the grid's diatonic role), or the dominant a minor
+        # key takes from harmonic minor (E7 in A minor: the secondary dominant of i).
+        own = role.role == "diatonic" or (role.role == "secondary" and role.target_offset == 0)
+        target = own and family in rules.TARGET_FAMILIES
+        slots.append(Slot(chord, symbol, chord.root.pc, family, degree, role.diatonic, target))
     return Context(key, frozenset(scale_pcs), tuple(slots))
 
 
@@ -345,7 +339,7 @@ def _alternative(technique: str, symbols: list[str], changes: list[Change]) -> d
     changes = sorted(changes, key=lambda c: c.index)
     by_index = {c.index: c.to for c in changes}
     progression = [sym for i, old in enumerate(symbols) for sym in by_index.get(i, (old,))]
-    clauses = [c.clause for c in changes if c.clause]
+    clauses = list(dict.fromkeys(c.clause for c in changes if c.clause))  # each reason once
     return {
         "technique": technique,
         "progression": progression,

@@ -31,17 +31,16 @@ TRITONE: Final[Interval] = (5, 6)
 """The substitute dominant sits a diminished fifth away: G7 -> Db7, spelled as bII of the target."""
 
 # --- chord families -----------------------------------------------------------------------
-# A family is what a technique needs to know about a quality. It is read from the degree
-# labels of the chord (first matching row wins), so every quality of the vocabulary has one.
-FAMILY_BY_LABELS: Final[tuple[tuple[frozenset[str], frozenset[str], str], ...]] = (
-    # (labels that must be present, labels that must be absent, family)
-    (frozenset({"3", "b7"}), frozenset(), "dominant"),
-    (frozenset({"3"}), frozenset({"#5", "b7"}), "major"),
-    (frozenset({"b3", "b5", "bb7"}), frozenset(), "diminished"),
-    (frozenset({"b3", "b5"}), frozenset(), "half-diminished"),
-    (frozenset({"b3"}), frozenset(), "minor"),
-)
-"""``half-diminished`` covers the diminished triad too (both are the vii of a major key)."""
+# What a technique needs to know about a chord, by the analysis grid's quality class (the
+# chord's core triad or seventh, tensions folded in: G13 and G7b9 are both dom7). Classes not
+# listed (aug, sus, power chords) are "other" and take part in no technique.
+CLASS_FAMILY: Final[dict[str, str]] = {
+    "maj": "major", "maj6": "major", "maj7": "major",
+    "min": "minor", "min6": "minor", "min7": "minor", "mmaj7": "minor",
+    "dom7": "dominant",
+    "m7b5": "half-diminished", "dim": "half-diminished",  # both the vii of a major key
+    "dim7": "diminished",
+}
 
 TARGET_FAMILIES: Final = frozenset({"major", "minor", "dominant"})
 """A chord that can be tonicised (approached by its own dominant) has a perfect fifth."""
