@@ -26,7 +26,7 @@ from engine.grid import CLASSES
 from engine.keys import Key, parse_key
 from engine.notes import LETTER_PC, PitchClass, Spelled, transpose_spelled
 from engine.requests import get_list, get_str, require_object
-from engine.symbols import parse_progression
+from engine.symbols import NO_CHORD, parse, parse_progression
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,22 +70,27 @@ Technique = Callable[[Context], list[Change]]
 
 # --- analysis -----------------------------------------------------------------------------
 
-def _analyse(chords: list[Chord | None], symbols: list[str], key: Key) -> Context:
+@lru_cache(maxsize=8192)
+def _slot(symbol: str, key_name: str) -> Slot:
+    """A chord read against a key; cached by text, as chords and keys are (parse is too)."""
+    if symbol in NO_CHORD:
+        return Slot(None, symbol, -1, "other", None, False, False)
+    chord, key = parse(symbol), parse_key(key_name)
+    role = role_of(chord, key)
+    family = rules.CLASS_FAMILY.get(CLASSES[quality_class(chord)].name, "other")
     scale_pcs = [sp.pc for sp in key.scale]
-    slots = []
-    for chord, symbol in zip(chords, symbols, strict=True):
-        if chord is None:
-            slots.append(Slot(None, symbol, -1, "other", None, False, False))
-            continue
-        role = role_of(chord, key)
-        family = rules.CLASS_FAMILY.get(CLASSES[quality_class(chord)].name, "other")
-        degree = scale_pcs.index(chord.root.pc) + 1 if chord.root.pc in scale_pcs else None
-        # A target is a chord of the key (the grid's diatonic role), or the dominant a minor
-        # key takes from harmonic minor (E7 in A minor: the secondary dominant of i).
-        own = role.role == "diatonic" or (role.role == "secondary" and role.target_offset == 0)
-        target = own and family in rules.TARGET_FAMILIES
-        slots.append(Slot(chord, symbol, chord.root.pc, family, degree, role.diatonic, target))
-    return Context(key, frozenset(scale_pcs), tuple(slots))
+    pc = chord.root.pc
+    degree = scale_pcs.index(pc) + 1 if pc in scale_pcs else None
+    # A target is a chord of the key (the grid's diatonic role), or the dominant a minor key
+    # takes from harmonic minor (E7 in A minor: the secondary dominant of i).
+    own = role.role == "diatonic" or (role.role == "secondary" and role.target_offset == 0)
+    target = own and family in rules.TARGET_FAMILIES
+    return Slot(chord, symbol, pc, family, degree, role.diatonic, target)
+
+
+def _analyse(symbols: list[str], key: Key) -> Context:
+    slots = tuple(_slot(symbol, key.name) for symbol in symbols)
+    return Context(key, frozenset(sp.pc for sp in key.scale), slots)
 
 
 def _fifth_above(upper: Slot, lower: Slot) -> bool:
@@ -355,13 +360,13 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     if req.get("progression") is None:
         raise InvalidRequest("field 'progression' is required", field="progression")
     raw = req["progression"]
-    chords = parse_progression(raw, field="progression", allow_nc=True)
-    # The input as written, NC spelled as given (parse_progression has checked the shape).
+    parse_progression(raw, field="progression", allow_nc=True)  # validates, or raises
+    # The input as written (NC as given); parse_progression has checked its shape.
     symbols = raw.replace("|", " ").split() if isinstance(raw, str) else \
         [v for v in raw if v != "|"]
     key = parse_key(get_str(req, "key", default="C", aliases=("keyContext",)))
     wanted = _requested_techniques(req)
-    ctx = _analyse(chords, symbols, key)
+    ctx = _analyse(symbols, key)
     alternatives = []
     for name, technique in TECHNIQUE_FUNCTIONS.items():
         if name in wanted:
