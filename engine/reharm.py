@@ -1,9 +1,10 @@
 """reharmonize (API.md §6): eight reharmonisation techniques over an analysed progression.
 
-The request's chords are parsed and read against the key once (``_analyse``); each technique
-is then one small function that finds where its rule (``engine.reharm_rules``) applies and
-returns the changes. A technique applies everywhere it can in its single alternative, never
-touching one input chord twice, so applying ``changes`` to the input gives the alternative.
+The request's chords are read against the key once (``_analyse``, through analyze's rule
+grid: ``role_of`` and the quality classes); each technique is then one small function that
+finds where its rule (``engine.reharm_rules``) applies and returns the changes. A technique
+applies everywhere it can in its single alternative, never touching one input chord twice,
+so applying ``changes`` to the input gives the alternative.
 
 A dominant at the very end whose root lies a fifth above the first chord is read as a
 turnaround that resolves to the top of the progression (``Cmaj7 Am7 Dm7 G7`` repeats).
@@ -36,10 +37,10 @@ class Slot:
     chord: Chord | None        # None for NC
     symbol: str                # as given
     pc: PitchClass             # of the root; -1 for NC
-    family: str                # see rules.FAMILY_BY_LABELS; "other" when none matches
+    family: str                # rules.CLASS_FAMILY of its quality class; "other" if none
     degree: int | None         # 1..7 when the root is a note of the key's scale
-    diatonic: bool             # every chord tone is in the key's scale
-    target: bool               # a diatonic chord that can be tonicised
+    diatonic: bool             # every chord tone is in the key's scale (analyze's flag)
+    target: bool               # a chord of the key that can be tonicised
 
     @property
     def root(self) -> Spelled:
