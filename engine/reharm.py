@@ -335,7 +335,7 @@ def _requested_techniques(req: dict[str, Any]) -> frozenset[str]:
     if value is None:
         return frozenset(rules.TECHNIQUES)
     for name in value:
-        if name not in TECHNIQUE_FUNCTIONS:
+        if not isinstance(name, str) or name not in TECHNIQUE_FUNCTIONS:
             raise InvalidRequest(f"unknown technique {name!r}; expected some of "
                                  f"{', '.join(rules.TECHNIQUES)}", field="techniques")
     return frozenset(value)

@@ -115,7 +115,8 @@ def test_256_chords_are_accepted() -> None:
     assert len(result["progression"]) == 256
 
 
-@pytest.mark.parametrize("techniques", [["tritone"], ["tritone_sub", 3], "tritone_sub"])
+@pytest.mark.parametrize("techniques", [["tritone"], ["tritone_sub", 3], "tritone_sub",
+                                        [["tritone_sub"]], {"tritone_sub": True}])
 def test_unknown_technique_is_invalid_request_naming_the_field(techniques: object) -> None:
     with pytest.raises(InvalidRequest) as err:
         reharmonize({"progression": "Dm7 G7 Cmaj7", "techniques": techniques})
