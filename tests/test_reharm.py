@@ -314,3 +314,36 @@ def test_diminished_passing(progression: str, key: str, expected: str) -> None:
 ])
 def test_diminished_passing_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "diminished_passing") is None
+
+
+# --- explanations ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("technique", "words"), [
+    ("tritone_sub", ["Db7", "G7", "tritone B–F", "half step", "Cmaj7"]),
+    ("modal_interchange", ["Dm7", "Dm7b5", "C minor"]),
+    ("secondary_dominants", ["Dm7", "D7", "V7 of G7"]),
+    ("dominant_chain", ["A7 D7 G7", "fifths", "Cmaj7"]),
+    ("coltrane_changes", ["Eb7 Abmaj7 B7 Emaj7 G7", "major thirds", "Ab, E"]),
+    ("backdoor", ["Fm7 Bb7", "backdoor", "Cmaj7"]),
+])
+def test_explanation_names_the_chords_and_the_reason(technique: str, words: list[str]) -> None:
+    alt = alternative("Dm7 G7 Cmaj7", "C", technique)
+    assert alt is not None
+    sentence = alt["explanation"]
+    assert all(w in sentence for w in words), sentence
+    assert sentence.endswith(".") and sentence.count(". ") == 0
+
+
+def test_explanations_of_insertions_name_the_new_chords() -> None:
+    ii_v = alternative("Cmaj7 Am7", "C", "ii_v_insertion")
+    assert ii_v is not None
+    assert ii_v["explanation"] == "Am7 is approached by its own ii-V, Bm7b5 E7b9."
+    dim = alternative("Cmaj7 Dm7", "C", "diminished_passing")
+    assert dim is not None
+    assert dim["explanation"] == "C#dim7 passes chromatically from Cmaj7 up to Dm7."
+
+
+def test_a_repeated_reason_is_said_once() -> None:
+    alt = alternative("Dm7 G7 Cmaj7 Dm7 G7 Cmaj7", "C", "tritone_sub")
+    assert alt is not None and len(alt["changes"]) == 2
+    assert alt["explanation"].count("Db7 replaces G7") == 1
