@@ -230,8 +230,8 @@ def dominant_chain(ctx: Context) -> list[Change]:
         k = d  # walk back over the dominants that already chain into the target
         while k > 0 and slots[k - 1].family == "dominant" and _fifth_above(slots[k - 1], slots[k]):
             k -= 1
-        s = k - 1
-        if s < 0 or not slots[s].replaceable or slots[s].degree == 1 \
+        s = k - 1  # the chord that becomes the head of the chain: not the tonic, not the target
+        if s < 0 or s == t or not slots[s].replaceable or slots[s].degree == 1 \
                 or any(c.index == s for c in out):
             continue
         roots = [slots[k].root]

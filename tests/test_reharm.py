@@ -244,6 +244,7 @@ def test_dominant_chain(progression: str, key: str, expected: str) -> None:
     ("Cmaj7 G7 Cmaj7", "C"),    # the tonic before V is kept
     ("G7 Cmaj7", "C"),          # nothing before the dominant
     ("Dm7 G7 Am7", "C"),        # G7 does not resolve down a fifth
+    ("Gm7 D7", "F"),            # D7 turns back to Gm7, which must stay to be resolved to
 ])
 def test_dominant_chain_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "dominant_chain") is None
