@@ -90,6 +90,7 @@ class McpTool:
 
     name: str
     operation: str
+    path: str
     call: Callable[[dict[str, Any]], dict[str, Any]]
     descriptor: dict[str, Any]
 
@@ -107,7 +108,7 @@ def tool_table() -> dict[str, McpTool]:
         if not op.tool:
             continue
         title = op.tool.replace("_", " ").capitalize()
-        tools[op.tool] = McpTool(op.tool, op.name, _engine_call(op), {
+        tools[op.tool] = McpTool(op.tool, op.name, op.path, _engine_call(op), {
             "name": op.tool, "title": title, "description": op.description,
             "inputSchema": op.request_schema, "outputSchema": op.result_schema,
             "annotations": {"title": title, **_ANNOTATIONS}})
@@ -119,8 +120,8 @@ def _engine_call(op: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
     func = getattr(op, "func", None) or getattr(op, "call", None)
     if callable(func):
-        return func  # type: ignore[no-any-return]
-    return getattr(engine, getattr(op, "engine", op.name))  # type: ignore[no-any-return]
+        return func
+    return getattr(engine, getattr(op, "engine", op.name))
 
 
 class _RpcError(Exception):
@@ -192,7 +193,9 @@ class McpEndpoint:
         if params is None:
             params = {}
         elif not isinstance(params, dict):
-            return _rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object", 400)
+            in_modern = headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
+            return _rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
+                              400 if in_modern else 200)
         meta = params.get("_meta")
         modern = (isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta) or \
             headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
