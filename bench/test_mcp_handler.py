@@ -20,7 +20,7 @@ TOOL = McpTool("analyze_chord", "analyze", "/v2/analyze", lambda args: RESULT, {
 
 @pytest.mark.parametrize("method", ["tools/list", "tools/call"])
 def test_handler_overhead(benchmark: Any, method: str) -> None:
-    endpoint = McpEndpoint(None, {"analyze_chord": TOOL})
+    endpoint = McpEndpoint({"analyze_chord": TOOL})
     params = {"name": "analyze_chord", "arguments": {"chord": "Dm7", "key": "C"}}
     body = orjson.dumps({"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
     headers = {"mcp-protocol-version": "2025-11-25", "content-type": "application/json"}

@@ -32,6 +32,7 @@ from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.auth import Authenticator
 from server.gateway import Gateway
 from server.limits import Admission, Counters, FloodThrottle, Limiter, SqliteCounters
+from server.mcp import McpEndpoint, tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
@@ -70,6 +71,7 @@ class HarmonyApp:
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
         self.openapi_body = orjson.dumps(openapi_document(available))
+        self.mcp = McpEndpoint(tool_table(available))  # built once: tools/list is pre-encoded
         # The pipeline: read top to bottom, this is the order every request meets.
         self.guards: tuple[Guard, ...] = (
             self._flood_guard,

@@ -9,23 +9,33 @@ Both eras of the protocol that the installed ``mcp`` SDK client speaks are serve
 - handshake era (2024-11-05 .. 2025-11-25): ``initialize``, then plain requests; the version is
   echoed when known, else the newest handshake version is offered;
 - per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
-  info and capabilities in ``params._meta``, checked by the SDK's own pure envelope classifier.
+  info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
-The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body)`` returns a
+The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate)`` returns a
 ``Reply`` and the app writes it. Keys, limits, quota and the request log come in through a
-``Gate`` (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share one implementation.
+``Gate`` per request (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share one
+implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself (client,
+server, starlette, httpx2) costs over a second of start-up per worker and is not needed here.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import sys
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
-from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
-from mcp_types import PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+)
 from mcp_types.version import (
     HANDSHAKE_PROTOCOL_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
@@ -34,6 +44,10 @@ from mcp_types.version import (
 
 from engine.errors import HarmonyError, InternalError
 from engine.version import PACKAGE_VERSION
+from server.responses import STATUS, error_response
+
+if TYPE_CHECKING:
+    from server.schemas import Operation
 
 SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
@@ -41,22 +55,15 @@ CAPABILITIES = {"tools": {"listChanged": False}}
 
 # JSON-RPC 2.0 codes, and the MCP ones for the per-request era.
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-INTERNAL = -32603
-UNSUPPORTED_PROTOCOL_VERSION = -32022
+HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32022
 # Service errors on the HTTP layer (key, limits) travel as JSON-RPC server errors; the HTTP
 # status and the contract's error object (in ``data``) are what clients act on.
 SERVICE_ERROR = -32001
 
-# Statuses of the service errors a gate may raise (API.md §9).
-_SERVICE_STATUS = {"unauthorized": 401, "key_revoked": 401, "forbidden_origin": 403,
-                   "blocked_user_agent": 403, "rate_limited": 429, "quota_exceeded": 429,
-                   "payload_too_large": 413, "internal_error": 500}
-# Engine errors map to the REST status they would have had: the request log records it.
-_ENGINE_STATUS = 400
 # Per-request era: protocol errors carry an HTTP status (the SDK's table); handshake era answers
 # them with 200 except for bodies that are not JSON-RPC at all.
-_MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, -32020: 400,
-                  -32021: 400, UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
+_MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
+                  UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
 MAX_BODY = 64 * 1024
 
 _JSON = (b"content-type", b"application/json")
@@ -99,29 +106,23 @@ _ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint"
                 "openWorldHint": False}
 
 
-def tool_table() -> dict[str, McpTool]:
-    """The five tools, built from the service's one schema table (``server.schemas``)."""
-    from server.schemas import OPERATIONS  # the table imports the engine: only when needed
+def tool_table(operations: Iterable[Operation] | None = None) -> dict[str, McpTool]:
+    """The tools of the service's one schema table (``server.schemas``), each validated and run
+    exactly as its REST route does (``server.routes.run_operation``). Operations whose engine
+    function has not landed are left out, as REST leaves out their routes."""
+    from server.routes import run_operation
+    from server.schemas import OPERATIONS
 
     tools = {}
-    for op in OPERATIONS.values():
-        if not op.tool:
+    for op in OPERATIONS.values() if operations is None else operations:
+        if not op.available:
             continue
         title = op.tool.replace("_", " ").capitalize()
-        tools[op.tool] = McpTool(op.tool, op.name, op.path, _engine_call(op), {
+        tools[op.tool] = McpTool(op.tool, op.name, op.path, partial(run_operation, op), {
             "name": op.tool, "title": title, "description": op.description,
             "inputSchema": op.request_schema, "outputSchema": op.result_schema,
             "annotations": {"title": title, **_ANNOTATIONS}})
     return tools
-
-
-def _engine_call(op: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    import engine
-
-    func = getattr(op, "func", None) or getattr(op, "call", None)
-    if callable(func):
-        return func
-    return getattr(engine, getattr(op, "engine", op.name))
 
 
 class _RpcError(Exception):
@@ -137,14 +138,14 @@ class _Request:
     params: dict[str, Any]
     modern: bool  # per-request era: results carry resultType and the serverInfo stamp
     headers: Mapping[str, str]
+    gate: Gate | None
     extra_headers: Headers = field(default_factory=list)
 
 
 class McpEndpoint:
     """``POST /mcp``. Build once per process; ``handle`` is safe to call concurrently."""
 
-    def __init__(self, gate: Gate | None, tools: Mapping[str, McpTool] | None = None) -> None:
-        self.gate = gate
+    def __init__(self, tools: Mapping[str, McpTool] | None = None) -> None:
         self.tools = dict(tool_table() if tools is None else tools)
         listing = [t.descriptor for t in self.tools.values()]
         self._list_legacy = orjson.dumps({"tools": listing})
@@ -155,7 +156,8 @@ class McpEndpoint:
             "ping": self._ping, "tools/list": self._tools_list, "tools/call": self._tools_call,
         }
 
-    async def handle(self, method: str, headers: Mapping[str, str], body: bytes) -> Reply:
+    async def handle(self, method: str, headers: Mapping[str, str], body: bytes,
+                     gate: Gate | None = None) -> Reply:
         """One HTTP exchange. ``headers`` are keyed by lower-case name."""
         if method != "POST":
             return Reply(405, [(b"allow", b"POST"), _JSON], _error_body(
@@ -179,9 +181,10 @@ class McpEndpoint:
             # A notification, or a response to a request we never send: nothing to answer.
             return Reply(202, []) if isinstance(message.get("method"), str) else \
                 _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-        return await self._request(message, headers)
+        return await self._request(message, headers, gate)
 
-    async def _request(self, message: dict[str, Any], headers: Mapping[str, str]) -> Reply:
+    async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
+                       gate: Gate | None) -> Reply:
         rid, name = message["id"], message.get("method")
         if isinstance(rid, bool) or not isinstance(rid, int | str):
             return _rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
@@ -200,13 +203,12 @@ class McpEndpoint:
         modern = (isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta) or \
             headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
         if modern or name == "server/discover":
-            verdict = classify_inbound_request(message, headers=headers,
-                                               supported_modern_versions=MODERN_PROTOCOL_VERSIONS)
-            if isinstance(verdict, InboundLadderRejection):
-                return _rpc_reply(rid, verdict.code, verdict.message,
-                                  _MODERN_STATUS.get(verdict.code, 400), verdict.data)
+            rejection = _envelope(name, params, headers)
+            if rejection is not None:
+                code, text, data = rejection
+                return _rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
             modern = True
-        request = _Request(rid, name, params, modern, headers)
+        request = _Request(rid, name, params, modern, headers, gate)
         handler = self._methods.get(name)
         try:
             if handler is None or (modern and name == "initialize"):
@@ -218,23 +220,6 @@ class McpEndpoint:
         except HarmonyError as e:  # refused by the gate: an HTTP-level answer
             return _service_reply(rid, e, request.extra_headers)
         return Reply(200, [_JSON, *request.extra_headers], _result_body(rid, result))
-
-    async def asgi(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """An ASGI app for the route alone: the service's router mounts it at ``/mcp``."""
-        chunks, size, more = [], 0, True
-        while more:
-            event = await receive()
-            chunk = event.get("body", b"")
-            size += len(chunk)
-            if size <= MAX_BODY:
-                chunks.append(chunk)
-            more = event.get("more_body", False)
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        body = b"".join(chunks) if size <= MAX_BODY else b" " * (MAX_BODY + 1)
-        reply = await self.handle(scope["method"], headers, body)
-        await send({"type": "http.response.start", "status": reply.status,
-                    "headers": [*reply.headers, (b"content-length", str(len(reply.body)).encode())]})
-        await send({"type": "http.response.body", "body": reply.body})
 
     # -- methods: each returns the ``result`` as JSON bytes ------------------------------------
 
@@ -257,7 +242,8 @@ class McpEndpoint:
 
     async def _tools_call(self, request: _Request) -> bytes:
         started = time.perf_counter()
-        ticket = None if self.gate is None else await self.gate.admit(request.headers)
+        gate = request.gate
+        ticket = None if gate is None else await gate.admit(request.headers)
         name, arguments = request.params.get("name"), request.params.get("arguments")
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
@@ -269,13 +255,14 @@ class McpEndpoint:
             raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
         try:
             payload, is_error, status, code = orjson.dumps(tool.call(arguments)), False, 200, None
-        except HarmonyError as e:
-            payload, is_error, status, code = orjson.dumps(e.to_dict()), True, _ENGINE_STATUS, e.code
-        except Exception:  # a bug: report it like REST does, without the trace
+        except HarmonyError as e:  # logged with the status REST would have answered
+            payload, is_error, status, code = orjson.dumps(e.to_dict()), True, STATUS[e.code], e.code
+        except Exception:  # a bug: report it like REST does, the trace to the server's log only
+            traceback.print_exc(file=sys.stderr)
             err = InternalError("internal error")
             payload, is_error, status, code = orjson.dumps(err.to_dict()), True, 500, err.code
-        if self.gate is not None:
-            request.extra_headers = await self.gate.settle(
+        if gate is not None:
+            request.extra_headers = await gate.settle(
                 ticket, operation=tool.operation, status=status, error=code, started=started,
                 body=orjson.dumps(arguments))
         # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
@@ -313,12 +300,40 @@ def _rpc_reply(rid: int | str | None, code: int, message: str, status: int,
 
 
 def _service_reply(rid: int | str, e: HarmonyError, extra: Iterable[tuple[bytes, bytes]]) -> Reply:
-    status = _SERVICE_STATUS.get(e.code, 500)
-    headers = [_JSON, *extra]
-    if status == 401:
-        headers.append((b"www-authenticate", b"Bearer"))
-    retry = e.details.get("retryAfter")
-    if retry is not None:
-        headers.append((b"retry-after", str(int(retry)).encode()))
-    return Reply(status, headers, _error_body(rid, SERVICE_ERROR, e.message,
-                                              e.to_dict()["error"]))
+    """A key or limit refusal: REST's status and headers (``WWW-Authenticate``,
+    ``Retry-After``) from the one error table, the error object inside a JSON-RPC error."""
+    rest = error_response(e)
+    return Reply(rest.status, [_JSON, *rest.headers, *extra],
+                 _error_body(rid, SERVICE_ERROR, e.message, e.to_dict()["error"]))
+
+
+def _envelope(method: str, params: dict[str, Any], headers: Mapping[str, str]
+              ) -> tuple[int, str, Any] | None:
+    """The 2026-07-28 per-request checks, in the SDK's order (``mcp.shared.inbound``): the
+    envelope in ``params._meta``, the routing headers mirroring the body, a served version.
+    Returns ``(code, message, data)`` of the first failure, ``None`` when all pass."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or PROTOCOL_VERSION_META_KEY not in meta or \
+            CLIENT_CAPABILITIES_META_KEY not in meta:
+        return (INVALID_PARAMS, "params._meta must carry the protocol version and the client "
+                "capabilities", None)
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    if headers.get("mcp-protocol-version") != version or headers.get("mcp-method") != method:
+        return HEADER_MISMATCH, "MCP-Protocol-Version or Mcp-Method header does not match", None
+    name = params.get("name") if method == "tools/call" else None
+    if name is not None and _header_value(headers.get("mcp-name")) != name:
+        return HEADER_MISMATCH, "Mcp-Name header does not match the tool name", None
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        return (UNSUPPORTED_PROTOCOL_VERSION, "unsupported protocol version",
+                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": version})
+    return None
+
+
+def _header_value(value: str | None) -> str | None:
+    """A header value, unwrapped from the ``=?base64?...?=`` form clients use for non-ASCII."""
+    if value is None or not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
