@@ -24,7 +24,7 @@ export PATH="$(dirname "$NODE"):$PATH"
 
 WORK=$(mktemp -d)
 PORT=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-.venv/bin/harmony serve --no-auth --host 127.0.0.1 --port "$PORT" --workers 1 --db "$WORK/harmony.db" \
+HARMONY_DB="$WORK/harmony.db" .venv/bin/harmony serve --no-auth --host 127.0.0.1 --port "$PORT" --workers 1 \
   >"$WORK/server.log" 2>&1 </dev/null &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT

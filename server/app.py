@@ -60,7 +60,8 @@ class HarmonyApp:
         self.settings = settings
         self.store = store
         self.routes = build_routes(operations)
-        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy)
+        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
+                               allow_loopback=settings.profile == "local")
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
         self.counters = counters or SqliteCounters(store)
         self.limiter = Limiter(self.counters, clock)

@@ -54,7 +54,7 @@ def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
         key = harmony(db, "keys", "create", "mcp-test").splitlines()[-1].strip()
     port = free_port()
     args = [str(BIN / "harmony"), "serve", "--host", "127.0.0.1", "--port", str(port),
-            "--workers", "1", "--db", str(db), *(["--no-auth"] if no_auth else [])]
+            "--workers", "1", *(["--no-auth"] if no_auth else [])]
     log = (tmp / "server.log").open("wb")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, env={**os.environ, "HARMONY_DB": str(db)})

@@ -19,14 +19,22 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 import engine
+from server.schemas import OPERATIONS
 from tests.mcp_live import LiveServer, running_server
 
-TOOLS = {"analyze_chord": ("analyze", {"chord": "Dm7b5", "keyContext": "Cm"}),
+EXAMPLES = {"analyze_chord": ("analyze", {"chord": "Dm7b5", "keyContext": "Cm"}),
          "resolve_chord": ("resolve", {"chord": "G13", "octave": 3}),
          "generate_voicing": ("voicing", {"chord": "Cmaj7", "style": "drop2"}),
          "reharmonize": ("reharmonize", {"progression": "Dm7 G7 Cmaj7", "key": "C"}),
          "conduct_band": ("conduct", {"prompt": "medium swing blues in F, 12 bars",
                                       "durationSec": 20})}
+# Every tool whose engine operation has landed (the service serves exactly those).
+TOOLS = {tool: example for tool, example in EXAMPLES.items()
+         if OPERATIONS[example[0]].available}
+
+
+# Until an engine operation has landed there is no tool to drive end to end.
+pytestmark = pytest.mark.skipif(not TOOLS, reason="no engine operation has landed yet")
 
 
 @pytest.fixture(scope="module")
@@ -35,21 +43,22 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
-def connect(live: LiveServer, mode: str, key: str | None) -> Client:
-    headers = {"authorization": f"Bearer {key}"} if key else {}
-    http = httpx2.AsyncClient(headers=headers, timeout=30)
-    return Client(streamable_http_client(live.url + "/mcp", http_client=http), mode=mode)
-
-
 def session(live: LiveServer, mode: str, key: str | None, script: Any) -> Any:
+    """Run ``script(client)`` with the SDK's client over streamable HTTP, in ``mode``."""
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+
     async def run() -> Any:
-        async with connect(live, mode, key) as client:
-            return await script(client)
+        with anyio.fail_after(60):
+            async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+                transport = streamable_http_client(live.url + "/mcp", http_client=http)
+                async with Client(transport, mode=mode) as client:
+                    return await script(client)
     return anyio.run(run)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_initialize_list_and_call_every_tool(server: LiveServer, mode: str) -> None:
+    assert {"analyze_chord", "resolve_chord"} <= set(TOOLS)
     async def script(client: Client) -> Any:
         listing = await client.list_tools()
         calls = {name: await client.call_tool(name, args) for name, (_, args) in TOOLS.items()}
@@ -106,7 +115,7 @@ def test_tools_call_without_a_key_is_refused_but_listing_is_open(server: LiveSer
         return listing, refused.value
 
     listing, refused = session(server, mode, None, script)
-    assert len(listing.tools) == 5
+    assert len(listing.tools) == len(TOOLS)
     assert refused.error.data["code"] == "unauthorized"
     raw = httpx.post(server.url + "/mcp", json={
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
