@@ -240,7 +240,7 @@ def _apply(token: str, at: int, base: str, suspended: bool, alts: list[str], add
         alt = ALTERATION_BY_SPELLING[token].canonical
         if alt in alts or (alt == "alt" and alts) or "alt" in alts:
             raise _SuffixError(at, f"alteration {token!r} repeats or conflicts")
-        if alt == "alt" and base != "7":
+        if alt == "alt" and base not in ("7", "7sus4"):
             raise _SuffixError(at, "'alt' applies to a dominant seventh")
         alts.append(alt)
     elif token in ADDITION_BY_SPELLING:
