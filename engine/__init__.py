@@ -3,6 +3,7 @@
 Operations are added here as they land: analyze, resolve, voicing, reharmonize, conduct.
 """
 
+from engine.analysis import analyze, resolve
 from engine.errors import HarmonyError
 
-__all__ = ["HarmonyError"]
+__all__ = ["HarmonyError", "analyze", "resolve"]

@@ -110,6 +110,8 @@ CLASS_SCALES: dict[str, tuple[str, ...]] = {
     "mmaj7": ("melodic minor", "harmonic minor"),
     "augmaj7": ("lydian augmented", "ionian augmented"),
     "sus7": ("mixolydian", "dorian b2", "phrygian"),
+    "maj6": ("ionian", "major pentatonic", "lydian"),
+    "min6": ("dorian", "melodic minor"),
 }
 
 # Qualities whose scale does not depend on the role: the symmetric diminished seventh is
