@@ -36,7 +36,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="default: from the file suffix (.csv, .jsonl), else text")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="output format")
     p.add_argument("--output", "-o", default="-", help="output file (default standard output)")
-    p.set_defaults(handler=run)
+    p.set_defaults(run=run)
     return p
 
 
