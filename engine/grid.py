@@ -276,7 +276,7 @@ def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
         for c, cls in enumerate(CLASSES):
             if mask_of_offsets(cls.semitones, offset) & ~scale_mask:
                 continue
-            if any(s in (3, 4) and s != third or s in (6, 8) and s != fifth
+            if any((s in (3, 4) and s != third) or (s in (6, 8) and s != fifth)
                    for s in cls.semitones):
                 continue
             claim(m, offset, c, Interpretation(

@@ -11,11 +11,11 @@ from engine.scales import CLASS_SCALES, FOLLOWERS, SCALES
 from engine.tables import QUALITIES
 
 CONTRACT_NAMES = (
-    "ionian dorian phrygian lydian mixolydian aeolian locrian".split()
-    + ["melodic minor", "dorian b2", "lydian augmented", "lydian dominant", "mixolydian b6",
-       "locrian natural 2", "altered", "harmonic minor", "phrygian dominant",
-       "half-whole diminished", "whole-half diminished", "whole tone", "major pentatonic",
-       "minor pentatonic", "blues", "bebop dominant"]
+    "ionian", "dorian", "phrygian", "lydian", "mixolydian", "aeolian", "locrian",
+    "melodic minor", "dorian b2", "lydian augmented", "lydian dominant", "mixolydian b6",
+    "locrian natural 2", "altered", "harmonic minor", "phrygian dominant",
+    "half-whole diminished", "whole-half diminished", "whole tone", "major pentatonic",
+    "minor pentatonic", "blues", "bebop dominant",
 )
 
 

@@ -101,7 +101,7 @@ def compare(data: dict[str, Any]) -> tuple[set[tuple[str, str, str, str]], int]:
             if fn:
                 check((key_name, block, chord, "function"),
                       r["function"].split(",")[0] == _FUNCTION[fn])
-            tonic, _, scale = b["chordScales"][i].partition(" ")
+            scale = b["chordScales"][i].partition(" ")[2]
             check((key_name, block, chord, "scale"),
                   r["scales"][0]["name"] == _SCALE.get(scale, scale))
             if block in ("major", "natural"):
