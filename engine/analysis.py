@@ -117,6 +117,7 @@ def source_text(it: Interpretation, diatonic: bool, mode: str, tension_source: i
     return PARALLEL_MODES[mode][tension_source - 1].source if tension_source else None
 
 
+@lru_cache(maxsize=8192)
 def role_of(chord: Chord, key: Key) -> ChordRole:
     cls = quality_class(chord)
     offset = (chord.root.pc - key.tonic.pc) % 12
@@ -129,6 +130,7 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
                      diatonic, it.target_offset, function_text(it, key.tonic.name), it)
 
 
+@lru_cache(maxsize=8192)
 def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
     tension = int(TENSION_SOURCE[key.mode_index, relative_mask(chord.mask, key.tonic.pc)])
     return source_text(role.interpretation, role.diatonic, key.mode, tension)
@@ -175,15 +177,11 @@ def analyze(request: Any) -> dict[str, Any]:
     return analyze_chord(chord, key)
 
 
-def resolve(request: Any) -> dict[str, Any]:
-    """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
-    req = require_object(request)
-    chord = _read_chord(req)
-    octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
-    tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
-                        high=TUNING_RANGE[1])
-    assert octave is not None and tuning is not None
-    root_midi = (int(octave) + 1) * 12 + LETTER_PC[chord.root.letter] + chord.root.alter
+@lru_cache(maxsize=8192)
+def _placed(chord: Chord, octave: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Names with octave and MIDI numbers: the bass (if any) first, then the chord from its
+    root in ``octave``. Not range-checked."""
+    root_midi = (octave + 1) * 12 + LETTER_PC[chord.root.letter] + chord.root.alter
     notes: list[str] = []
     midi: list[int] = []
     if chord.bass is not None:
@@ -194,6 +192,23 @@ def resolve(request: Any) -> dict[str, Any]:
     for label, s in zip(chord.intervals, chord.semitones, strict=True):
         midi.append(root_midi + s)
         notes.append(note_with_octave(spell_interval(chord.root, label, s), root_midi + s))
+    return tuple(notes), tuple(midi)
+
+
+@lru_cache(maxsize=8192)
+def _frequencies(midi: tuple[int, ...], tuning: float) -> tuple[float, ...]:
+    return tuple(frequency(m, tuning) for m in midi)
+
+
+def resolve(request: Any) -> dict[str, Any]:
+    """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
+    req = require_object(request)
+    chord = _read_chord(req)
+    octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
+    tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
+                        high=TUNING_RANGE[1])
+    assert octave is not None and tuning is not None
+    notes, midi = _placed(chord, int(octave))
     if min(midi) < 0 or max(midi) > 127:
         raise InvalidRequest(f"octave {octave} puts {chord.symbol!r} outside MIDI 0..127",
                              field="octave")
@@ -205,8 +220,8 @@ def resolve(request: Any) -> dict[str, Any]:
         "bass": chord.bass_name,
         "intervals": list(chord.intervals),
         "semitones": list(chord.semitones),
-        "notes": notes,
-        "midi": midi,
-        "frequencies": [frequency(m, tuning) for m in midi],
+        "notes": list(notes),
+        "midi": list(midi),
+        "frequencies": list(_frequencies(midi, float(tuning))),
         "scales": chord_scales(chord, quality_class(chord)),
     }
