@@ -88,7 +88,8 @@ class ChordRole(NamedTuple):
     role: str                # diatonic secondary backdoor blues tritone borrowed variant passing chromatic
     numeral: str
     diatonic: bool           # every chord tone in the key's scale
-    target_offset: int       # semitones above the tonic of the chord it leads to (-1: none)
+    target_offset: int       # above the tonic: the chord a dominant or passing chord leads to,
+    #                          a diatonic or borrowed chord's own root; -1 for chromatic
     function: str
     interpretation: Interpretation
 

@@ -159,7 +159,8 @@ class Interpretation(NamedTuple):
     source: str | None
     borrowed: bool
     target: str | None      # numeral after the slash (V7/ii); None for a plain numeral
-    target_offset: int      # offset of the chord it leads to or substitutes for (-1: none)
+    target_offset: int      # dominants, passing chords: offset above the tonic of the chord
+    #                         they lead to; diatonic and borrowed: their own; chromatic: -1
     scale: str | None       # the chord-scale the role implies (checked against the tones)
     roman: str | None       # numeral root the role spells (bII, #IV); None: from the letters
 

@@ -6,10 +6,17 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine import analyze
+from engine.analysis import analyze_chord
+from engine.batch import ROW_FIELDS, analyze_batch
 from engine.errors import InvalidChord, InvalidKey, InvalidRequest
 from engine.keys import parse_key
+from engine.notes import parse_spelled
+from engine.symbols import parse
+from engine.tables import QUALITIES, QualityRow
 
 MAJOR_KEYS = ["C", "G", "D", "A", "E", "B", "F#", "Db", "Ab", "Eb", "Bb", "F"]
 MINOR_KEYS = ["Am", "Em", "Bm", "F#m", "C#m", "G#m", "Ebm", "Bbm", "Fm", "Cm", "Gm", "Dm"]
@@ -207,3 +214,23 @@ def test_key_alias_default_and_errors() -> None:
 def test_same_request_same_bytes() -> None:
     req = {"chord": "Ab7", "key": "Eb"}
     assert orjson.dumps(analyze(req)) == orjson.dumps(analyze(dict(req)))
+
+
+_ROOTS = ["C", "C#", "Db", "D", "Eb", "E", "F", "F#", "Gb", "G", "Ab", "A", "Bb", "B", "Cb"]
+_KEYS = MAJOR_KEYS + MINOR_KEYS + ["Gb", "C#", "Abm", "D#m"]
+
+
+@given(root=st.sampled_from(_ROOTS), row=st.sampled_from(QUALITIES), key=st.sampled_from(_KEYS))
+def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) -> None:
+    chord = parse(root + row.canonical)
+    r = analyze_chord(chord, parse_key(key))
+    assert 1 <= r["degree"] <= 7
+    assert r["function"].split(", ")[0] in {"tonic", "predominant", "dominant", "passing",
+                                             "chromatic"}
+    head = r["numeral"].split("/")[0].lstrip("b#")
+    minor_third = "b3" in chord.intervals and "3" not in chord.intervals
+    assert head[0].islower() == minor_third, r["numeral"]
+    scale_pcs = {s.pc for s in parse_key(key).scale}
+    assert r["diatonic"] == all(parse_spelled(n).pc in scale_pcs for n in chord.notes)
+    batch = analyze_batch([root + row.canonical], key).row(0)
+    assert batch == {f: r[f] for f in ROW_FIELDS}
