@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: setup serve test bench golden lock clean
+.PHONY: setup serve test bench golden lock clean conformance
 
 setup: $(STAMP)
 
@@ -32,6 +32,11 @@ bench: setup
 	$(BIN)/python -m pip install -q -r requirements-bench.lock
 	$(BIN)/python -m pytest bench --benchmark-enable
 	for s in bench/run_*.py; do $(BIN)/python $$s || exit 1; done
+
+# The official MCP conformance suite against `harmony serve --no-auth` (installs Node 22 and the
+# suite from the npm registry into .venv/conformance on first use).
+conformance: setup
+	bench/run_conformance.sh
 
 golden: setup
 	$(BIN)/python -m tests.golden write

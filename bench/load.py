@@ -31,6 +31,9 @@ from statistics import quantiles
 REPO = Path(__file__).resolve().parent.parent
 HARMONY = [sys.executable, "-m", "server.cli"]
 BODY = b'{"chord":"Dm7b5","key":"C"}'
+# The same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the same run.
+MCP_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_chord",'
+            b'"arguments":' + BODY + b'}}')
 
 
 def harmony(db: Path, *args: str) -> str:
@@ -44,12 +47,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def request_bytes(method: str, path: str, secret: str) -> bytes:
+def request_bytes(method: str, path: str, secret: str, body: bytes = BODY) -> bytes:
     if method == "GET":
         return f"GET {path} HTTP/1.1\r\nhost: bench\r\nuser-agent: harmony-bench\r\n\r\n".encode()
     return (f"POST {path} HTTP/1.1\r\nhost: bench\r\nuser-agent: harmony-bench\r\n"
             f"authorization: Bearer {secret}\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(BODY)}\r\n\r\n").encode() + BODY
+            f"content-length: {len(body)}\r\n\r\n").encode() + body
 
 
 async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: bytes) -> int:
@@ -139,11 +142,13 @@ def main() -> int:
                 time.sleep(0.2)
         health = request_bytes("GET", "/health", secret)
         analyze = request_bytes("POST", "/v2/analyze", secret)
+        mcp = request_bytes("POST", "/mcp", secret, MCP_BODY)
         results = {}
-        for name, raw, post in (("health", health, False), ("analyze", analyze, True)):
+        for name, raw, post in (("health", health, False), ("analyze", analyze, True),
+                                ("mcp", mcp, True)):
             times = asyncio.run(sequential(port, raw, args.requests))
             cuts = quantiles(times, n=100)
-            if shutil.which("wrk"):
+            if shutil.which("wrk") and name != "mcp":
                 rps = wrk(f"http://127.0.0.1:{port}" + ("/v2/analyze" if post else "/health"),
                           secret, post, args.connections, args.seconds)
                 client = "wrk"
@@ -156,6 +161,9 @@ def main() -> int:
         ratio = results["analyze"][2] / results["health"][2]
         print(f"analyze/health throughput ratio {ratio:.2f} (aim >= 0.7); "
               f"analyze p50 {results['analyze'][0]:.3f} ms (aim <= 0.3 ms; original ~105 ms)")
+        print(f"mcp tools/call analyze_chord / REST analyze throughput ratio "
+              f"{results['mcp'][2] / results['analyze'][2]:.2f} (aim >= 0.8); "
+              f"mcp p50 {results['mcp'][0]:.3f} ms")
     finally:
         server.send_signal(signal.SIGTERM)
         try:

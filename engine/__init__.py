@@ -5,5 +5,7 @@ Operations are added here as they land: analyze, resolve, voicing, reharmonize, 
 
 from engine.analysis import analyze, resolve
 from engine.errors import HarmonyError
+from engine.reharm import reharmonize
+from engine.voicing import voicing
 
-__all__ = ["HarmonyError", "analyze", "resolve"]
+__all__ = ["HarmonyError", "analyze", "reharmonize", "resolve", "voicing"]

@@ -32,6 +32,7 @@ from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.auth import Authenticator
 from server.gateway import Gateway
 from server.limits import Admission, Counters, FloodThrottle, Limiter, SqliteCounters
+from server.mcp import McpEndpoint, tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
@@ -59,7 +60,8 @@ class HarmonyApp:
         self.settings = settings
         self.store = store
         self.routes = build_routes(operations)
-        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy)
+        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
+                               allow_loopback=settings.profile == "local")
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
         self.counters = counters or SqliteCounters(store)
         self.limiter = Limiter(self.counters, clock)
@@ -70,6 +72,7 @@ class HarmonyApp:
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
         self.openapi_body = orjson.dumps(openapi_document(available))
+        self.mcp = McpEndpoint(tool_table(available))  # built once: tools/list is pre-encoded
         # The pipeline: read top to bottom, this is the order every request meets.
         self.guards: tuple[Guard, ...] = (
             self._flood_guard,
