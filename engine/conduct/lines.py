@@ -108,7 +108,7 @@ def figure_pitches(figure: str, chord: Chord, index: int, near: int) -> list[int
         return _stack(root, chord_tone_pcs(chord))
     if figure == "arpeggio":
         stack = _stack(root, chord_tone_pcs(chord, 5))
-        stack = stack + [stack[0] + 12]
+        stack = [*stack, stack[0] + 12]
         cycle = stack + stack[-2:0:-1]
         return [cycle[index % len(cycle)]]
     roles = ("R", "5", "8", "7") if figure == "riff" else ("R", "3", "5", "6", "7", "6", "5", "3")

@@ -86,11 +86,12 @@ _ACC = r"(#|♯|b|♭|-flat| flat|-sharp| sharp)?"
 _MODE_NAMES = r"(major|minor|min|maj|m|" + "|".join(MODE_TONIC) + r")?"
 # "in F", "in Bb minor", "in E-flat", "key of F#": the tonic letter is a capital (so "in a
 # minute" is no key) unless it follows "key of".
-_KEY_RE = re.compile(r"(?:\bin|\bkey of)\s+([A-G])" + _ACC + r"(?:\s*" + _MODE_NAMES + r")\b")
-_KEY_OF_RE = re.compile(r"\bkey of\s+([a-gA-G])" + _ACC + r"(?:\s*" + _MODE_NAMES + r")\b",
+_END = r"(?![\w#♯♭])"
+_KEY_RE = re.compile(r"(?:\bin|\bkey of)\s+([A-G])" + _ACC + r"(?:\s*" + _MODE_NAMES + r")" + _END)
+_KEY_OF_RE = re.compile(r"\bkey of\s+([a-gA-G])" + _ACC + r"(?:\s*" + _MODE_NAMES + r")" + _END,
                         re.I)
-# "D dorian", "Eb phrygian" without "in".
-_TONIC_MODE_RE = re.compile(r"\b([A-G])" + _ACC + r"\s+(" + "|".join(MODE_TONIC) + r")\b", re.I)
+# "D dorian", "Eb Phrygian" without "in" (a capital letter: "a Phrygian vamp" has no tonic).
+_TONIC_MODE_RE = re.compile(r"\b([A-G])" + _ACC + r"\s+((?i:" + "|".join(MODE_TONIC) + r"))\b")
 _BPM_RE = re.compile(r"(\d{2,3}(?:\.\d+)?)\s*(?:bpm|beats per minute)\b|"
                      r"\b(?:tempo|at)\s*(?:=|of)?\s*(\d{2,3})\b(?!\s*bars?)", re.I)
 _METER_RE = re.compile(r"\b(\d{1,2})/(2|4|8)\b")
