@@ -100,3 +100,11 @@ def test_grooves_exist_for_any_meter(meter: tuple[int, int]) -> None:
     for groove in GROOVES.values():
         assert all(len(r) == units for r in generic_drums(groove, meter).values())
     assert len(generic_bass(meter)) == units
+
+
+@pytest.mark.parametrize(("numeral", "tonic", "symbol"), [
+    ("bII7", "Db", "D7"), ("#ivo7", "F#", "Cdim7"), ("IV", "Gb", "Cb"), ("bVI7", "Gb", "D7"),
+    ("iii7", "A#", "Dm7"),
+])
+def test_awkward_roots_are_respelled(numeral: str, tonic: str, symbol: str) -> None:
+    assert forms.realise(numeral, parse_spelled(tonic)) == symbol

@@ -196,11 +196,14 @@ class Arranger:
                 continue
             origin = seg.bar * t.bar_ticks
             hits = [h for h in _hits(plan, origin, t.bar_ticks) if seg.start <= h[0] < seg.end]
-            if last or not hits or hits[0][0] != seg.start:
-                # Every chord change is marked by its root, whatever the pattern says.
-                first_role = "T" if plan.startswith("T") else "R"
-                stop = seg.end if last or not hits else hits[0][0]
-                hits = [(seg.start, stop, first_role)] + ([] if last else hits)
+            # Every chord change is marked by its root, whatever the pattern says.
+            first_role = "T" if plan.startswith("T") else "R"
+            if last:
+                hits = [(seg.start, seg.end, first_role)]
+            elif hits and hits[0][0] == seg.start:
+                hits[0] = (seg.start, hits[0][1], first_role)
+            else:
+                hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
             for start, end, role in hits:
                 p = self._role_pitch(seg.chord, role, prev, nxt)
                 prev = p

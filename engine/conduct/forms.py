@@ -7,17 +7,22 @@ numeral for a bass note: ``ii7``, ``V7``, ``bIImaj7``, ``iiø7``, ``#ivo7``, ``I
 
 Degrees count from the tonic of the *major* scale (``bIII`` is a minor third up), so one table
 realises every mode; the letter of each root is the degree's letter above the tonic, which
-spells ``bII`` in F as Gb and ``bVII`` in D as C.
+spells ``bII`` in F as Gb and ``bVII`` in D as C. Double accidentals (and a chromatic root on
+B#, E#, Cb or Fb) are respelled plainly: ``bII`` in Db is D, ``#iv`` in F# is C.
 """
 
 from __future__ import annotations
 
 import re
 
-from engine.notes import Spelled, transpose_spelled
+from engine.notes import Spelled, parse_spelled, transpose_spelled
 
 DEGREE_SEMITONES = {1: 0, 2: 2, 3: 4, 4: 5, 5: 7, 6: 9, 7: 11}
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7}
+# A chromatic root spelled like these reads badly on a chart (bII of Db is D, not Ebb).
+_AWKWARD = frozenset({"B#", "E#", "Cb", "Fb"})
+_FLAT_NAMES = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
+_SHARP_NAMES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
 _NUMERAL_RE = re.compile(r"^(b|#)?(vii|iii|iv|vi|ii|v|i)(.*)$", re.I)
 
 # Quality mark -> chord-symbol suffix, for an upper-case and a lower-case degree.
@@ -149,7 +154,14 @@ def _root(numeral: str, tonic: Spelled) -> tuple[Spelled, bool, str]:
     degree = _ROMAN[roman.lower()]
     shift = {"b": -1, "#": 1}.get(acc or "", 0)
     root = transpose_spelled(tonic, degree, DEGREE_SEMITONES[degree] + shift)
+    if abs(root.alter) == 2 or (shift and root.name in _AWKWARD):
+        root = _plain(root.pc, flats=tonic.alter < 0 or tonic.name == "F")
     return root, roman.isupper(), mark
+
+
+def _plain(pc: int, *, flats: bool) -> Spelled:
+    """The usual name of a pitch class: with flats in flat keys, sharps elsewhere."""
+    return parse_spelled((_FLAT_NAMES if flats else _SHARP_NAMES)[pc])
 
 
 def _root_and_suffix(numeral: str, tonic: Spelled) -> str:

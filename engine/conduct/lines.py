@@ -16,7 +16,7 @@ _ROLE_LABELS: dict[str, tuple[str, ...]] = {
     "3": ("3", "b3", "4", "2"), "5": ("5", "b5", "#5"), "7": ("b7", "7", "bb7", "6"),
     "6": ("6", "bb7", "5"),
 }
-_ROLE_DEFAULT = {"3": 4, "5": 7, "7": 10, "6": 9}
+_ROLE_DEFAULT = {"3": 4, "5": 7, "7": 12, "6": 9}   # no seventh: the octave
 # Approach notes into the next root, as offsets from it, and how often each is chosen:
 # chromatic from below and above, the dominant a fifth above, a scale step above and below.
 APPROACHES: tuple[tuple[int, int], ...] = ((-1, 4), (1, 3), (7, 2), (2, 1), (-2, 1))
