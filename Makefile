@@ -30,7 +30,7 @@ test: setup
 
 bench: setup
 	$(BIN)/python -m pip install -q -r requirements-bench.lock
-	$(BIN)/python -m pytest bench --benchmark-enable -p no:randomly
+	$(BIN)/python -m pytest bench --benchmark-enable
 	for s in bench/run_*.py; do $(BIN)/python $$s || exit 1; done
 
 golden: setup

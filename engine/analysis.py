@@ -1,0 +1,193 @@
+"""analyze and resolve (API.md §3 and §4) over the rule grid and the scale catalogue.
+
+``analyze_chord(chord, key)`` and ``role_of(chord, key)`` are the entry points for other
+modules (reharmonize reads roles from here rather than re-deriving them).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from engine import symbols
+from engine.chord import Chord
+from engine.errors import InvalidRequest
+from engine.grid import (
+    CLASS_INDEX,
+    CLASS_OF_SHAPE,
+    CLASS_WITHOUT_THIRD,
+    GRID,
+    INTERPRETATIONS,
+    PARALLEL_MODES,
+    SCALE_MASK,
+    TENSION_SOURCE,
+    Interpretation,
+    degree_and_accidental,
+    numeral_prefix,
+)
+from engine.keys import Key, parse_key
+from engine.notes import LETTER_PC, frequency, note_with_octave, spell_interval
+from engine.requests import MAX_SYMBOL, get_number, get_str, require_object
+from engine.scales import chord_scales
+
+DEFAULT_OCTAVE = 4
+DEFAULT_TUNING = 440.0
+TUNING_RANGE = (200.0, 1000.0)   # A4 in Hz: wide enough for any historical or modern pitch
+
+# Quality suffix -> numeral mark: the minor ``m`` goes (case shows the third), and the
+# half-diminished, diminished and augmented forms take their signs. Longest prefix first.
+_MARK_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("m7b5", "ø7"), ("dim7", "°7"), ("dim", "°"), ("aug7", "+7"), ("aug", "+"),
+    ("maj7#5", "+maj7"), ("m(maj", "(maj"), ("mmaj", "maj"), ("maj", "maj"), ("madd", "add"),
+    ("m", ""),
+)
+
+
+@lru_cache(maxsize=1024)
+def numeral_mark(quality: str) -> str:
+    """``m7`` -> ``7``, ``m7b5`` -> ``ø7``, ``dim7`` -> ``°7``, ``aug`` -> ``+``, ``7b9`` -> same."""
+    for prefix, mark in _MARK_PREFIXES:
+        if quality.startswith(prefix):
+            return mark + quality[len(prefix):]
+    return quality
+
+
+@lru_cache(maxsize=4096)
+def _class_of(intervals: tuple[str, ...]) -> int:
+    labels = set(intervals)
+    fifth = "b5" if "b5" in labels else "#5" if "#5" in labels else "5"
+    seventh = next((s for s in ("b7", "7", "bb7") if s in labels), "")
+    third = "3" if "3" in labels else "b3" if "b3" in labels else ""
+    if third:
+        return CLASS_INDEX[CLASS_OF_SHAPE[(third, fifth, seventh)]]
+    without = CLASS_WITHOUT_THIRD[seventh]
+    if without is not None:
+        return CLASS_INDEX[without]
+    if labels & {"4", "11"}:
+        return CLASS_INDEX["sus4"]
+    return CLASS_INDEX["sus2" if labels & {"2", "9"} else "five"]
+
+
+def quality_class(chord: Chord) -> int:
+    """Index into ``engine.grid.CLASSES`` of the chord's core (triad or seventh)."""
+    return _class_of(chord.intervals)
+
+
+def relative_mask(mask: int, tonic_pc: int) -> int:
+    """Rotate a 12-bit pitch-class set so that ``tonic_pc`` becomes bit 0."""
+    return ((mask >> tonic_pc) | (mask << (12 - tonic_pc))) & 0xFFF
+
+
+class ChordRole(NamedTuple):
+    """What a chord does in a key, for other modules (reharmonize)."""
+
+    role: str                # diatonic secondary backdoor blues tritone borrowed variant passing chromatic
+    numeral: str
+    diatonic: bool           # every chord tone in the key's scale
+    target_offset: int       # semitones above the tonic of the chord it leads to (-1: none)
+    function: str
+    interpretation: Interpretation
+
+
+def role_of(chord: Chord, key: Key) -> ChordRole:
+    cls = quality_class(chord)
+    offset = (chord.root.pc - key.tonic.pc) % 12
+    it = INTERPRETATIONS[GRID[key.mode_index, offset, cls]]
+    degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
+                                               key.tonic.letter, key.tonic.pc)
+    mark = numeral_mark(chord.quality)
+    if it.target is not None:
+        numeral = f"V{mark}/{it.target}"
+    else:
+        numeral = numeral_prefix(cls, degree, accidental) + mark
+    rel = relative_mask(chord.mask, key.tonic.pc)
+    diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
+    function = f"{it.function}, {it.qualifier.format(tonic=key.tonic.name)}"
+    return ChordRole(it.role, numeral, diatonic, it.target_offset, function, it)
+
+
+def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
+    """``source``: the grid's, or for a diatonic-role chord with outside tensions (G7b9 in C)
+    the first parallel scale that holds all its tones."""
+    if role.role != "diatonic" or role.diatonic:
+        return role.interpretation.source
+    found = int(TENSION_SOURCE[key.mode_index, relative_mask(chord.mask, key.tonic.pc)])
+    return PARALLEL_MODES[key.mode][found - 1].source if found else None
+
+
+def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
+    """The analyze result (API.md §3) for a parsed chord, fields in the contract's order."""
+    role = role_of(chord, key)
+    degree, _ = degree_and_accidental(chord.root.letter, chord.root.pc, key.tonic.letter,
+                                      key.tonic.pc)
+    return {
+        "chord": chord.symbol,
+        "key": key.name,
+        "root": chord.root.name,
+        "quality": chord.quality,
+        "name": chord.name,
+        "bass": chord.bass_name,
+        "intervals": list(chord.intervals),
+        "semitones": list(chord.semitones),
+        "notes": list(chord.notes),
+        "pcs": list(chord.pcs),
+        "degree": degree + 1,
+        "numeral": role.numeral,
+        "inversion": chord.inversion,
+        "function": role.function,
+        "diatonic": role.diatonic,
+        "borrowed": role.interpretation.borrowed,
+        "source": source_of(role, chord, key),
+        "scales": chord_scales(chord, quality_class(chord), role.interpretation.scale),
+    }
+
+
+def _read_chord(request: dict[str, Any]) -> Chord:
+    symbol = get_str(request, "chord", required=True, max_len=MAX_SYMBOL)
+    assert symbol is not None  # required=True
+    return symbols.parse(symbol)
+
+
+def analyze(request: Any) -> dict[str, Any]:
+    """``{"chord": "Dm7b5", "key": "C"}`` -> the analysis of API.md §3."""
+    req = require_object(request)
+    chord = _read_chord(req)
+    key = parse_key(get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",)))
+    return analyze_chord(chord, key)
+
+
+def resolve(request: Any) -> dict[str, Any]:
+    """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
+    req = require_object(request)
+    chord = _read_chord(req)
+    octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
+    tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
+                        high=TUNING_RANGE[1])
+    assert octave is not None and tuning is not None
+    root_midi = (int(octave) + 1) * 12 + LETTER_PC[chord.root.letter] + chord.root.alter
+    notes: list[str] = []
+    midi: list[int] = []
+    if chord.bass is not None:
+        # The nearest bass note strictly below the root.
+        below = (chord.root.pc - chord.bass.pc) % 12 or 12
+        midi.append(root_midi - below)
+        notes.append(note_with_octave(chord.bass, root_midi - below))
+    for label, s in zip(chord.intervals, chord.semitones, strict=True):
+        midi.append(root_midi + s)
+        notes.append(note_with_octave(spell_interval(chord.root, label, s), root_midi + s))
+    if min(midi) < 0 or max(midi) > 127:
+        raise InvalidRequest(f"octave {octave} puts {chord.symbol!r} outside MIDI 0..127",
+                             field="octave")
+    return {
+        "chord": chord.symbol,
+        "root": chord.root.name,
+        "quality": chord.quality,
+        "name": chord.name,
+        "bass": chord.bass_name,
+        "intervals": list(chord.intervals),
+        "semitones": list(chord.semitones),
+        "notes": notes,
+        "midi": midi,
+        "frequencies": [frequency(m, tuning) for m in midi],
+        "scales": chord_scales(chord, quality_class(chord)),
+    }

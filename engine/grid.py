@@ -1,0 +1,301 @@
+"""The rule grid: key mode × root offset × quality class -> interpretation (API.md §3).
+
+The grid is built once, from the literal rows below, by laying the layers down in the
+contract's priority order — a cell keeps the first interpretation that claims it:
+
+    diatonic > secondary dominant > backdoor > blues IV7 > tritone substitute
+             > borrowed (parallel modes) > diminished passing > chromatic
+
+It ends as read-only numpy arrays: ``GRID[mode, offset, class]`` is an index into
+``INTERPRETATIONS`` (and into the per-interpretation arrays used by ``engine.batch``).
+Roles depend on the chord's core (triad or seventh); tensions do not move a chord's role but
+do decide the ``diatonic`` flag, which ``SCALE_MASK`` tests on every chord tone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.keys import SCALE_STEPS
+
+MODES = ("major", "minor")
+
+
+class QualityClass(NamedTuple):
+    """A chord's core: what the grid reads. ``minor_third`` sets the numeral's case."""
+
+    name: str
+    semitones: tuple[int, ...]
+    minor_third: bool
+    dominant: bool          # can act as a dominant (secondary, backdoor, tritone substitute)
+
+
+# The quality axis of the grid. Tensions (9, 11, 13, alterations) fold into these cores.
+CLASSES: tuple[QualityClass, ...] = (
+    QualityClass("maj", (0, 4, 7), False, False),
+    QualityClass("min", (0, 3, 7), True, False),
+    QualityClass("dim", (0, 3, 6), True, False),
+    QualityClass("aug", (0, 4, 8), False, False),
+    QualityClass("sus4", (0, 5, 7), False, False),
+    QualityClass("sus2", (0, 2, 7), False, False),
+    QualityClass("five", (0, 7), False, False),
+    QualityClass("maj7", (0, 4, 7, 11), False, False),
+    QualityClass("dom7", (0, 4, 7, 10), False, True),
+    QualityClass("min7", (0, 3, 7, 10), True, False),
+    QualityClass("m7b5", (0, 3, 6, 10), True, False),
+    QualityClass("dim7", (0, 3, 6, 9), True, False),
+    QualityClass("mmaj7", (0, 3, 7, 11), True, False),
+    QualityClass("augmaj7", (0, 4, 8, 11), False, False),
+    QualityClass("sus7", (0, 5, 7, 10), False, True),
+)
+CLASS_INDEX = {c.name: i for i, c in enumerate(CLASSES)}
+
+# (third, fifth, seventh) of a chord -> its class. third: "3" "b3" "sus4" "sus2" "none";
+# fifth: "5" (or absent) "b5" "#5"; seventh: "7" "b7" "bb7" or "" (sixths are added tones).
+CLASS_OF_SHAPE: dict[tuple[str, str, str], str] = {
+    ("3", "5", ""): "maj", ("3", "b5", ""): "maj", ("3", "#5", ""): "aug",
+    ("b3", "5", ""): "min", ("b3", "#5", ""): "min", ("b3", "b5", ""): "dim",
+    ("3", "5", "7"): "maj7", ("3", "b5", "7"): "maj7", ("3", "#5", "7"): "augmaj7",
+    ("3", "5", "b7"): "dom7", ("3", "b5", "b7"): "dom7", ("3", "#5", "b7"): "dom7",
+    ("b3", "5", "b7"): "min7", ("b3", "#5", "b7"): "min7", ("b3", "b5", "b7"): "m7b5",
+    ("b3", "b5", "bb7"): "dim7", ("b3", "5", "bb7"): "min",
+    ("b3", "5", "7"): "mmaj7", ("b3", "b5", "7"): "mmaj7", ("b3", "#5", "7"): "mmaj7",
+}
+# Chords without a third: the seventh decides (a dominant 11 or 7sus4 still acts as V).
+CLASS_WITHOUT_THIRD = {"": None, "b7": "sus7", "7": "maj7", "bb7": "dim7"}
+
+# Function of a root by its offset above the tonic (jazz practice; bVI, bVII and bII are the
+# subdominant-minor family, so predominant).
+OFFSET_FUNCTION = ("tonic", "predominant", "predominant", "tonic", "tonic", "predominant",
+                   "predominant", "dominant", "predominant", "tonic", "predominant", "dominant")
+
+# Scale families by rotation (the chord-scale of a chord on degree k of a mode is the mode's
+# rotation to k); names are the catalogue's (engine.scales).
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "major": ("ionian", "dorian", "phrygian", "lydian", "mixolydian", "aeolian", "locrian"),
+    "melodic": ("melodic minor", "dorian b2", "lydian augmented", "lydian dominant",
+                "mixolydian b6", "locrian natural 2", "altered"),
+    "harmonic": ("harmonic minor", "locrian natural 6", "ionian augmented", "dorian #4",
+                 "phrygian dominant", "lydian #2", "altered diminished"),
+}
+
+
+class SourceMode(NamedTuple):
+    """A scale on the key's tonic that chords are read from."""
+
+    source: str | None      # the analyze ``source`` text (None for the key's own scale)
+    qualifier: str          # function qualifier; {tonic} is the key's tonic name
+    borrowed: bool
+    steps: tuple[int, ...]
+    family: str
+    rotation: int
+
+
+_AEOLIAN = SourceMode("parallel minor", "borrowed from {tonic} minor", True,
+                      SCALE_STEPS["minor"], "major", 5)
+_HARMONIC = (0, 2, 3, 5, 7, 8, 11)
+_MELODIC = (0, 2, 3, 5, 7, 9, 11)
+
+# The key's own scale, then the parallel modes in the order they are tried.
+OWN_SCALE = {
+    "major": SourceMode(None, "diatonic", False, SCALE_STEPS["major"], "major", 0),
+    "minor": SourceMode(None, "diatonic", False, SCALE_STEPS["minor"], "major", 5),
+}
+PARALLEL_MODES: dict[str, tuple[SourceMode, ...]] = {
+    "major": (
+        _AEOLIAN,
+        SourceMode("dorian", "borrowed from {tonic} dorian", True,
+                   (0, 2, 3, 5, 7, 9, 10), "major", 1),
+        SourceMode("phrygian", "borrowed from {tonic} phrygian", True,
+                   (0, 1, 3, 5, 7, 8, 10), "major", 2),
+        SourceMode("harmonic minor", "borrowed from {tonic} harmonic minor", True,
+                   _HARMONIC, "harmonic", 0),
+        SourceMode("melodic minor", "borrowed from {tonic} melodic minor", True,
+                   _MELODIC, "melodic", 0),
+    ),
+    # A minor key's harmonic and melodic forms are its own, not borrowed.
+    "minor": (
+        SourceMode("harmonic minor", "from {tonic} harmonic minor", False,
+                   _HARMONIC, "harmonic", 0),
+        SourceMode("melodic minor", "from {tonic} melodic minor", False,
+                   _MELODIC, "melodic", 0),
+        SourceMode("parallel major", "borrowed from {tonic} major", True,
+                   SCALE_STEPS["major"], "major", 0),
+        SourceMode("dorian", "borrowed from {tonic} dorian", True,
+                   (0, 2, 3, 5, 7, 9, 10), "major", 1),
+        SourceMode("phrygian", "borrowed from {tonic} phrygian", True,
+                   (0, 1, 3, 5, 7, 8, 10), "major", 2),
+    ),
+}
+
+_ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII")
+# Offsets of the major scale: numerals' accidentals are relative to it in every key.
+_MAJOR = SCALE_STEPS["major"]
+
+
+class Interpretation(NamedTuple):
+    """One reading of a chord in a key; ``GRID`` cells index a tuple of these."""
+
+    role: str               # diatonic secondary backdoor blues tritone borrowed variant passing chromatic
+    function: str           # tonic predominant dominant passing chromatic
+    qualifier: str          # the text after the comma; {tonic} is the key's tonic
+    source: str | None
+    borrowed: bool
+    target: str | None      # numeral after the slash (V7/ii); None for a plain numeral
+    target_offset: int      # offset of the chord it leads to or substitutes for (-1: none)
+    scale: str | None       # the chord-scale the role implies (checked against the tones)
+
+
+def mask_of_offsets(offsets: tuple[int, ...] | list[int], shift: int = 0) -> int:
+    m = 0
+    for o in offsets:
+        m |= 1 << ((o + shift) % 12)
+    return m
+
+
+def target_numeral(mode: str, degree: int) -> str:
+    """The numeral of the diatonic triad on ``degree`` (0..6) of the key: ii, bIII, iv..."""
+    steps = SCALE_STEPS[mode]
+    third = (steps[(degree + 2) % 7] - steps[degree]) % 12
+    roman = _ROMAN[degree] if third == 4 else _ROMAN[degree].lower()
+    accidental = {-1: "b", 0: "", 1: "#"}[steps[degree] - _MAJOR[degree]]
+    return accidental + roman
+
+
+def _diatonic_targets(mode: str) -> list[tuple[int, int]]:
+    """(degree, offset) of the diatonic triads a dominant can lead to: not diminished."""
+    steps = SCALE_STEPS[mode]
+    return [(d, steps[d]) for d in range(7)
+            if (steps[(d + 4) % 7] - steps[d]) % 12 == 7]
+
+
+def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
+    interps: list[Interpretation] = []
+    index: dict[Interpretation, int] = {}
+    grid = np.full((len(MODES), 12, len(CLASSES)), -1, dtype=np.int16)
+
+    def claim(mode: int, offset: int, cls: int, it: Interpretation) -> None:
+        if grid[mode, offset % 12, cls] >= 0:
+            return  # an earlier layer (higher priority) already reads this cell
+        if it not in index:
+            index[it] = len(interps)
+            interps.append(it)
+        grid[mode, offset % 12, cls] = index[it]
+
+    dominant = [i for i, c in enumerate(CLASSES) if c.dominant]
+    for m, mode in enumerate(MODES):
+        own = OWN_SCALE[mode]
+        targets = _diatonic_targets(mode)
+        # 1. diatonic, 6. borrowed: every class that fits the scale on one of its degrees.
+        _fit_scale(claim, m, own, "diatonic")
+        # 2. secondary dominants (triad, seventh or sus) a fifth above a diatonic target;
+        #    the one above the tonic is the primary dominant (minor keys: harmonic minor).
+        for degree, t in targets:
+            name = target_numeral(mode, degree)
+            lower = name[-1].islower()
+            scale = "phrygian dominant" if lower else "mixolydian"
+            if t == 0:
+                if mode == "major":
+                    continue  # V7 of a major key is diatonic
+                it = Interpretation("secondary", "dominant", "from {tonic} harmonic minor",
+                                    "harmonic minor", False, None, 0, scale)
+            else:
+                it = Interpretation("secondary", "dominant", f"secondary dominant of {name}",
+                                    f"secondary dominant of {name}", False, name, t, scale)
+            for c in [CLASS_INDEX["maj"], CLASS_INDEX["aug"], *dominant]:
+                claim(m, t + 7, c, it)
+        # 3. backdoor dominant bVII7 (in minor keys it is diatonic already).
+        backdoor = Interpretation("backdoor", "dominant", "backdoor dominant",
+                                  "backdoor dominant", True, None, 0, "lydian dominant")
+        for c in dominant:
+            claim(m, 10, c, backdoor)
+        # 4. IV7 is the blues subdominant, not the substitute of V7/iii.
+        claim(m, 5, CLASS_INDEX["dom7"], Interpretation(
+            "blues", "predominant", "blues subdominant", "blues", True, None, 5, "mixolydian"))
+        # 5. tritone substitutes of the primary and of every secondary dominant.
+        for degree, t in targets:
+            of = "V7" if t == 0 else f"V7/{target_numeral(mode, degree)}"
+            claim(m, t + 1, CLASS_INDEX["dom7"], Interpretation(
+                "tritone", "dominant", f"tritone substitute of {of}",
+                f"tritone substitute of {of}", False, None, t, "lydian dominant"))
+        for source in PARALLEL_MODES[mode]:
+            _fit_scale(claim, m, source, "borrowed" if source.borrowed else "variant")
+        # 7. a diminished chord a half step below a diatonic target passes into it.
+        for degree, t in targets:
+            name = target_numeral(mode, degree)
+            it = Interpretation("passing", "passing", f"diminished approach to {name}",
+                                "diminished passing chord", False, None, t,
+                                "whole-half diminished")
+            for c in (CLASS_INDEX["dim7"], CLASS_INDEX["dim"]):
+                claim(m, t - 1, c, it)
+        # 8. everything left is chromatic.
+        for offset in range(12):
+            for c in range(len(CLASSES)):
+                claim(m, offset, c, Interpretation(
+                    "chromatic", "chromatic", "outside the key", None, False, None, -1, None))
+    grid.setflags(write=False)
+    return tuple(interps), grid
+
+
+def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
+               source: SourceMode, role: str) -> None:
+    scale_mask = mask_of_offsets(source.steps)
+    modes = FAMILIES[source.family]
+    for k, offset in enumerate(source.steps):
+        for c, cls in enumerate(CLASSES):
+            if mask_of_offsets(cls.semitones, offset) & ~scale_mask:
+                continue
+            claim(m, offset, c, Interpretation(
+                role, OFFSET_FUNCTION[offset], source.qualifier, source.source,
+                source.borrowed, None, offset, modes[(source.rotation + k) % 7]))
+
+
+INTERPRETATIONS, GRID = _build()
+
+# Per-interpretation columns for vectorised lookups (engine.batch).
+ROLE_NAMES = ("diatonic", "secondary", "backdoor", "blues", "tritone", "borrowed", "variant",
+              "passing", "chromatic")
+INTERP_ROLE = np.array([ROLE_NAMES.index(i.role) for i in INTERPRETATIONS], dtype=np.int8)
+INTERP_BORROWED = np.array([i.borrowed for i in INTERPRETATIONS], dtype=np.bool_)
+
+# Pitch-class masks of each key mode's scale, relative to the tonic.
+SCALE_MASK = np.array([mask_of_offsets(SCALE_STEPS[m]) for m in MODES], dtype=np.uint16)
+
+
+def _tension_sources() -> np.ndarray:
+    """TENSION_SOURCE[mode, mask]: index + 1 into PARALLEL_MODES[mode] of the first parallel
+    scale holding every tone of a chord (mask relative to the tonic), 0 for none. It names
+    where the tensions of a diatonic chord come from: G7b9 in C -> harmonic minor."""
+    out = np.zeros((len(MODES), 4096), dtype=np.int8)
+    masks = np.arange(4096)
+    for m, mode in enumerate(MODES):
+        for i, source in reversed(list(enumerate(PARALLEL_MODES[mode]))):
+            fits = (masks & ~mask_of_offsets(source.steps) & 0xFFF) == 0
+            out[m, fits] = i + 1
+    out.setflags(write=False)
+    return out
+
+
+TENSION_SOURCE = _tension_sources()
+
+for _array in (INTERP_ROLE, INTERP_BORROWED, SCALE_MASK):
+    _array.setflags(write=False)
+
+
+def numeral_prefix(cls: int, degree: int, accidental: int) -> str:
+    """Roman numeral with accidental and case: ``bVI``, ``#iv``, ``ii`` (no quality mark).
+    ``degree`` 0..6 counts letters from the tonic; ``accidental`` is the root's distance in
+    semitones from that degree of the major scale on the tonic."""
+    roman = _ROMAN[degree].lower() if CLASSES[cls].minor_third else _ROMAN[degree]
+    return ("b" * -accidental if accidental < 0 else "#" * accidental) + roman
+
+
+def degree_and_accidental(root_letter: int, root_pc: int, tonic_letter: int,
+                          tonic_pc: int) -> tuple[int, int]:
+    """Degree 0..6 of the root's letter above the tonic's, and its accidental against the
+    major scale on the tonic (-6..5): Bb in C -> (6, -1); F# in C -> (3, 1)."""
+    degree = (root_letter - tonic_letter) % 7
+    return degree, ((root_pc - tonic_pc) - _MAJOR[degree] + 6) % 12 - 6

@@ -1,0 +1,100 @@
+"""Keys: a tonic and major or minor (API.md §2). Modes are refused with the parent key.
+
+A key is ``C``, ``F#``, ``Bb``; minor is ``Cm``, ``C-``, ``C minor`` (also ``Cmin``, as in
+iReal charts); ``C major`` is ``C``. A mode (``Bb lydian``) is not a key: the error names the
+major or minor key whose notes it uses, so the caller can ask again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from engine.errors import InvalidKey
+from engine.notes import Spelled, normalize_accidentals, parse_spelled, transpose_spelled
+
+Mode = Literal["major", "minor"]
+
+# Semitones of the seven degrees above the tonic; minor keys read the natural minor scale
+# (jazz practice: in A minor, Fmaj7 and G7 are diatonic; E7 comes from harmonic minor).
+SCALE_STEPS: dict[str, tuple[int, ...]] = {
+    "major": (0, 2, 4, 5, 7, 9, 11),
+    "minor": (0, 2, 3, 5, 7, 8, 10),
+}
+
+# Words after the tonic that name a key mode.
+_MODE_WORDS: dict[str, Mode] = {
+    "": "major", "M": "major", "maj": "major", "major": "major", "m": "minor", "-": "minor",
+    "min": "minor", "minor": "minor",
+}
+
+# Modes refused, with the interval (letter steps, semitones) from the mode's tonic up to the
+# tonic of the key that gives its notes, and that key's mode.
+_MODES: dict[str, tuple[int, int, Mode]] = {
+    "ionian": (1, 0, "major"),
+    "dorian": (7, 10, "major"),
+    "phrygian": (6, 8, "major"),
+    "lydian": (5, 7, "major"),
+    "mixolydian": (4, 5, "major"),
+    "aeolian": (1, 0, "minor"),
+    "locrian": (2, 1, "major"),
+    "harmonic minor": (1, 0, "minor"),
+    "melodic minor": (1, 0, "minor"),
+}
+
+_KEY_RE = re.compile(r"^\s*([A-Ga-g](?:##|#|x|bb|b)?)\s*(.*?)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """A key: ``tonic``, ``mode``, canonical ``name`` ("C", "Cm") and the seven spelled
+    degrees of its scale (natural minor for minor keys)."""
+
+    tonic: Spelled
+    mode: Mode
+    name: str
+    scale: tuple[Spelled, ...]
+
+    @property
+    def tonic_pc(self) -> int:
+        return self.tonic.pc
+
+    @property
+    def mode_index(self) -> int:
+        """0 for major, 1 for minor: the first axis of the rule grid."""
+        return 0 if self.mode == "major" else 1
+
+
+def make_key(tonic: Spelled, mode: Mode) -> Key:
+    steps = SCALE_STEPS[mode]
+    scale = tuple(transpose_spelled(tonic, i + 1, s) for i, s in enumerate(steps))
+    return Key(tonic, mode, tonic.name + ("m" if mode == "minor" else ""), scale)
+
+
+@lru_cache(maxsize=512)
+def _parse(text: str) -> Key:
+    m = _KEY_RE.match(normalize_accidentals(text))
+    if not m:
+        raise InvalidKey(f"cannot read key {text!r}: expected a tonic such as C, F#, Bb or Cm")
+    tonic = parse_spelled(m.group(1)[0].upper() + m.group(1)[1:])
+    word = m.group(2)
+    # One-letter words are case sensitive (M major, m minor); longer words are not.
+    mode = _MODE_WORDS.get(word) or (_MODE_WORDS.get(word.lower()) if len(word) > 1 else None)
+    if mode is not None:
+        return make_key(tonic, mode)
+    refused = _MODES.get(" ".join(word.lower().split()))
+    if refused is not None:
+        number, semitones, parent_mode = refused
+        parent = make_key(transpose_spelled(tonic, number, semitones), parent_mode)
+        raise InvalidKey(f"{text.strip()!r} is a mode, not a key: use key {parent.name} "
+                         f"(it has the same notes)")
+    raise InvalidKey(f"cannot read key {text!r}: expected a tonic such as C, F#, Bb or Cm")
+
+
+def parse_key(text: str | None) -> Key:
+    """Read a key (None or empty -> C). Raises ``InvalidKey`` (code ``invalid_key``)."""
+    if text is None or not text.strip():
+        return _parse("C")
+    return _parse(text)

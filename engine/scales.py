@@ -1,0 +1,175 @@
+"""The scale catalogue and the chord-scale choice (API.md §3).
+
+A scale is a row of degree labels from its root (spelling follows the labels, so a scale on
+any root is spelled letter by letter) and one sentence of character. A chord's scales are
+chosen from candidates in order — the scale its role in the key implies, the scales that
+usually go with that one, then the scales of its quality — keeping only scales that hold every
+chord tone. ``avoid`` notes are scale tones a half step above a chord tone of the core (root,
+third, fifth, seventh) that the chord does not itself contain.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from engine.chord import Chord
+from engine.grid import CLASSES
+from engine.notes import Spelled, degree_number, spell_interval
+
+_MAJOR = (0, 2, 4, 5, 7, 9, 11)
+
+
+class Scale(NamedTuple):
+    name: str
+    labels: tuple[str, ...]
+    semitones: tuple[int, ...]
+    mask: int                 # 12-bit set relative to the scale's root
+    character: str
+
+
+def _semitones(label: str) -> int:
+    n = degree_number(label)
+    return _MAJOR[(n - 1) % 7] + label.count("#") - label.count("b")
+
+
+# name, degree labels, character. Altered-family labels follow the chord tensions they carry
+# (b9 #9 #11 b13 are written b2 #2 #4 b6), so the scale spells like the chord 7alt.
+_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("ionian", "1 2 3 4 5 6 7", "The major scale: bright and settled, with the 4th as the one note to handle with care over a major seventh chord."),
+    ("dorian", "1 2 b3 4 5 6 b7", "Minor with a raised 6th: the cool, open minor sound of the ii chord and of modal jazz."),
+    ("phrygian", "1 b2 b3 4 5 b6 b7", "Minor with a flat 2nd: dark and Spanish-tinged, the sound of the iii chord."),
+    ("lydian", "1 2 3 #4 5 6 7", "Major with a raised 4th: floating and bright, with no avoid note over a major seventh chord."),
+    ("mixolydian", "1 2 3 4 5 6 b7", "Major with a flat 7th: the plain dominant sound, bluesy and unresolved."),
+    ("aeolian", "1 2 b3 4 5 b6 b7", "The natural minor scale: sad and grounded, the sound of the vi chord."),
+    ("locrian", "1 b2 b3 4 b5 b6 b7", "The darkest mode, with a flat 2nd and flat 5th: the plain half-diminished sound."),
+    ("melodic minor", "1 2 b3 4 5 6 7", "Minor with a major 6th and 7th: the bittersweet jazz minor over minor-major and minor sixth chords."),
+    ("dorian b2", "1 b2 b3 4 5 6 b7", "Dorian with a flat 2nd: a suspended, phrygian-tinged minor sound for sus(b9) chords."),
+    ("lydian augmented", "1 2 3 #4 #5 6 7", "Lydian with a raised 5th: the shimmering sound of the major seventh sharp five chord."),
+    ("lydian dominant", "1 2 3 #4 5 6 b7", "Mixolydian with a raised 4th: the bright dominant of tritone substitutes and the bVII7."),
+    ("mixolydian b6", "1 2 3 4 5 b6 b7", "Mixolydian with a flat 6th: a dominant leaning toward a minor resolution."),
+    ("locrian natural 2", "1 2 b3 4 b5 b6 b7", "Locrian with a major 2nd: a smoother half-diminished sound with a usable ninth."),
+    ("altered", "1 b2 #2 3 #4 b6 b7", "Every tension altered (b9, #9, #11, b13): maximum pull toward the resolution."),
+    ("harmonic minor", "1 2 b3 4 5 b6 7", "Minor with a major 7th: the exotic minor whose fifth mode is the minor key's dominant."),
+    ("locrian natural 6", "1 b2 b3 4 b5 6 b7", "The second mode of harmonic minor: half-diminished with a major 6th."),
+    ("ionian augmented", "1 2 3 4 #5 6 7", "The third mode of harmonic minor: major with a raised 5th."),
+    ("dorian #4", "1 2 b3 #4 5 6 b7", "The fourth mode of harmonic minor: dorian with a raised 4th, tense and gypsy-like."),
+    ("phrygian dominant", "1 b2 3 4 5 b6 b7", "A dominant with flat 9 and flat 13: the V7 of a minor key, Spanish and intense."),
+    ("lydian #2", "1 #2 3 #4 5 6 7", "The sixth mode of harmonic minor: lydian with a raised 2nd."),
+    ("altered diminished", "1 b2 b3 b4 b5 b6 bb7", "The seventh mode of harmonic minor: the diminished seventh chord with passing tones."),
+    ("half-whole diminished", "1 b2 #2 3 #4 5 6 b7", "Alternating half and whole steps: a symmetric dominant with b9, #9, #11 and a natural 13."),
+    ("whole-half diminished", "1 2 b3 4 b5 b6 bb7 7", "Alternating whole and half steps: the symmetric scale of the diminished seventh chord."),
+    ("whole tone", "1 2 3 #4 #5 b7", "Six whole steps: dreamy and unresolved, the sound of the augmented dominant."),
+    ("major pentatonic", "1 2 3 5 6", "Five notes without half steps: open and singable, never wrong over a major chord."),
+    ("minor pentatonic", "1 b3 4 5 b7", "Five notes of the minor sound without half steps: the bluesy core of minor chords."),
+    ("blues", "1 b3 4 b5 5 b7", "Minor pentatonic with the flat 5th: the blue note over dominant and minor chords."),
+    ("bebop dominant", "1 2 3 4 5 6 b7 7", "Mixolydian with a passing major 7th, so chord tones fall on the beat in eighth-note lines."),
+)
+
+
+def _scale(name: str, labels: str, character: str) -> Scale:
+    lab = tuple(labels.split())
+    semis = tuple(_semitones(x) for x in lab)
+    mask = 0
+    for s in semis:
+        mask |= 1 << (s % 12)
+    return Scale(name, lab, semis, mask, character)
+
+
+SCALES: dict[str, Scale] = {name: _scale(name, labels, ch) for name, labels, ch in _ROWS}
+
+# Scales that usually go with a role's scale, tried right after it.
+FOLLOWERS: dict[str, tuple[str, ...]] = {
+    "ionian": ("lydian", "major pentatonic"),
+    "lydian": ("ionian", "major pentatonic"),
+    "dorian": ("minor pentatonic", "aeolian"),
+    "aeolian": ("dorian", "minor pentatonic"),
+    "phrygian": ("aeolian",),
+    "mixolydian": ("bebop dominant", "blues"),
+    "locrian": ("locrian natural 2",),
+    "phrygian dominant": ("half-whole diminished", "altered"),
+    "lydian dominant": ("mixolydian", "whole tone"),
+    "whole-half diminished": (),
+}
+
+# Scales of each quality class, by preference, when the role gives none or it does not fit.
+CLASS_SCALES: dict[str, tuple[str, ...]] = {
+    "maj": ("ionian", "lydian", "major pentatonic", "mixolydian"),
+    "min": ("dorian", "aeolian", "melodic minor", "minor pentatonic", "phrygian"),
+    "dim": ("locrian", "whole-half diminished", "locrian natural 2"),
+    "aug": ("whole tone", "lydian augmented"),
+    "sus4": ("mixolydian", "dorian", "phrygian"),
+    "sus2": ("ionian", "mixolydian", "dorian"),
+    "five": ("ionian", "aeolian", "mixolydian"),
+    "maj7": ("ionian", "lydian", "lydian augmented"),
+    "dom7": ("mixolydian", "bebop dominant", "lydian dominant", "half-whole diminished",
+             "altered", "phrygian dominant", "mixolydian b6", "whole tone"),
+    "min7": ("dorian", "aeolian", "phrygian", "minor pentatonic"),
+    "m7b5": ("locrian", "locrian natural 2"),
+    "dim7": ("whole-half diminished",),
+    "mmaj7": ("melodic minor", "harmonic minor"),
+    "augmaj7": ("lydian augmented", "ionian augmented"),
+    "sus7": ("mixolydian", "dorian b2", "phrygian"),
+}
+
+# Qualities whose scale does not depend on the role: the symmetric diminished seventh is
+# played with its symmetric scale wherever it stands.
+CLASS_FIRST: dict[str, str] = {"dim7": "whole-half diminished"}
+
+MAX_SCALES = 3  # one primary, then up to two secondary
+
+
+def scale_notes(scale: Scale, root: Spelled) -> list[str]:
+    return [spell_interval(root, lab, s).name for lab, s in zip(scale.labels, scale.semitones,
+                                                                 strict=True)]
+
+
+@lru_cache(maxsize=4096)
+def _choose(root: Spelled, chord_mask: int, core_mask: int, cls: str,
+            hint: str | None) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    """(name, notes, avoid) of the chosen scales. Masks are relative to the chord root."""
+    first = [CLASS_FIRST[cls]] if cls in CLASS_FIRST else []
+    order = [*first, hint, *FOLLOWERS.get(hint or "", ()), *CLASS_SCALES[cls]] if hint \
+        else [*first, *CLASS_SCALES[cls]]
+    seen: list[str] = []
+    for name in order:
+        if name and name not in seen and not chord_mask & ~SCALES[name].mask:
+            seen.append(name)
+    if not seen:
+        # No scale holds every tone (a crowded chord): the one missing the fewest.
+        seen = [min(CLASS_SCALES[cls], key=lambda n: bin(chord_mask & ~SCALES[n].mask).count("1"))]
+    out = []
+    for name in seen[:MAX_SCALES]:
+        scale = SCALES[name]
+        notes = scale_notes(scale, root)
+        avoid = tuple(note for note, s in zip(notes, scale.semitones, strict=True)
+                      if not chord_mask >> (s % 12) & 1 and core_mask >> ((s - 1) % 12) & 1)
+        out.append((name, tuple(notes), avoid))
+    return tuple(out)
+
+
+def _relative_mask(chord: Chord) -> int:
+    mask = 0
+    for s in chord.semitones:
+        mask |= 1 << (s % 12)
+    return mask
+
+
+def _core_mask(chord: Chord) -> int:
+    """Root, third, fifth and seventh (degree numbers up to 7), relative to the root."""
+    mask = 0
+    for label, s in zip(chord.intervals, chord.semitones, strict=True):
+        if degree_number(label) <= 7 and degree_number(label) != 6 and label not in ("2", "4"):
+            mask |= 1 << (s % 12)
+    return mask
+
+
+def chord_scales(chord: Chord, cls: int, hint: str | None = None) -> list[dict[str, Any]]:
+    """The chord-scale entries of API.md §3, primary first. ``hint`` is the scale the chord's
+    role implies (None: from the quality alone, as resolve does)."""
+    chosen = _choose(chord.root, _relative_mask(chord), _core_mask(chord), CLASSES[cls].name,
+                     hint)
+    return [{"name": name, "character": SCALES[name].character,
+             "priority": "primary" if i == 0 else "secondary",
+             "notes": list(notes), "avoid": list(avoid)}
+            for i, (name, notes, avoid) in enumerate(chosen)]

@@ -1,0 +1,295 @@
+"""The ASGI application: routes as data, the guards in one visible loop, one error table.
+
+    build_app(settings, store=None, operations=None) -> HarmonyApp
+
+A request passes the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS,
+User-Agent policy, declared body size, key, limits); any guard may answer early. The body is
+then read (never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and
+quota headers, settles the monthly quota, queues the log row and observes metrics.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+import time
+import traceback
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import orjson
+
+from engine.errors import (
+    HarmonyError,
+    InternalError,
+    InvalidChord,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+)
+from engine.version import GRID_VERSION, PACKAGE_VERSION
+from server.auth import Authenticator
+from server.gateway import Gateway
+from server.limits import Admission, Counters, FloodThrottle, Limiter, SqliteCounters
+from server.metrics import Metrics
+from server.openapi import openapi_document
+from server.requestlog import RequestLog
+from server.responses import Response, error_response
+from server.routes import Context, build_routes
+from server.schemas import OPERATIONS, Operation
+from server.settings import Settings
+from server.store import LogRow, Store
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Guard = Callable[[Context], Response | None]
+
+
+class ClientDisconnected(Exception):
+    pass
+
+
+class HarmonyApp:
+    def __init__(self, settings: Settings, store: Store, operations: Mapping[str, Operation],
+                 clock: Callable[[], float] = time.time,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 counters: Counters | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.routes = build_routes(operations)
+        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy)
+        self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
+        self.counters = counters or SqliteCounters(store)
+        self.limiter = Limiter(self.counters, clock)
+        self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
+        self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days)
+        self.metrics = Metrics()
+        self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
+                                         "grid": GRID_VERSION})
+        available = [r.operation for r in self.routes.values() if r.operation]
+        self.openapi_body = orjson.dumps(openapi_document(available))
+        # The pipeline: read top to bottom, this is the order every request meets.
+        self.guards: tuple[Guard, ...] = (
+            self._flood_guard,
+            self._route_guard,
+            self._cors_guard,
+            self._user_agent_guard,
+            self._size_guard,
+            self._key_guard,
+            self._limit_guard,
+        )
+
+    # ------------------------------------------------------------------ ASGI
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", ())}
+        client = scope.get("client")
+        ctx = Context(scope["method"], scope["path"], headers,
+                      client[0] if client else "unknown", time.perf_counter())
+        response: Response | None = None
+        try:
+            for guard in self.guards:
+                response = guard(ctx)
+                if response is not None:
+                    break
+            else:
+                assert ctx.route is not None
+                ctx.body = await _read_body(receive, self.settings.max_body)
+                response = await ctx.route.handler(self, ctx, ctx.body)
+        except ClientDisconnected:
+            return
+        except HarmonyError as exc:
+            ctx.error = exc
+            response = error_response(exc)
+        except Exception:
+            # The trace goes to the server's log only; the client learns the code.
+            traceback.print_exc(file=sys.stderr)
+            ctx.error = InternalError("internal error")
+            response = error_response(ctx.error)
+        self._finish(ctx, response)
+        await send({"type": "http.response.start", "status": response.status,
+                    "headers": response.raw_headers()})
+        await send({"type": "http.response.body",
+                    "body": b"" if ctx.method == "HEAD" else response.body})
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.startup()
+                except Exception as exc:
+                    await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.shutdown()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def startup(self) -> None:
+        """Warm the numba kernels (so the first request is as fast as the rest) and start the
+        log writer."""
+        with contextlib.suppress(ModuleNotFoundError):
+            warm_up = getattr(importlib.import_module("engine.voicing"), "warm_up", None)
+            if callable(warm_up):
+                warm_up()
+        self.log.start()
+
+    async def shutdown(self) -> None:
+        await self.log.stop()
+
+    # ------------------------------------------------------------------ guards
+
+    def _flood_guard(self, ctx: Context) -> None:
+        self.flood.check(ctx.client)
+
+    def _route_guard(self, ctx: Context) -> Response | None:
+        route = self.routes.get(ctx.path)
+        if route is None:
+            raise NotFound(f"no route {ctx.path}")
+        ctx.route = route
+        if ctx.method not in route.methods and not _is_preflight(ctx):
+            response = error_response(MethodNotAllowed(
+                f"{ctx.method} is not allowed on {ctx.path}"))
+            response.headers.append((b"allow", ", ".join(sorted(route.methods)).encode()))
+            return response
+        return None
+
+    def _cors_guard(self, ctx: Context) -> Response | None:
+        origin = ctx.headers.get("origin")
+        self.gateway.check_origin(origin)
+        if origin is not None and _is_preflight(ctx):
+            assert ctx.route is not None
+            return Response(204, b"", self.gateway.preflight_headers(origin, ctx.route.methods),
+                            content_type=b"text/plain")
+        return None
+
+    def _user_agent_guard(self, ctx: Context) -> None:
+        if ctx.route is not None and ctx.route.surface is not None:
+            self.gateway.check_user_agent(ctx.headers.get("user-agent"))
+
+    def _size_guard(self, ctx: Context) -> None:
+        # A declared size is refused before one byte of the body is read.
+        length = ctx.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.settings.max_body:
+            raise PayloadTooLarge(f"the body is over {self.settings.max_body // 1024} KiB")
+
+    def _key_guard(self, ctx: Context) -> None:
+        if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
+            ctx.key = self.auth.authenticate(ctx.headers.get("authorization"))
+            ctx.operation = ctx.route.operation.name if ctx.route.operation else None
+
+    def _limit_guard(self, ctx: Context) -> None:
+        if ctx.key is not None:
+            ctx.admission = self.limiter.admit(ctx.key)
+            if ctx.admission.error is not None:
+                raise ctx.admission.error
+
+    # ------------------------------------------------------------------ after the answer
+
+    def _finish(self, ctx: Context, response: Response) -> None:
+        origin = ctx.headers.get("origin")
+        if origin is not None and response.status != 204 and self.gateway.origin_allowed(origin):
+            response.headers += self.gateway.cors_headers(origin)
+        if ctx.admission is not None:
+            ok = ctx.succeeded if ctx.succeeded is not None else 200 <= response.status < 300
+            ctx.admission.settle(self.counters, 200 if ok else response.status)
+            response.headers += ctx.admission.headers()
+        response.headers += ctx.extra_headers
+        route = ctx.route
+        elapsed = time.perf_counter() - ctx.started
+        self.metrics.observe(route.path if route else "unmatched", response.status, elapsed)
+        if route is not None and route.surface is not None and not ctx.logged:
+            if ctx.operation is None and route.operation is not None:
+                ctx.operation = route.operation.name
+            error = ctx.error
+            self.log.record(LogRow(
+                ts=time.time(), key_id=ctx.key.key_id if ctx.key else None,
+                surface=route.surface, operation=ctx.operation, status=response.status,
+                error=error.code if error else None, latency_us=int(elapsed * 1e6),
+                body=ctx.body if self.settings.store_bodies and ctx.body else None,
+                symbol=error.symbol if isinstance(error, InvalidChord) else None))
+
+    # ------------------------------------------------------------------ MCP
+
+    def mcp_gate(self, ctx: Context) -> McpGate:
+        return McpGate(self, ctx)
+
+
+class McpGate:
+    """The service's keys, limits, quota and log for one POST /mcp, in the shape of the
+    ``Gate`` protocol of ``server.mcp``: ``admit`` before a tool call, ``settle`` after it, so
+    REST and MCP share one implementation (tools/list needs no key and calls neither)."""
+
+    def __init__(self, app: HarmonyApp, ctx: Context) -> None:
+        self.app, self.ctx = app, ctx
+
+    async def admit(self, headers: Mapping[str, str]) -> Admission | None:
+        """Check the bearer key and count the call in its minute; raises the 401/429 errors."""
+        if not self.app.settings.auth:
+            return None
+        key = self.app.auth.authenticate(headers.get("authorization"))
+        self.ctx.key = key
+        admission = self.app.limiter.admit(key)
+        if admission.error is not None:
+            raise admission.error
+        return admission
+
+    async def settle(self, ticket: Admission | None, *, operation: str, status: int,
+                     error: str | None, started: float, body: bytes) -> list[tuple[bytes, bytes]]:
+        """Spend the reserved quota only on success, log the tool call, give the headers."""
+        self.ctx.logged = True
+        self.app.log.record(LogRow(
+            ts=time.time(), key_id=ticket.key.key_id if ticket else None, surface="mcp",
+            operation=operation, status=status, error=error,
+            latency_us=max(0, int((time.perf_counter() - started) * 1e6)),
+            body=body if self.app.settings.store_bodies and body else None))
+        if ticket is None:
+            return []
+        ticket.settle(self.app.counters, status)
+        return ticket.headers()
+
+
+def _is_preflight(ctx: Context) -> bool:
+    return (ctx.method == "OPTIONS" and "origin" in ctx.headers
+            and "access-control-request-method" in ctx.headers)
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnected
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:  # stop reading: the rest of an oversized body is never buffered
+            raise PayloadTooLarge(f"the body is over {limit // 1024} KiB")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def build_app(settings: Settings | None = None, store: Store | None = None,
+              operations: Mapping[str, Operation] | None = None, *,
+              clock: Callable[[], float] = time.time,
+              monotonic: Callable[[], float] = time.monotonic) -> HarmonyApp:
+    settings = settings or Settings.from_env()
+    return HarmonyApp(settings, store or Store(settings.db_path),
+                      OPERATIONS if operations is None else operations, clock, monotonic)
+
+
+def make_app() -> HarmonyApp:
+    """The granian factory: settings from the environment ``harmony serve`` prepared."""
+    return build_app(Settings.from_env())

@@ -1,0 +1,240 @@
+"""The ``harmony`` command (API.md section 10): serve, accounts, keys, usage, vocab-gaps, and the
+engine operations with JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import importlib
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from engine.errors import HarmonyError
+from server.plans import PLANS
+from server.settings import PROFILES, Settings
+from server.store import Store, StoreError
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        code: int = args.run(args)
+        return code
+    except (StoreError, ValueError) as exc:
+        print(f"harmony: {exc}", file=sys.stderr)
+        return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="harmony", description="The harmony engine service.")
+    parser.add_argument("--db", default=os.environ.get("HARMONY_DB", "harmony.db"),
+                        help="SQLite file (env HARMONY_DB; default harmony.db)")
+    sub = parser.add_subparsers(metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the REST and MCP service on granian")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument("--profile", choices=PROFILES, default="local")
+    serve.add_argument("--no-auth", action="store_true",
+                       help="accept calls without a key, count nothing (local profile only)")
+    serve.add_argument("--cors-origins", default=os.environ.get("HARMONY_CORS_ORIGINS", ""),
+                       help="comma-separated browser origins allowed (env HARMONY_CORS_ORIGINS)")
+    serve.add_argument("--flood-per-minute", type=int,
+                       default=int(os.environ.get("HARMONY_FLOOD_PER_MINUTE", "6000")),
+                       help="requests a minute allowed from one IP address")
+    serve.set_defaults(run=cmd_serve)
+
+    accounts = sub.add_parser("accounts", help="create accounts, change plans").add_subparsers()
+    a = accounts.add_parser("create")
+    a.add_argument("name")
+    a.add_argument("--plan", choices=list(PLANS), default="free")
+    a.set_defaults(run=lambda ns: _done(_store(ns).create_account, ns.name, ns.plan))
+    a = accounts.add_parser("set-plan")
+    a.add_argument("name")
+    a.add_argument("plan", choices=list(PLANS))
+    a.set_defaults(run=lambda ns: _done(_store(ns).set_plan, ns.name, ns.plan))
+    a = accounts.add_parser("set-limits", help="enterprise: limits of this account")
+    a.add_argument("name")
+    a.add_argument("--per-minute", type=int, required=True)
+    a.add_argument("--per-month", type=int, required=True)
+    a.set_defaults(run=lambda ns: _done(_store(ns).set_limits, ns.name, ns.per_minute,
+                                        ns.per_month))
+    a = accounts.add_parser("list")
+    a.set_defaults(run=lambda ns: _json([{"name": n, "plan": p} for n, p in
+                                         _store(ns).accounts()]))
+
+    keys = sub.add_parser("keys", help="create, list, rotate, revoke API keys").add_subparsers()
+    k = keys.add_parser("create", help="print a new key (alone on stdout; shown once)")
+    k.add_argument("account")
+    k.set_defaults(run=lambda ns: _secret(*_store(ns).create_key(ns.account)))
+    k = keys.add_parser("list")
+    k.add_argument("account", nargs="?")
+    k.set_defaults(run=lambda ns: _json(_store(ns).list_keys(ns.account)))
+    k = keys.add_parser("rotate", help="revoke a key and print its replacement")
+    k.add_argument("key_id")
+    k.set_defaults(run=lambda ns: _secret(*_store(ns).rotate_key(ns.key_id)))
+    k = keys.add_parser("revoke")
+    k.add_argument("key_id")
+    k.set_defaults(run=lambda ns: _done(_store(ns).revoke_key, ns.key_id))
+
+    usage = sub.add_parser("usage", help="volumes, p50/p95 latency and error rates per key")
+    usage.add_argument("--account")
+    usage.add_argument("--days", type=int, default=30)
+    usage.add_argument("--json", action="store_true")
+    usage.set_defaults(run=cmd_usage)
+
+    gaps = sub.add_parser("vocab-gaps", help="the most frequent symbols that failed to parse")
+    gaps.add_argument("--limit", type=int, default=20)
+    gaps.add_argument("--json", action="store_true")
+    gaps.set_defaults(run=cmd_vocab_gaps)
+
+    add_operation_parsers(sub)
+    try:
+        batch_cli = importlib.import_module("server.batch_cli")
+    except ModuleNotFoundError:
+        batch_cli = None  # lands with the batch analysis issue
+    if batch_cli is not None:
+        batch_cli.add_parser(sub)
+        batch = sub.choices.get("batch")
+        if batch is not None and batch.get_default("run") is None:
+            batch.set_defaults(run=batch_cli.run)
+    return parser
+
+
+def add_operation_parsers(sub: Any) -> None:
+    p = sub.add_parser("resolve", help="spell a chord: notes, MIDI, frequencies")
+    p.add_argument("chord")
+    p.add_argument("--octave", type=int)
+    p.add_argument("--tuning", type=float)
+    p.set_defaults(run=_operation("resolve", lambda ns: {"chord": ns.chord, "octave": ns.octave,
+                                                          "tuning": ns.tuning}))
+    p = sub.add_parser("analyze", help="a chord in a key: numeral, function, scales")
+    p.add_argument("chord")
+    p.add_argument("--key")
+    p.set_defaults(run=_operation("analyze", lambda ns: {"chord": ns.chord, "key": ns.key}))
+    p = sub.add_parser("voicing", help="voice a chord or a progression")
+    p.add_argument("chord", nargs="?")
+    p.add_argument("--progression")
+    p.add_argument("--style")
+    p.add_argument("--previous", help="previous voicing, e.g. 'E3 G3 B3 D4'")
+    p.set_defaults(run=_operation("voicing", lambda ns: {
+        "chord": ns.chord, "progression": ns.progression, "style": ns.style,
+        "previous": ns.previous.split() if ns.previous else None}))
+    p = sub.add_parser("reharmonize", help="reharmonizations of a progression")
+    p.add_argument("progression")
+    p.add_argument("--key")
+    p.add_argument("--technique", action="append", dest="techniques")
+    p.set_defaults(run=_operation("reharmonize", lambda ns: {
+        "progression": ns.progression, "key": ns.key, "techniques": ns.techniques}))
+    p = sub.add_parser("conduct", help="arrange a prompt for a band (JSON, and --midi FILE)")
+    p.add_argument("prompt")
+    p.add_argument("--duration", type=float)
+    p.add_argument("--progression")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--midi", type=Path, help="also write the Standard MIDI File here")
+    p.set_defaults(run=_operation("conduct", lambda ns: {
+        "prompt": ns.prompt, "durationSec": ns.duration, "progression": ns.progression,
+        "seed": ns.seed}))
+
+
+def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]]) -> Command:
+    def run(ns: argparse.Namespace) -> int:
+        import engine
+
+        function = getattr(engine, name, None)
+        if function is None:
+            print(f"harmony: the {name} operation is not available yet", file=sys.stderr)
+            return 2
+        body = {k: v for k, v in request(ns).items() if v is not None}
+        try:
+            result = function(body)
+        except HarmonyError as exc:
+            _json(exc.to_dict())
+            return 1
+        if name == "conduct" and ns.midi is not None:
+            ns.midi.write_bytes(base64.b64decode(result["midi"]))
+            print(f"harmony: wrote {ns.midi}", file=sys.stderr)
+        return _json(result)
+    return run
+
+
+def cmd_serve(ns: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    settings = Settings(profile=ns.profile, db_path=ns.db, auth=not ns.no_auth,
+                        cors_origins=tuple(o.strip() for o in ns.cors_origins.split(",")
+                                           if o.strip()),
+                        flood_per_minute=ns.flood_per_minute, workers=ns.workers)
+    store = Store(settings.db_path)  # creates or migrates the schema before workers start
+    if settings.auth and not store.has_keys():
+        if "local" not in {name for name, _ in store.accounts()}:
+            store.create_account("local", "developer")
+        key_id, secret = store.create_key("local")
+        print(f"harmony: created account 'local' (developer plan) with key {key_id}; "
+              "the key is shown once:", file=sys.stderr)
+        print(secret, flush=True)
+    store.close()
+    os.environ.update(settings.to_env())
+    Granian("server.app:make_app", address=ns.host, port=ns.port, interface=Interfaces.ASGI,
+            workers=ns.workers, factory=True, log_access=False,
+            workers_kill_timeout=30).serve()
+    return 0
+
+
+def cmd_usage(ns: argparse.Namespace) -> int:
+    rows = _store(ns).usage(ns.account, ns.days)
+    if ns.json:
+        return _json(rows)
+    print(f"{'key':<18} {'account':<16} {'calls':>8} {'errors':>7} {'err%':>6} "
+          f"{'p50 µs':>8} {'p95 µs':>8}")
+    for r in rows:
+        print(f"{r['key'] or '(no key)':<18} {r['account'] or '-':<16} {r['calls']:>8} "
+              f"{r['errors']:>7} {100 * r['errorRate']:>6.1f} {r['p50Us']:>8} {r['p95Us']:>8}")
+    return 0
+
+
+def cmd_vocab_gaps(ns: argparse.Namespace) -> int:
+    rows = _store(ns).vocab_gaps(ns.limit)
+    if ns.json:
+        return _json(rows)
+    for r in rows:
+        print(f"{r['count']:>8}  {r['symbol']}")
+    return 0
+
+
+def _store(ns: argparse.Namespace) -> Store:
+    return Store(ns.db)
+
+
+def _done(action: Callable[..., object], *args: object) -> int:
+    action(*args)
+    return 0
+
+
+def _secret(key_id: str, secret: str) -> int:
+    print(f"harmony: key {key_id} (shown once, store it now)", file=sys.stderr)
+    print(secret, flush=True)
+    return 0
+
+
+def _json(data: Any) -> int:
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Browser and client policy at the edge: the CORS allowlist and the User-Agent policy.
+
+CORS: a request with an ``Origin`` outside the allowlist is refused with 403
+``forbidden_origin`` (the browser would hide the answer anyway; refusing saves the work and
+the quota). A preflight from an allowed origin gets a real answer: the route's methods, the
+headers a client sends, and a max-age.
+
+User-Agent policy (hosted profile): the default User-Agents of scripting libraries get 403
+``blocked_user_agent``, so that callers identify their integration. /health and /metrics are
+exempt, because monitors use exactly those libraries.
+"""
+
+from __future__ import annotations
+
+from engine.errors import BlockedUserAgent, ForbiddenOrigin
+
+BLOCKED_PRODUCTS = frozenset({"python-requests", "python-urllib", "python-httpx", "aiohttp",
+                              "go-http-client", "node-fetch", "axios", "curl"})
+ALLOWED_REQUEST_HEADERS = b"authorization, content-type, mcp-protocol-version, mcp-session-id"
+EXPOSED_HEADERS = (b"x-quota-limit, x-quota-used, ratelimit-limit, ratelimit-remaining, "
+                   b"ratelimit-reset, retry-after, www-authenticate")
+PREFLIGHT_MAX_AGE = b"600"
+
+Headers = list[tuple[bytes, bytes]]
+
+
+class Gateway:
+    def __init__(self, origins: tuple[str, ...], user_agent_policy: bool) -> None:
+        self.any_origin = "*" in origins
+        self.origins = frozenset(o.rstrip("/").lower() for o in origins if o != "*")
+        self.user_agent_policy = user_agent_policy
+
+    def check_origin(self, origin: str | None) -> None:
+        if origin is not None and not self.origin_allowed(origin):
+            raise ForbiddenOrigin(f"origin {origin!r} is not allowed to call this service")
+
+    def origin_allowed(self, origin: str) -> bool:
+        return self.any_origin or origin.rstrip("/").lower() in self.origins
+
+    def preflight_headers(self, origin: str, methods: frozenset[str]) -> Headers:
+        allow = ", ".join(sorted(methods | {"OPTIONS"})).encode()
+        return [*self.cors_headers(origin),
+                (b"access-control-allow-methods", allow),
+                (b"access-control-allow-headers", ALLOWED_REQUEST_HEADERS),
+                (b"access-control-max-age", PREFLIGHT_MAX_AGE)]
+
+    @staticmethod
+    def cors_headers(origin: str | None) -> Headers:
+        if origin is None:
+            return []
+        return [(b"access-control-allow-origin", origin.encode()),
+                (b"access-control-expose-headers", EXPOSED_HEADERS),
+                (b"vary", b"Origin")]
+
+    def check_user_agent(self, user_agent: str | None) -> None:
+        if self.user_agent_policy and user_agent and is_library_default(user_agent):
+            raise BlockedUserAgent("requests with a scripting library's default User-Agent are "
+                                   "refused: send a User-Agent naming your application")
+
+
+def is_library_default(user_agent: str) -> bool:
+    """True when any product token is a library default ('Python/3.12 aiohttp/3.9')."""
+    return any(token.split("/", 1)[0].lower() in BLOCKED_PRODUCTS
+               for token in user_agent.split())

@@ -1,0 +1,24 @@
+"""Prometheus metrics of one worker (``GET /metrics``), in a registry private to the app."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter("harmony_requests", "Requests answered, by route and status.",
+                                ["route", "status"], registry=self.registry)
+        self.latency = Histogram("harmony_request_seconds", "Time to answer, by route.",
+                                 ["route"], buckets=_BUCKETS, registry=self.registry)
+
+    def observe(self, route: str, status: int, seconds: float) -> None:
+        self.requests.labels(route, str(status)).inc()
+        self.latency.labels(route).observe(seconds)
+
+    def render(self) -> tuple[bytes, bytes]:
+        return generate_latest(self.registry), CONTENT_TYPE_LATEST.encode()

@@ -1,0 +1,59 @@
+"""HTTP responses and the one error table (code → status) of API.md section 9."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from engine.errors import HarmonyError
+
+STATUS: dict[str, int] = {
+    "invalid_chord": 400,
+    "invalid_key": 400,
+    "invalid_request": 400,
+    "unauthorized": 401,
+    "key_revoked": 401,
+    "forbidden_origin": 403,
+    "blocked_user_agent": 403,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "payload_too_large": 413,
+    "rate_limited": 429,
+    "quota_exceeded": 429,
+    "internal_error": 500,
+}
+
+JSON_TYPE = b"application/json"
+Headers = list[tuple[bytes, bytes]]
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes
+    headers: Headers = field(default_factory=list)
+    content_type: bytes = JSON_TYPE
+
+    def raw_headers(self) -> Headers:
+        return [(b"content-type", self.content_type),
+                (b"content-length", b"%d" % len(self.body)), *self.headers]
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return Response(status, orjson.dumps(data))
+
+
+def error_response(error: HarmonyError) -> Response:
+    """The error body (exactly the engine's ``to_dict``) with its status and headers."""
+    response = Response(STATUS.get(error.code, 500), orjson.dumps(error.to_dict()))
+    if error.code == "unauthorized":
+        response.headers.append((b"www-authenticate", b'Bearer realm="harmony"'))
+    elif error.code == "key_revoked":
+        response.headers.append(
+            (b"www-authenticate", b'Bearer realm="harmony", error="invalid_token"'))
+    retry = error.details.get("retryAfter")
+    if retry is not None:
+        response.headers.append((b"retry-after", b"%d" % retry))
+    return response

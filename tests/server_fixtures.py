@@ -1,0 +1,85 @@
+"""Helpers for the server tests: a fake engine operation, an injectable clock, and an app
+driven in-process through httpx.ASGITransport with its lifespan run by hand."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from engine.errors import InvalidChord, InvalidKey
+from engine.requests import MAX_SYMBOL, get_str, require_object
+from server.app import HarmonyApp, build_app
+from server.schemas import OPERATIONS, Operation
+from server.settings import Settings
+from server.store import Store
+
+
+def fake_analyze(request: Any) -> dict[str, Any]:
+    """Stands in for engine.analyze: validates like it, answers a fixed shape."""
+    req = require_object(request)
+    chord = get_str(req, "chord", required=True, max_len=MAX_SYMBOL)
+    key = get_str(req, "key", default="C", aliases=("keyContext",))
+    assert chord is not None
+    if chord.startswith("H"):
+        raise InvalidChord(chord, "unknown root letter 'H'", position=0)
+    if chord == "boom":
+        raise RuntimeError("a bug with a secret path /srv/secret")
+    if key == "F lydian":
+        raise InvalidKey("'F lydian' is a mode: use key C")
+    return {"chord": chord, "key": key}
+
+
+FAKE_OPERATIONS: dict[str, Operation] = {
+    "analyze": dataclasses.replace(OPERATIONS["analyze"], impl=fake_analyze),
+}
+
+
+class Clock:
+    """A settable clock for time.time and time.monotonic alike."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@asynccontextmanager
+async def running(app: HarmonyApp, **client: Any) -> AsyncIterator[httpx.AsyncClient]:
+    await app.startup()
+    transport = httpx.ASGITransport(app=app, client=("203.0.113.7", 4711))
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver",
+                                     **client) as http:
+            yield http
+    finally:
+        await app.shutdown()
+
+
+def make(tmp_path: Path, clock: Clock | None = None, operations: Any = None,
+         **settings: Any) -> tuple[HarmonyApp, Store]:
+    settings.setdefault("db_path", str(tmp_path / "harmony.db"))
+    store = Store(settings["db_path"])
+    clock = clock or Clock()
+    app = build_app(Settings(**settings), store,
+                    FAKE_OPERATIONS if operations is None else operations,
+                    clock=clock, monotonic=clock)
+    return app, store
+
+
+def new_key(store: Store, account: str = "acme", plan: str = "free") -> tuple[str, str]:
+    if account not in {name for name, _ in store.accounts()}:
+        store.create_account(account, plan)
+    return store.create_key(account)
+
+
+def bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}

@@ -1,0 +1,102 @@
+"""The harmony command in-process: accounts, keys, usage, vocab-gaps and an operation."""
+
+from __future__ import annotations
+
+import base64
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+import engine
+from server.cli import main
+from server.store import LogRow, Store, hash_secret
+from tests.server_fixtures import fake_analyze
+
+
+def harmony(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    code = main(["--db", str(db), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_accounts_and_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "h.db"
+    assert harmony(capsys, db, "accounts", "create", "acme", "--plan", "free")[0] == 0
+    code, out, err = harmony(capsys, db, "keys", "create", "acme")
+    secret = out.strip()
+    assert code == 0 and out == secret + "\n" and secret.startswith("hk_live_")
+    assert len(secret) >= len("hk_live_") + 32 and secret not in err
+    # The free plan allows one key.
+    code, out, err = harmony(capsys, db, "keys", "create", "acme")
+    assert code == 1 and out == "" and "allows 1" in err
+    listed = orjson.loads(harmony(capsys, db, "keys", "list", "acme")[1])
+    assert len(listed) == 1 and listed[0]["account"] == "acme"
+    assert listed[0]["prefix"] == secret[:12] + "…" and listed[0]["revoked"] is None
+    key_id = listed[0]["id"]
+    code, out, _ = harmony(capsys, db, "keys", "rotate", key_id)
+    rotated = out.strip()
+    assert code == 0 and rotated.startswith("hk_live_") and rotated != secret
+    store = Store(str(db))
+    record = store.lookup_key(hash_secret(secret))
+    assert record is not None and record.revoked
+    listed = orjson.loads(harmony(capsys, db, "keys", "list")[1])
+    assert [k["revoked"] is not None for k in listed] == [True, False]
+    assert listed[0]["replacedBy"] == listed[1]["id"]
+    assert harmony(capsys, db, "keys", "revoke", listed[1]["id"])[0] == 0
+    assert harmony(capsys, db, "keys", "revoke", listed[1]["id"])[0] == 1
+    assert harmony(capsys, db, "accounts", "set-plan", "acme", "developer")[0] == 0
+    assert harmony(capsys, db, "accounts", "set-limits", "acme", "--per-minute", "5",
+                   "--per-month", "9")[0] == 0
+    assert orjson.loads(harmony(capsys, db, "accounts", "list")[1]) == [
+        {"name": "acme", "plan": "enterprise"}]
+    assert harmony(capsys, db, "accounts", "set-plan", "nobody", "free")[0] == 1
+
+
+def test_usage_and_vocab_gaps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "h.db"
+    store = Store(str(db))
+    store.create_account("acme", "developer")
+    key_id, _ = store.create_key("acme")
+    now = time.time()
+    rows = [LogRow(now, key_id, "rest", "analyze", 200, None, lat, None)
+            for lat in (100, 200, 300, 400)]
+    rows += [LogRow(now, key_id, "rest", "analyze", 400, "invalid_chord", 50, b"{}", "Cmaj7#13#")
+             for _ in range(3)]
+    rows.append(LogRow(now, key_id, "mcp", "analyze", 400, "invalid_chord", 50, None, "H7"))
+    store.write_log(rows, retention_days=30)
+    usage = orjson.loads(harmony(capsys, db, "usage", "--json")[1])
+    assert usage == [{"key": key_id, "account": "acme", "calls": 8, "errors": 4,
+                      "errorRate": 0.5, "p50Us": 50, "p95Us": 400}]
+    code, out, _ = harmony(capsys, db, "usage", "--account", "acme")
+    assert code == 0 and key_id in out and " 8 " in out
+    gaps = orjson.loads(harmony(capsys, db, "vocab-gaps", "--json")[1])
+    assert [(g["symbol"], g["count"]) for g in gaps] == [("Cmaj7#13#", 3), ("H7", 1)]
+    assert harmony(capsys, db, "vocab-gaps", "--limit", "1")[1].split() == ["3", "Cmaj7#13#"]
+
+
+def test_operation_subcommand_prints_json(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "analyze", fake_analyze, raising=False)
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "analyze", "Dm7", "--key", "F")
+    assert code == 0 and orjson.loads(out) == {"chord": "Dm7", "key": "F"}
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "analyze", "H7")
+    assert code == 1 and orjson.loads(out)["error"]["code"] == "invalid_chord"
+
+
+def test_conduct_writes_the_midi_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    smf = b"MThd\x00\x00\x00\x06\x00\x01\x00\x01\x01\xe0"
+    seen = {}
+
+    def fake_conduct(request: dict[str, object]) -> dict[str, object]:
+        seen.update(request)
+        return {"midi": base64.b64encode(smf).decode()}
+
+    monkeypatch.setattr(engine, "conduct", fake_conduct, raising=False)
+    out_file = tmp_path / "out.mid"
+    code, _, _ = harmony(capsys, tmp_path / "h.db", "conduct", "swing blues in F",
+                         "--duration", "30", "--midi", str(out_file))
+    assert code == 0 and out_file.read_bytes() == smf
+    assert seen == {"prompt": "swing blues in F", "durationSec": 30.0}
