@@ -73,9 +73,17 @@ def _note_messages(notes: list[tuple[int, int, int, int]], channel: int) -> list
     events.sort()
     msgs = []
     now = 0
+    # Bars repeat: the same message (kind, pitch, velocity, delta) recurs, and one mido
+    # message object may stand at many places of a track.
+    made: dict[tuple[int, int, int, int], mido.Message] = {}
     for tick, on, pitch, vel in events:
-        msgs.append(mido.Message("note_on" if on else "note_off", skip_checks=True,
-                                 channel=channel, note=pitch, velocity=vel, time=tick - now))
+        k = (on, pitch, vel, tick - now)
+        msg = made.get(k)
+        if msg is None:
+            msg = made[k] = mido.Message("note_on" if on else "note_off", skip_checks=True,
+                                         channel=channel, note=pitch, velocity=vel,
+                                         time=tick - now)
+        msgs.append(msg)
         now = tick
     return msgs
 
