@@ -11,10 +11,10 @@ from typing import Any
 import orjson
 import pytest
 import symusic
-from engine.symbols import parse
 
 from engine.conduct import conduct
 from engine.errors import InvalidChord, InvalidRequest
+from engine.symbols import parse
 
 LANES = ("harmony", "pattern", "bass", "drums")
 GM_DRUMS = range(35, 82)
@@ -280,3 +280,13 @@ def test_an_unparsable_chord_is_reported_with_its_index() -> None:
         conduct({"prompt": "swing", "progression": "C7 | F7 Hm7 | G7"})
     body = err.value.to_dict()["error"]
     assert (body["code"], body["symbol"], body["index"]) == ("invalid_chord", "Hm7", 2)
+
+
+def test_a_fill_leads_into_each_new_chorus_when_the_band_is_playing_hard() -> None:
+    result = conduct({"prompt": "intense shuffle blues in G", "durationSec": 40})
+    check_midi(result)
+    bars = result["conductor"]["bars"]
+    assert bars >= 24
+    toms = {43, 47, 50}
+    tom_bars = {e["tick"] // 1920 for e in result["lanes"]["drums"] if e["pitch"] in toms}
+    assert tom_bars == {b for b in range(11, bars - 1, 12)}

@@ -19,6 +19,7 @@ PPQ = 480
 Note = tuple[int, int, int, int]          # tick, duration, pitch, velocity
 HARMONY_RANGE = (48, 84)
 DRUM_LENGTH = 60
+FILL_ENERGY = 0.6
 VOLUME = {"harmony": 0.8, "pattern": 0.75, "bass": 0.95, "drums": 1.0}
 
 
@@ -238,6 +239,10 @@ class Arranger:
     def _drums(self) -> list[Note]:
         t = self.timing
         kit = styles.drums_for(self.groove, t.meter)
+        pulses = styles.groups(t.meter)
+        fill_len = t.unit * sum(pulses[-2:] if len(pulses) >= 3 else pulses[-1:])
+        # Triplets under a swing feel, sixteenths when straight; from the snare down the toms.
+        fill = styles.FILL_SWING if self.groove.swing > 0.55 else styles.FILL_STRAIGHT
         out: list[Note] = []
         bars = len(self.energy)
         for b in range(bars):
@@ -250,11 +255,19 @@ class Arranger:
                 continue
             if b and b % self.form_len == 0 and e >= 0.5:
                 out.append((origin, PPQ, styles.CRASH, _velocity(0.9, e, "drums")))
+            # The last bar of a chorus ends with a fill into the next one.
+            fill_from = origin + t.bar_ticks - fill_len \
+                if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + t.bar_ticks
             for drum, rhythm in kit.items():
                 for start, _end, ch in _hits(rhythm, origin, t.bar_ticks):
-                    if e >= MIN_ENERGY[ch]:
+                    if e >= MIN_ENERGY[ch] and (start < fill_from or drum == styles.KICK):
                         out.append((t.at(start), DRUM_LENGTH, drum,
                                     _velocity(LEVEL[ch], e, "drums")))
+            if fill_from < origin + t.bar_ticks:
+                for k, drum in enumerate(fill):
+                    tick = fill_from + k * fill_len // len(fill)
+                    out.append((tick, DRUM_LENGTH, drum,
+                                _velocity(0.7 + 0.3 * k / len(fill), e, "drums")))
         return out
 
 

@@ -23,6 +23,11 @@ KICK, SIDE_STICK, SNARE, CLAP = 36, 37, 38, 39
 CLOSED_HAT, PEDAL_HAT, OPEN_HAT = 42, 44, 46
 CRASH, RIDE, TAMBOURINE, COWBELL = 49, 51, 54, 56
 SHAKER, HI_CONGA, LOW_CONGA = 70, 63, 64
+HIGH_TOM, MID_TOM, LOW_TOM = 50, 47, 43
+
+# Drum fills over the last pulse of a chorus's last bar, in equal steps.
+FILL_SWING = (SNARE, SNARE, HIGH_TOM, MID_TOM, LOW_TOM, LOW_TOM)
+FILL_STRAIGHT = (SNARE, SNARE, HIGH_TOM, HIGH_TOM, MID_TOM, MID_TOM, LOW_TOM, LOW_TOM)
 
 LEVEL = {"X": 1.0, "x": 0.8, "o": 0.5, "+": 0.75}
 MIN_ENERGY = {"X": 0.0, "x": 0.0, "o": 0.4, "+": 0.7}
