@@ -205,8 +205,9 @@ class Arranger:
                 hits[0] = (seg.start, hits[0][1], first_role)
             else:
                 hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
+            root = lines.place(lines.bass_pc(seg.chord), prev, lines.BASS_LOW, lines.ROOT_HIGH)
             for start, end, role in hits:
-                p = self._role_pitch(seg.chord, role, prev, nxt)
+                p = self._role_pitch(seg.chord, role, prev, root, nxt)
                 prev = p
                 vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
                 off = t.at(min(end, seg.end))
@@ -223,18 +224,22 @@ class Arranger:
             acc += n
         return ticks or [seg.start]
 
-    def _role_pitch(self, chord: Chord, role: str, prev: int, nxt: Chord | None) -> int:
+    def _role_pitch(self, chord: Chord, role: str, prev: int, root: int,
+                    nxt: Chord | None) -> int:
+        """A pattern bass note: the root low, the other chord tones climbing above it."""
         lo, hi = lines.BASS_LOW, lines.BASS_HIGH
         if role == "T":
             return lines.place(self.tonic_pc, prev, lo, hi)
+        if role == "R":
+            return root
+        if role == "8":
+            return root + 12
         if role == "A":
             if nxt is None:
                 return lines.place(lines.role_pc(chord, "5"), prev, lo, hi)
-            return lines.approach(lines.place(lines.bass_pc(nxt), prev, lo, hi), self.rng)
-        if role == "8":
-            root = lines.place(lines.bass_pc(chord), prev - 12, lo, hi - 12)
-            return root + 12
-        return lines.place(lines.role_pc(chord, role), prev, lo, hi)
+            target = lines.place(lines.bass_pc(nxt), prev, lo, lines.ROOT_HIGH)
+            return lines.approach(target, self.rng)
+        return root + (lines.role_pc(chord, role) - root) % 12
 
     def _drums(self) -> list[Note]:
         t = self.timing

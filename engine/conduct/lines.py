@@ -10,11 +10,12 @@ import random
 from engine.chord import Chord
 
 BASS_LOW, BASS_HIGH = 28, 52         # E1..E3: the double bass's working register
+ROOT_HIGH = 43                       # G2: roots of a pattern bass stay low, its line climbs above
 PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40}
 
 _ROLE_LABELS: dict[str, tuple[str, ...]] = {
     "3": ("3", "b3", "4", "2"), "5": ("5", "b5", "#5"), "7": ("b7", "7", "bb7", "6"),
-    "6": ("6", "bb7", "5"),
+    "6": ("6", "bb7"),
 }
 _ROLE_DEFAULT = {"3": 4, "5": 7, "7": 12, "6": 9}   # no seventh: the octave
 # Approach notes into the next root, as offsets from it, and how often each is chosen:
