@@ -11,6 +11,8 @@ from typing import Any
 import orjson
 import pytest
 import symusic
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.conduct import conduct
 from engine.errors import InvalidChord, InvalidRequest
@@ -290,3 +292,25 @@ def test_a_fill_leads_into_each_new_chorus_when_the_band_is_playing_hard() -> No
     toms = {43, 47, 50}
     tom_bars = {e["tick"] // 1920 for e in result["lanes"]["drums"] if e["pitch"] in toms}
     assert tom_bars == {b for b in range(11, bars - 1, 12)}
+
+
+STYLE_WORDS = ("swing", "bossa nova", "ballad", "jazz waltz", "funk", "samba", "shuffle",
+               "rock", "gospel", "modal vamp", "Dorian vamp", "minor blues", "rhythm changes")
+
+
+@settings(max_examples=25, deadline=None)
+@given(style=st.sampled_from(STYLE_WORDS),
+       key=st.sampled_from(["", " in F", " in Bb minor", " in E-flat", " in F#", " in A"]),
+       meter=st.sampled_from(["", " in 3/4", " in 6/8", " in 5/4", " in 2/2"]),
+       feel=st.sampled_from(["", ", builds", ", intense", ", sparse", ", walking bass",
+                             ", two-feel", ", pedal"]),
+       duration=st.floats(min_value=5, max_value=90), seed=st.integers(0, 2**31))
+def test_any_direction_gives_a_consistent_arrangement(style: str, key: str, meter: str,
+                                                     feel: str, duration: float,
+                                                     seed: int) -> None:
+    result = conduct({"prompt": style + key + meter + feel, "durationSec": duration,
+                      "seed": seed})
+    check_midi(result)
+    harmony_fits_the_chords(result)
+    assert result["conductor"]["durationSec"] == pytest.approx(duration, rel=0.01)
+    assert all(e["pitch"] in GM_DRUMS for e in result["lanes"]["drums"])
