@@ -162,10 +162,8 @@ def _place(symbol_bars: list[list[str]], bars: int, beats: int) -> Bars:
 
 def _voice(segs: list[Segment], style: str) -> dict[int, list[int]]:
     """Voicings of every sounding segment, searched over the whole piece at once."""
-    idx = [i for i, s in enumerate(segs) if s.chord is not None]
-    chords = [segs[i].chord for i in idx]
-    voiced = voice_progression([c for c in chords if c is not None], style, 48, 84)
-    return dict(zip(idx, voiced, strict=True))
+    voiced = voice_progression([s.chord for s in segs], style, 48, 84)
+    return {i: notes for i, notes in enumerate(voiced) if segs[i].chord is not None}
 
 
 def _name(chord: Chord | None) -> str:
