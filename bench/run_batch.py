@@ -18,7 +18,7 @@ sys.path.insert(0, str(REPO))
 from engine import analyze  # noqa: E402
 from engine.batch import analyze_batch, lookup  # noqa: E402
 from engine.errors import HarmonyError  # noqa: E402
-from tests.jazz_tokens import jazz_tokens  # noqa: E402
+from tests.corpus_tokens import keyed_tokens  # noqa: E402
 
 CORPORA = Path(os.environ.get("HARMONY_CORPORA", REPO.parent / "shared" / "corpora"))
 
@@ -36,7 +36,7 @@ def main() -> int:
     if not (CORPORA / "jazz-ccp").is_dir():
         print(f"run_batch: corpora not found at {CORPORA}, skipped")
         return 0
-    rows = jazz_tokens(CORPORA)
+    rows = keyed_tokens(CORPORA)
     chords = [s for s, _ in rows]
     keys = [k for _, k in rows]  # a song without a key is read in C
     n = len(rows)

@@ -11,7 +11,7 @@ from engine.batch import INVALID_CHORD, INVALID_KEY, OK, ROW_FIELDS, analyze_bat
 from engine.errors import HarmonyError
 from engine.keys import parse_key
 from engine.symbols import parse
-from tests.jazz_tokens import jazz_tokens
+from tests.corpus_tokens import keyed_tokens
 
 
 def _single(symbol: str, key: str | None) -> dict[str, object]:
@@ -23,7 +23,7 @@ def _single(symbol: str, key: str | None) -> dict[str, object]:
 
 
 def test_batch_equals_single_on_every_jazz_token_with_a_key(corpora: Path) -> None:
-    rows = [(s, k) for s, k in jazz_tokens(corpora) if k is not None]
+    rows = [(s, k) for s, k in keyed_tokens(corpora) if k is not None]
     assert len(rows) > 175_000  # 179,593 of the 189,564 tokens: iReal songs without a key drop out
     result = analyze_batch([s for s, _ in rows], [k for _, k in rows])
     single: dict[tuple[str, str], bytes] = {}
