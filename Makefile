@@ -41,8 +41,14 @@ conformance: setup
 golden: setup
 	$(BIN)/python -m tests.golden write
 
-lock:
-	$(BIN)/python -m pip freeze --exclude-editable | grep -viE "^(pychord|music21)" > requirements.lock
+lock:  # resolve pyproject's dependencies (and dev extras) afresh in a scratch venv and pin them
+	rm -rf .lockenv && $(PY) -m venv .lockenv
+	.lockenv/bin/python -m pip install -q --upgrade pip setuptools
+	.lockenv/bin/python -m pip install -q '.[dev]'
+	{ echo '# Pinned environment for the service and its tests (make setup installs exactly this).'; \
+	  echo '# Regenerate: make lock'; \
+	  .lockenv/bin/python -m pip freeze --all | grep -viE '^(pip==|harmony-engine)'; } > requirements.lock
+	rm -rf .lockenv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
