@@ -95,10 +95,10 @@ def test_progression_is_optimal_against_brute_force(symbols: list[str], style: s
     rows = [[[int(m) for m in r] for r in t.midi] for t in tables]
     flags = [[[int(g) for g in r] for r in t.guide] for t in tables]
     prev = sorted(previous)
-    best = naive.search(prev, rows, flags, GUIDE_STEP)
+    best = naive.search(prev, rows, flags, GUIDE_STEP, 48 + 84)
     result = voicing({"progression": symbols, "style": style, "previous": previous})
     assert [v["midi"] for v in result["voicings"]] == [rows[t][k] for t, k in enumerate(best)]
-    greedy = naive.greedy(prev, rows, flags, GUIDE_STEP)
+    greedy = naive.greedy(prev, rows, flags, GUIDE_STEP, 48 + 84)
     assert result["totalVoiceLeading"] == naive.total_motion(prev, rows, best)
     assert result["totalVoiceLeading"] <= naive.total_motion(prev, rows, greedy)
 
