@@ -9,14 +9,15 @@ Decisions where API.md is silent:
 - Motion between voicings of different sizes: every note of the larger voicing pairs with one
   note of the smaller and every note of the smaller with at least one (voices split or merge);
   with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
-- Ties: more guide tones kept, then the lower register (smaller sum of MIDI notes), then the
-  lowest candidate index.
-- Without ``previous`` the first voicing sits in the middle of ``range``: the placement whose
-  mean pitch is nearest the range centre (ties to the lower, then to the lowest index), where a
-  pianist would put it -- the lowest placement (the rule until grid 1) gave muddy clusters
-  below the low-interval limits (rootless Cmaj7 as D3 E3 G3 B3). In a progression this comes
-  after total motion and guide tones kept, so the search still minimises total motion and
-  only chooses, among the equally smooth paths, the one that starts in the middle.
+- Ties (with ``previous``): more guide tones kept, then the lower register (smaller sum of
+  MIDI notes), then the lowest candidate index.
+- Without ``previous`` a voicing sits in the middle of ``range``, where a pianist puts it: the
+  placement whose mean pitch is nearest the range centre, ties to the lower, then to the
+  lowest index. (Until grid 1 the lowest placement won, which gave muddy clusters under the
+  low-interval limits: rootless Cmaj7 as D3 E3 G3 B3, now D4 E4 G4 B4.) A progression without
+  ``previous`` still minimises total motion first and guide tones kept second; the centre
+  only decides among those equally smooth paths, by the summed distance of every chord from
+  the centre, so long progressions no longer sink to the bottom of the range on ties.
 - ``guideTonesKept``: null without a voicing before (or with no guide tone voiced); otherwise
   true when every voiced guide tone (3rd/sus tone, 7th/6th) is a common tone or a step
   (<= 2 semitones) from a note of the voicing before.
