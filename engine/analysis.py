@@ -27,7 +27,13 @@ from engine.grid import (
     numeral_prefix,
 )
 from engine.keys import Key, parse_key
-from engine.notes import LETTER_PC, frequency, note_with_octave, spell_interval
+from engine.notes import (
+    LETTER_PC,
+    frequency,
+    note_with_octave,
+    spell_interval,
+    transpose_mask,
+)
 from engine.requests import MAX_SYMBOL, get_number, get_str, require_object
 from engine.scales import chord_scales
 
@@ -77,11 +83,6 @@ def quality_class(chord: Chord) -> int:
     return _class_of(chord.intervals)
 
 
-def relative_mask(mask: int, tonic_pc: int) -> int:
-    """Rotate a 12-bit pitch-class set so that ``tonic_pc`` becomes bit 0."""
-    return ((mask >> tonic_pc) | (mask << (12 - tonic_pc))) & 0xFFF
-
-
 class ChordRole(NamedTuple):
     """What a chord does in a key, for other modules (reharmonize)."""
 
@@ -125,7 +126,7 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
     it = INTERPRETATIONS[GRID[key.mode_index, offset, cls]]
     degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
                                                key.tonic.letter, key.tonic.pc)
-    rel = relative_mask(chord.mask, key.tonic.pc)
+    rel = transpose_mask(chord.mask, -key.tonic.pc)
     diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
     return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
                      diatonic, it.target_offset, function_text(it, key.tonic.name), it)
@@ -133,7 +134,7 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
 
 @lru_cache(maxsize=8192)
 def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
-    tension = int(TENSION_SOURCE[key.mode_index, relative_mask(chord.mask, key.tonic.pc)])
+    tension = int(TENSION_SOURCE[key.mode_index, transpose_mask(chord.mask, -key.tonic.pc)])
     return source_text(role.interpretation, role.diatonic, key.mode, tension)
 
 

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.keys import SCALE_STEPS
+from engine.notes import mask_of, transpose_mask
 
 MODES = ("major", "minor")
 
@@ -165,13 +166,6 @@ class Interpretation(NamedTuple):
     roman: str | None       # numeral root the role spells (bII, #IV); None: from the letters
 
 
-def mask_of_offsets(offsets: tuple[int, ...] | list[int], shift: int = 0) -> int:
-    m = 0
-    for o in offsets:
-        m |= 1 << ((o + shift) % 12)
-    return m
-
-
 def target_numeral(mode: str, degree: int) -> str:
     """The numeral of the diatonic triad on ``degree`` (0..6) of the key: ii, bIII, iv..."""
     steps = SCALE_STEPS[mode]
@@ -266,7 +260,7 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
 
 def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
                source: SourceMode, role: str) -> None:
-    scale_mask = mask_of_offsets(source.steps)
+    scale_mask = mask_of(source.steps)
     modes = FAMILIES[source.family]
     steps = source.steps
     for k, offset in enumerate(steps):
@@ -275,7 +269,7 @@ def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
         third = (steps[(k + 2) % 7] - offset) % 12
         fifth = (steps[(k + 4) % 7] - offset) % 12
         for c, cls in enumerate(CLASSES):
-            if mask_of_offsets(cls.semitones, offset) & ~scale_mask:
+            if transpose_mask(mask_of(cls.semitones), offset) & ~scale_mask:
                 continue
             if any((s in (3, 4) and s != third) or (s in (6, 8) and s != fifth)
                    for s in cls.semitones):
@@ -295,7 +289,7 @@ INTERP_ROLE = np.array([ROLE_NAMES.index(i.role) for i in INTERPRETATIONS], dtyp
 INTERP_BORROWED = np.array([i.borrowed for i in INTERPRETATIONS], dtype=np.bool_)
 
 # Pitch-class masks of each key mode's scale, relative to the tonic.
-SCALE_MASK = np.array([mask_of_offsets(SCALE_STEPS[m]) for m in MODES], dtype=np.uint16)
+SCALE_MASK = np.array([mask_of(SCALE_STEPS[m]) for m in MODES], dtype=np.uint16)
 
 
 def _tension_sources() -> np.ndarray:
@@ -306,7 +300,7 @@ def _tension_sources() -> np.ndarray:
     masks = np.arange(4096)
     for m, mode in enumerate(MODES):
         for i, source in reversed(list(enumerate(PARALLEL_MODES[mode]))):
-            fits = (masks & ~mask_of_offsets(source.steps) & 0xFFF) == 0
+            fits = (masks & ~mask_of(source.steps) & 0xFFF) == 0
             out[m, fits] = i + 1
     out.setflags(write=False)
     return out

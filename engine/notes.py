@@ -8,6 +8,7 @@ sixth above C is some kind of A, whatever its pitch class.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -107,12 +108,19 @@ def frequency(midi: int | float, tuning: float = 440.0) -> float:
     return round(tuning * 2.0 ** ((midi - 69) / 12.0), 3)
 
 
-def mask_of(pcs: list[int] | tuple[int, ...]) -> int:
-    """The 12-bit mask of some pitch classes."""
+def mask_of(pcs: Iterable[int]) -> int:
+    """The 12-bit mask of some pitch classes (or of semitones above a root: taken mod 12)."""
     m = 0
     for pc in pcs:
         m |= 1 << (pc % 12)
     return m
+
+
+def transpose_mask(mask: int, semitones: int) -> int:
+    """A 12-bit set moved up ``semitones`` (down when negative): bit p goes to p + semitones.
+    Moving a chord's set down by the tonic gives it relative to the key."""
+    s = semitones % 12
+    return ((mask << s) | (mask >> (12 - s))) & 0xFFF
 
 
 def pcs_of(mask: int) -> list[PitchClass]:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from engine.chord import Chord
 from engine.grid import CLASSES
-from engine.notes import Spelled, degree_number, spell_interval
+from engine.notes import Spelled, degree_number, mask_of, spell_interval
 
 _MAJOR = (0, 2, 4, 5, 7, 9, 11)
 
@@ -70,10 +70,7 @@ _ROWS: tuple[tuple[str, str, str], ...] = (
 def _scale(name: str, labels: str, character: str) -> Scale:
     lab = tuple(labels.split())
     semis = tuple(_semitones(x) for x in lab)
-    mask = 0
-    for s in semis:
-        mask |= 1 << (s % 12)
-    return Scale(name, lab, semis, mask, character)
+    return Scale(name, lab, semis, mask_of(semis), character)
 
 
 SCALES: dict[str, Scale] = {name: _scale(name, labels, ch) for name, labels, ch in _ROWS}
@@ -150,26 +147,17 @@ def _choose(root: Spelled, chord_mask: int, core_mask: int, cls: str,
     return tuple(out)
 
 
-def _relative_mask(chord: Chord) -> int:
-    mask = 0
-    for s in chord.semitones:
-        mask |= 1 << (s % 12)
-    return mask
-
-
 def _core_mask(chord: Chord) -> int:
     """Root, third, fifth and seventh (degree numbers up to 7), relative to the root."""
-    mask = 0
-    for label, s in zip(chord.intervals, chord.semitones, strict=True):
-        if degree_number(label) <= 7 and degree_number(label) != 6 and label not in ("2", "4"):
-            mask |= 1 << (s % 12)
-    return mask
+    return mask_of(s for label, s in zip(chord.intervals, chord.semitones, strict=True)
+                   if degree_number(label) <= 7 and degree_number(label) != 6
+                   and label not in ("2", "4"))
 
 
 @lru_cache(maxsize=8192)
 def _chosen_for(chord: Chord, cls: int, hint: str | None
                 ) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    return _choose(chord.root, _relative_mask(chord), _core_mask(chord), CLASSES[cls].name,
+    return _choose(chord.root, mask_of(chord.semitones), _core_mask(chord), CLASSES[cls].name,
                    hint)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.chord import Chord
 from engine.errors import InvalidChord, InvalidRequest
-from engine.notes import LETTER_PC, LETTERS, Spelled
+from engine.notes import LETTERS, Spelled, transpose_mask
 from engine.requests import MAX_PROGRESSION, MAX_SYMBOL
 from engine.tables import (
     ADDITION_BY_SPELLING,
@@ -133,13 +133,12 @@ _LETTER_SET = frozenset(LETTERS)
 def _chord(symbol: str, root: Spelled, q: Quality, bass: Spelled | None) -> Chord:
     names, pcs_of_label = _NAMES_BY_ROOT[root], _PCS_BY_ROOT[root]
     pcs = tuple(map(pcs_of_label.__getitem__, q.labels))
-    rpc = (LETTER_PC[root.letter] + root.alter) % 12
-    mask = ((q.mask << rpc) | (q.mask >> (12 - rpc))) & 0xFFF
+    mask = transpose_mask(q.mask, root.pc)
     name = f"{root.name} {q.name}"
     inversion: int | None = 0
     if bass is not None:
         name = f"{name} over {bass.name}"
-        bpc = (LETTER_PC[bass.letter] + bass.alter) % 12
+        bpc = bass.pc
         inversion = None
         for number, pc in zip(q.numbers, pcs, strict=True):
             if pc == bpc:

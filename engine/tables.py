@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.notes import LETTER_PC, Spelled, transpose_spelled
+from engine.notes import Spelled, mask_of, transpose_spelled
 
 # Degree label -> (interval number, semitones above the root). Ninths and beyond sit above 12.
 DEGREES: MappingProxyType[str, tuple[int, int]] = MappingProxyType({
@@ -200,11 +200,8 @@ def make_quality(canonical: str, labels: list[str] | tuple[str, ...], name: str)
     """A Quality from degree labels (any order; sorted into interval order here)."""
     ordered = sorted(labels, key=lambda lab: (DEGREES[lab][1], DEGREES[lab][0]))
     semis = tuple(DEGREES[lab][1] for lab in ordered)
-    mask = 0
-    for s in semis:
-        mask |= 1 << (s % 12)
     return Quality(canonical, tuple(ordered), semis, tuple(DEGREES[lab][0] for lab in ordered),
-                   mask, name)
+                   mask_of(semis), name)
 
 
 def _modifier_index(rows: tuple[Modifier, ...]) -> dict[str, Modifier]:
@@ -300,7 +297,7 @@ def _spelling_table() -> dict[Spelled, dict[str, tuple[str, int]]]:
             notes = {}
             for lab, (number, semis) in DEGREES.items():
                 sp = transpose_spelled(root, number, semis)
-                notes[lab] = (sp.name, (LETTER_PC[sp.letter] + sp.alter) % 12)
+                notes[lab] = (sp.name, sp.pc)
             table[root] = notes
     return table
 

@@ -10,6 +10,7 @@ from engine.notes import (
     parse_spelled,
     pcs_of,
     spell_interval,
+    transpose_mask,
 )
 
 
@@ -40,6 +41,13 @@ def test_frequency_uses_tuning() -> None:
 @given(st.lists(st.integers(0, 11)))
 def test_mask_round_trip(pcs: list[int]) -> None:
     assert pcs_of(mask_of(pcs)) == sorted(set(pcs))
+
+
+@given(st.lists(st.integers(0, 11)), st.integers(-12, 12))
+def test_transpose_mask_moves_every_pitch_class(pcs: list[int], semitones: int) -> None:
+    moved = transpose_mask(mask_of(pcs), semitones)
+    assert moved == mask_of(pc + semitones for pc in pcs)
+    assert transpose_mask(moved, -semitones) == mask_of(pcs)
 
 
 @given(st.integers(0, 6), st.integers(-2, 2), st.integers(0, 127))
