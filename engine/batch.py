@@ -20,11 +20,11 @@ from engine.analysis import function_text, numeral_text, quality_class, source_t
 from engine.chord import Chord
 from engine.errors import HarmonyError, InvalidChord
 from engine.grid import GRID, INTERPRETATIONS, MODES, SCALE_MASK, TENSION_SOURCE
-from engine.keys import Key, parse_key
+from engine.keys import SCALE_STEPS, Key, parse_key
 
 OK, INVALID_CHORD, INVALID_KEY = 0, 1, 2
 ERROR_CODES = ("", "invalid_chord", "invalid_key")
-_MAJOR = np.array((0, 2, 4, 5, 7, 9, 11), dtype=np.int16)
+_MAJOR = np.array(SCALE_STEPS["major"], dtype=np.int16)
 
 ROW_FIELDS = ("chord", "key", "root", "quality", "bass", "degree", "numeral", "inversion",
               "function", "diatonic", "borrowed", "source")

@@ -15,9 +15,10 @@ from typing import Any, NamedTuple
 
 from engine.chord import Chord
 from engine.grid import CLASSES
+from engine.keys import SCALE_STEPS
 from engine.notes import Spelled, degree_number, mask_of, spell_interval
 
-_MAJOR = (0, 2, 4, 5, 7, 9, 11)
+_MAJOR = SCALE_STEPS["major"]   # labels are read against the major scale: b3, #4
 
 
 class Scale(NamedTuple):

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 
+from engine.keys import SCALE_STEPS
 from engine.notes import Spelled, parse_spelled, transpose_spelled
 
-DEGREE_SEMITONES = {1: 0, 2: 2, 3: 4, 4: 5, 5: 7, 6: 9, 7: 11}
+_MAJOR = SCALE_STEPS["major"]
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7}
 # A chromatic root spelled like these reads badly on a chart (bII of Db is D, not Ebb).
 _AWKWARD = frozenset({"B#", "E#", "Cb", "Fb"})
@@ -153,7 +154,7 @@ def _root(numeral: str, tonic: Spelled) -> tuple[Spelled, bool, str]:
     acc, roman, mark = m.groups()
     degree = _ROMAN[roman.lower()]
     shift = {"b": -1, "#": 1}.get(acc or "", 0)
-    root = transpose_spelled(tonic, degree, DEGREE_SEMITONES[degree] + shift)
+    root = transpose_spelled(tonic, degree, _MAJOR[degree - 1] + shift)
     if abs(root.alter) == 2 or (shift and root.name in _AWKWARD):
         root = _plain(root.pc, flats=tonic.alter < 0 or tonic.name == "F")
     return root, roman.isupper(), mark
