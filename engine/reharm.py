@@ -27,7 +27,7 @@ from engine.grid import CLASSES
 from engine.keys import Key, parse_key
 from engine.notes import LETTER_PC, PitchClass, Spelled, transpose_spelled
 from engine.requests import get_list, get_str, require_object
-from engine.symbols import NO_CHORD, parse, parse_progression
+from engine.symbols import NO_CHORD, parse, parse_progression, split_progression
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,11 +360,8 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     req = require_object(request)
     if req.get("progression") is None:
         raise InvalidRequest("field 'progression' is required", field="progression")
-    raw = req["progression"]
-    parse_progression(raw, field="progression", allow_nc=True)  # validates, or raises
-    # The input as written (NC as given); parse_progression has checked its shape.
-    symbols = raw.replace("|", " ").split() if isinstance(raw, str) else \
-        [v for v in raw if v != "|"]
+    symbols = split_progression(req["progression"])  # the input as written, NC as given
+    parse_progression(symbols, field="progression", allow_nc=True)  # validates, or raises
     key = parse_key(get_str(req, "key", default="C", aliases=("keyContext",)))
     wanted = _requested_techniques(req)
     ctx = _analyse(symbols, key)

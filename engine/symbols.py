@@ -301,18 +301,24 @@ def _resolve(base: str, alts: list[str], adds: list[str], omits: list[str],
     return make_quality(canonical, labels, " ".join(words)), len(prefix)
 
 
+def split_progression(value: Any, *, field: str = "progression") -> list[Any]:
+    """The items of a progression as given: a string split on whitespace, or a list, with
+    ``|`` bar lines dropped. Neither a string nor a list is ``InvalidRequest(field=field)``;
+    the items themselves are judged by ``parse_progression``."""
+    if isinstance(value, str):
+        return value.replace("|", " ").split()
+    if isinstance(value, list):
+        return [v for v in value if v != "|"]
+    raise InvalidRequest(f"field '{field}' must be a string or a list of chord symbols",
+                         field=field)
+
+
 def parse_progression(value: Any, *, field: str = "progression",
                       allow_nc: bool = False) -> list[Chord | None]:
     """A progression: a string (whitespace separated, ``|`` bar lines ignored) or a list of
     symbols. ``NC``/``N.C.`` give None when ``allow_nc``. Empty or more than 256 chords is
     ``InvalidRequest(field=field)``; a bad chord is ``InvalidChord`` with its ``index``."""
-    if isinstance(value, str):
-        items: list[Any] = value.replace("|", " ").split()
-    elif isinstance(value, list):
-        items = [v for v in value if v != "|"]
-    else:
-        raise InvalidRequest(f"field '{field}' must be a string or a list of chord symbols",
-                             field=field)
+    items = split_progression(value, field=field)
     if not items:
         raise InvalidRequest(f"field '{field}' must contain at least one chord", field=field)
     if len(items) > MAX_PROGRESSION:

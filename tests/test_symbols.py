@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import InvalidChord, InvalidRequest
-from engine.symbols import parse, parse_progression, tokenize
+from engine.symbols import parse, parse_progression, split_progression, tokenize
 
 
 @pytest.mark.parametrize(("symbol", "quality", "notes"), [
@@ -151,6 +151,14 @@ def test_progression_string_and_list() -> None:
     assert [c.symbol for c in parse_progression(["Dm7", "G7"]) if c] == ["Dm7", "G7"]
     assert parse_progression("C NC G7", allow_nc=True)[1] is None
     assert parse_progression("C N.C. G7", allow_nc=True)[1] is None
+
+
+def test_split_progression_keeps_symbols_as_written() -> None:
+    assert split_progression("| Dm7  G7 | N.C. |") == ["Dm7", "G7", "N.C."]
+    assert split_progression(["Dm7", "|", "G7", 5]) == ["Dm7", "G7", 5]  # items judged later
+    with pytest.raises(InvalidRequest) as req:
+        split_progression({"C": 1}, field="changes")
+    assert req.value.field == "changes"
 
 
 def test_progression_errors() -> None:

@@ -19,8 +19,8 @@ from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
 from engine.conduct.styles import GROOVES
 from engine.errors import InvalidRequest
 from engine.notes import Spelled
-from engine.requests import MAX_PROGRESSION, MAX_PROMPT, get_number, get_str, require_object
-from engine.symbols import parse, parse_progression
+from engine.requests import MAX_PROMPT, get_number, get_str, require_object
+from engine.symbols import NO_CHORD, parse, parse_progression
 from engine.voicing import voice_progression
 
 __all__ = ["conduct"]
@@ -28,7 +28,6 @@ __all__ = ["conduct"]
 MIN_DURATION, MAX_DURATION = 5, 900
 DEFAULT_MIN_BARS = 16          # without a duration or a bar count, forms repeat to this length
 MAX_FIT_BARS = 2048
-NC = ("NC", "N.C.")
 Bars = list[list[tuple[int, Chord | None]]]
 
 
@@ -100,10 +99,7 @@ def _user_bars(progression: Any) -> list[list[str]]:
         raise InvalidRequest("field 'progression' must be a string or a list of strings",
                              field="progression")
     chords = [t for t in tokens if t != "|"]
-    if len(chords) > MAX_PROGRESSION:
-        raise InvalidRequest(f"field 'progression' has more than {MAX_PROGRESSION} chords",
-                             field="progression")
-    parse_progression(chords, field="progression", allow_nc=True)
+    parse_progression(chords, field="progression", allow_nc=True)  # count, symbols, indices
     if "|" not in tokens:
         return [[c] for c in chords]
     bars: list[list[str]] = [[]]
@@ -121,7 +117,7 @@ def _key_of(plan: Plan, bars: list[list[str]]) -> tuple[Spelled, str]:
         return plan.tonic, plan.mode
     for bar in bars:
         for symbol in bar:
-            if symbol not in NC:
+            if symbol not in NO_CHORD:
                 chord = parse(symbol)
                 return chord.root, "minor" if "b3" in chord.intervals else "major"
     return plan.tonic, plan.mode
@@ -155,7 +151,7 @@ def _place(symbol_bars: list[list[str]], bars: int, beats: int) -> Bars:
         if len(symbols) > beats:
             raise InvalidRequest(f"bar {b % len(symbol_bars) + 1} has {len(symbols)} chords but "
                                  f"only {beats} beats", field="progression")
-        out.append([(math.ceil(i * beats / len(symbols)), None if s in NC else parse(s))
+        out.append([(math.ceil(i * beats / len(symbols)), None if s in NO_CHORD else parse(s))
                     for i, s in enumerate(symbols)])
     return out
 
