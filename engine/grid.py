@@ -7,8 +7,7 @@ contract's priority order — a cell keeps the first interpretation that claims 
              > borrowed (parallel modes) > diminished passing > chromatic
 
 It ends as read-only numpy arrays: ``GRID[mode, offset, class]`` is an index into
-``INTERPRETATIONS`` (and into the per-interpretation arrays used by ``engine.batch``).
-Roles depend on the chord's core (triad or seventh); tensions do not move a chord's role but
+``INTERPRETATIONS``. Roles depend on the chord's core (triad or seventh); tensions do not move a chord's role but
 do decide the ``diatonic`` flag, which ``SCALE_MASK`` tests on every chord tone.
 """
 
@@ -282,14 +281,9 @@ def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
 
 INTERPRETATIONS, GRID = _build()
 
-# Per-interpretation columns for vectorised lookups (engine.batch).
-ROLE_NAMES = ("diatonic", "secondary", "backdoor", "blues", "tritone", "borrowed", "variant",
-              "passing", "chromatic")
-INTERP_ROLE = np.array([ROLE_NAMES.index(i.role) for i in INTERPRETATIONS], dtype=np.int8)
-INTERP_BORROWED = np.array([i.borrowed for i in INTERPRETATIONS], dtype=np.bool_)
-
 # Pitch-class masks of each key mode's scale, relative to the tonic.
 SCALE_MASK = np.array([mask_of(SCALE_STEPS[m]) for m in MODES], dtype=np.uint16)
+SCALE_MASK.setflags(write=False)
 
 
 def _tension_sources() -> np.ndarray:
@@ -307,9 +301,6 @@ def _tension_sources() -> np.ndarray:
 
 
 TENSION_SOURCE = _tension_sources()
-
-for _array in (INTERP_ROLE, INTERP_BORROWED, SCALE_MASK):
-    _array.setflags(write=False)
 
 
 def numeral_prefix(it: Interpretation, cls: int, degree: int, accidental: int) -> str:

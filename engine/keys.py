@@ -58,10 +58,6 @@ class Key:
     scale: tuple[Spelled, ...]
 
     @property
-    def tonic_pc(self) -> int:
-        return self.tonic.pc
-
-    @property
     def mode_index(self) -> int:
         """0 for major, 1 for minor: the first axis of the rule grid."""
         return 0 if self.mode == "major" else 1

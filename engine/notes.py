@@ -126,11 +126,3 @@ def transpose_mask(mask: int, semitones: int) -> int:
 def pcs_of(mask: int) -> list[PitchClass]:
     """Pitch classes of a 12-bit mask, ascending."""
     return [pc for pc in range(12) if mask >> pc & 1]
-
-
-_SHARP_NAMES = ("C", "C#", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
-
-
-def default_spelling(pc: PitchClass) -> Spelled:
-    """A plain spelling of a bare pitch class (used only when nothing better is known)."""
-    return parse_spelled(_SHARP_NAMES[pc % 12])
