@@ -28,6 +28,9 @@ _UNICODE = str.maketrans({"♯": "#", "♭": "b", "𝄪": "x", "𝄫": "bb"})
 _NOTE_RE = re.compile(r"^([A-Ga-g])(##|#|x|bb|b)?(-?\d+)?$")
 _DEGREE_RE = re.compile(r"^(bb|b|##|#)?(\d+)$")
 
+AWKWARD_SPELLINGS = frozenset({"B#", "E#", "Cb", "Fb"})
+"""Right by interval, but a chromatic chord root spelled so reads better as the natural."""
+
 
 class Spelled(NamedTuple):
     """A spelled pitch class: ``letter`` 0..6 (C..B) and ``alter`` in semitones."""
@@ -83,13 +86,17 @@ def transpose_spelled(root: Spelled, number: int, semitones: int) -> Spelled:
     """The note ``number`` letter-steps (1 = unison, 3 = third, 9 = ninth...) and
     ``semitones`` above ``root``. Alterations beyond a double accidental are folded to the
     nearest enharmonic letter so that a name always exists."""
-    letter = (root.letter + number - 1) % 7
     target = (root.pc + semitones) % 12
-    alter = (target - LETTER_PC[letter] + 6) % 12 - 6
-    if alter > 2 or alter < -2:  # e.g. a double-sharp root's augmented interval
-        letter = (letter + (1 if alter > 0 else -1)) % 7
-        alter = (target - LETTER_PC[letter] + 6) % 12 - 6
-    return Spelled(letter, alter)
+    sp = on_letter(target, (root.letter + number - 1) % 7)
+    if abs(sp.alter) > 2:  # e.g. a double-sharp root's augmented interval
+        sp = on_letter(target, (sp.letter + (1 if sp.alter > 0 else -1)) % 7)
+    return sp
+
+
+def on_letter(pc: PitchClass, letter: int) -> Spelled:
+    """Pitch class ``pc`` spelled on ``letter``: (6, F) -> F#, (6, G) -> Gb. The alteration
+    is the nearest one, -6..5, so it may be beyond a double accidental."""
+    return Spelled(letter, (pc - LETTER_PC[letter] + 6) % 12 - 6)
 
 
 def spell_interval(root: Spelled, label: str, semitones: int) -> Spelled:

@@ -25,7 +25,14 @@ from engine.chord import Chord
 from engine.errors import InvalidRequest
 from engine.grid import CLASSES
 from engine.keys import Key, parse_key
-from engine.notes import LETTER_PC, PitchClass, Spelled, transpose_spelled
+from engine.notes import (
+    AWKWARD_SPELLINGS,
+    LETTER_PC,
+    PitchClass,
+    Spelled,
+    on_letter,
+    transpose_spelled,
+)
 from engine.requests import get_list, get_str, require_object
 from engine.symbols import NO_CHORD, parse, parse_progression, split_progression
 
@@ -118,12 +125,11 @@ def _readable(sp: Spelled, key: Key) -> Spelled:
     """A chromatic root spelled Fb, Cb, E#, B# or with a double accidental, as its plain
     enharmonic: the natural if there is one (Abb -> G), else the single accidental in the same
     direction (E## -> F#). Notes of the key's scale keep their spelling (Cb in Gb)."""
-    if sp in key.scale or (abs(sp.alter) < 2 and sp.name not in rules.AWKWARD_ROOTS):
+    if sp in key.scale or (abs(sp.alter) < 2 and sp.name not in AWKWARD_SPELLINGS):
         return sp
     if sp.pc in LETTER_PC:
-        return Spelled(LETTER_PC.index(sp.pc), 0)
-    letter = (sp.letter + (1 if sp.alter > 0 else -1)) % 7
-    return Spelled(letter, (sp.pc - LETTER_PC[letter] + 6) % 12 - 6)
+        return on_letter(sp.pc, LETTER_PC.index(sp.pc))
+    return on_letter(sp.pc, (sp.letter + (1 if sp.alter > 0 else -1)) % 7)
 
 
 def _sym(root: Spelled, quality: str) -> str:

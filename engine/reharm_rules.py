@@ -103,7 +103,3 @@ PASSING_STEPS: Final[dict[int, tuple[str, Interval]]] = {
     2: ("target", (7, 11)),   # ascending: the leading-tone dim7 of the target, Cmaj7 C#dim7 Dm7
     10: ("source", (1, -1)),  # descending: the source root lowered, Em7 Ebdim7 Dm7
 }
-
-AWKWARD_ROOTS: Final = frozenset({"Cb", "Fb", "E#", "B#"})
-"""A chromatic root spelled like this (or with a double accidental) reads better as its plain
-enharmonic (E7, not Fb7, in Eb); roots that belong to the key's scale keep their spelling."""

@@ -6,6 +6,7 @@ from engine.notes import (
     frequency,
     mask_of,
     note_with_octave,
+    on_letter,
     parse_note_octave,
     parse_spelled,
     pcs_of,
@@ -21,6 +22,12 @@ def test_spelling_follows_the_interval() -> None:
     fs = parse_spelled("F#")
     assert spell_interval(fs, "#9", 15).name == "G##"
     assert spell_interval(parse_spelled("B"), "b7", 10).name == "A"
+
+
+def test_on_letter_spells_a_pitch_class_on_any_letter() -> None:
+    assert [on_letter(6, letter).name for letter in (3, 4)] == ["F#", "Gb"]
+    assert on_letter(0, 6) == Spelled(6, 1)      # B#
+    assert on_letter(1, 5).alter == 4           # beyond a double accidental: the caller folds
 
 
 def test_unicode_accidentals_and_octaves() -> None:

@@ -16,12 +16,10 @@ from __future__ import annotations
 import re
 
 from engine.keys import SCALE_STEPS
-from engine.notes import Spelled, parse_spelled, transpose_spelled
+from engine.notes import AWKWARD_SPELLINGS, Spelled, parse_spelled, transpose_spelled
 
 _MAJOR = SCALE_STEPS["major"]
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7}
-# A chromatic root spelled like these reads badly on a chart (bII of Db is D, not Ebb).
-_AWKWARD = frozenset({"B#", "E#", "Cb", "Fb"})
 _FLAT_NAMES = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
 _SHARP_NAMES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
 _NUMERAL_RE = re.compile(r"^(b|#)?(vii|iii|iv|vi|ii|v|i)(.*)$", re.I)
@@ -155,7 +153,7 @@ def _root(numeral: str, tonic: Spelled) -> tuple[Spelled, bool, str]:
     degree = _ROMAN[roman.lower()]
     shift = {"b": -1, "#": 1}.get(acc or "", 0)
     root = transpose_spelled(tonic, degree, _MAJOR[degree - 1] + shift)
-    if abs(root.alter) == 2 or (shift and root.name in _AWKWARD):
+    if abs(root.alter) == 2 or (shift and root.name in AWKWARD_SPELLINGS):
         root = _plain(root.pc, flats=tonic.alter < 0 or tonic.name == "F")
     return root, roman.isupper(), mark
 
