@@ -125,6 +125,7 @@ def _word(pattern: str, text: str) -> re.Match[str] | None:
 
 
 def _first(text: str, table: tuple[tuple[str, str], ...]) -> str | None:
+    """The value of the phrase that starts earliest in ``text`` (a tie: the earlier row)."""
     best: tuple[int, str] | None = None
     for pattern, value in table:
         m = _word(pattern, text)
@@ -153,13 +154,7 @@ def read_prompt(prompt: str) -> Plan:
     text = " ".join(prompt.split())
     low = text.lower()
 
-    # Style: the earliest style phrase in the direction.
-    style = None
-    best = len(low) + 1
-    for pattern, sid in STYLE_WORDS:
-        m = _word(pattern, low)
-        if m and m.start() < best:
-            best, style = m.start(), sid
+    style = _first(low, STYLE_WORDS)
 
     meter: tuple[int, int] | None = None
     m = _METER_RE.search(low)
