@@ -28,8 +28,8 @@ from engine.grid import (
 )
 from engine.keys import Key, parse_key
 from engine.notes import (
-    LETTER_PC,
     frequency,
+    midi_of,
     note_with_octave,
     spell_interval,
     transpose_mask,
@@ -183,7 +183,7 @@ def analyze(request: Any) -> dict[str, Any]:
 def _placed(chord: Chord, octave: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
     """Names with octave and MIDI numbers: the bass (if any) first, then the chord from its
     root in ``octave``. Not range-checked."""
-    root_midi = (octave + 1) * 12 + LETTER_PC[chord.root.letter] + chord.root.alter
+    root_midi = midi_of(chord.root, octave)
     notes: list[str] = []
     midi: list[int] = []
     if chord.bass is not None:

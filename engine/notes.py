@@ -61,7 +61,7 @@ def parse_spelled(text: str) -> Spelled:
     m = _NOTE_RE.match(normalize_accidentals(text.strip()))
     if not m or m.group(3) is not None:
         raise ValueError(f"not a note name: {text!r}")
-    return Spelled(LETTERS.index(m.group(1).upper()), _ACCIDENTAL_VALUE[m.group(2) or ""])
+    return _spelled(m)
 
 
 def parse_note_octave(text: str) -> tuple[Spelled, int]:
@@ -69,9 +69,17 @@ def parse_note_octave(text: str) -> tuple[Spelled, int]:
     m = _NOTE_RE.match(normalize_accidentals(text.strip()))
     if not m or m.group(3) is None:
         raise ValueError(f"not a note name with octave: {text!r}")
-    sp = Spelled(LETTERS.index(m.group(1).upper()), _ACCIDENTAL_VALUE[m.group(2) or ""])
-    octave = int(m.group(3))
-    return sp, (octave + 1) * 12 + LETTER_PC[sp.letter] + sp.alter
+    sp = _spelled(m)
+    return sp, midi_of(sp, int(m.group(3)))
+
+
+def _spelled(m: re.Match[str]) -> Spelled:
+    return Spelled(LETTERS.index(m.group(1).upper()), _ACCIDENTAL_VALUE[m.group(2) or ""])
+
+
+def midi_of(sp: Spelled, octave: int) -> int:
+    """The MIDI number of ``sp`` in scientific ``octave`` (by its letter): (B#, 3) -> 60."""
+    return (octave + 1) * 12 + LETTER_PC[sp.letter] + sp.alter
 
 
 def degree_number(label: str) -> int:

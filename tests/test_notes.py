@@ -5,6 +5,7 @@ from engine.notes import (
     Spelled,
     frequency,
     mask_of,
+    midi_of,
     note_with_octave,
     on_letter,
     parse_note_octave,
@@ -35,6 +36,7 @@ def test_unicode_accidentals_and_octaves() -> None:
     assert parse_note_octave("C4")[1] == 60
     assert parse_note_octave("B#3")[1] == 60
     assert parse_note_octave("Cb4")[1] == 59
+    assert midi_of(parse_spelled("B#"), 3) == 60 and midi_of(parse_spelled("Cb"), 4) == 59
     assert note_with_octave(parse_spelled("B#"), 60) == "B#3"
     assert note_with_octave(parse_spelled("Cb"), 59) == "Cb4"
 
