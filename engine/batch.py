@@ -9,9 +9,9 @@ code instead of a result. Texts (numeral, function, source) are built once per d
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from engine.chord import Chord
 from engine.errors import HarmonyError, InvalidChord
 from engine.grid import GRID, INTERPRETATIONS, MODES, SCALE_MASK, TENSION_SOURCE
 from engine.keys import SCALE_STEPS, Key, parse_key
+
+T = TypeVar("T")
 
 OK, INVALID_CHORD, INVALID_KEY = 0, 1, 2
 ERROR_CODES = ("", "invalid_chord", "invalid_key")
@@ -60,18 +62,29 @@ class KeyTable:
     mode: np.ndarray
 
 
-def parse_symbols(distinct: Sequence[str | None]) -> SymbolTable:
-    chords: list[Chord | None] = []
+def _parse_each(distinct: Sequence[str | None], parse: Callable[[str | None], T]
+                ) -> tuple[list[T | None], list[HarmonyError | None]]:
+    """``parse`` over the distinct texts: the value or None, and the error or None."""
+    values: list[T | None] = []
     errors: list[HarmonyError | None] = []
-    for s in distinct:
+    for text in distinct:
         try:
-            if s is None:
-                raise InvalidChord("", "no chord symbol")
-            chords.append(symbols.parse(s))
+            values.append(parse(text))
             errors.append(None)
         except HarmonyError as exc:
-            chords.append(None)
+            values.append(None)
             errors.append(exc)
+    return values, errors
+
+
+def _parse_symbol(text: str | None) -> Chord:
+    if text is None:
+        raise InvalidChord("", "no chord symbol")
+    return symbols.parse(text)
+
+
+def parse_symbols(distinct: Sequence[str | None]) -> SymbolTable:
+    chords, errors = _parse_each(distinct, _parse_symbol)
 
     def col(get: Any, dtype: Any) -> np.ndarray:
         return np.array([get(c) if c is not None else 0 for c in chords], dtype=dtype)
@@ -82,15 +95,7 @@ def parse_symbols(distinct: Sequence[str | None]) -> SymbolTable:
 
 
 def parse_keys(distinct: Sequence[str | None]) -> KeyTable:
-    keys: list[Key | None] = []
-    errors: list[HarmonyError | None] = []
-    for text in distinct:
-        try:
-            keys.append(parse_key(text))
-            errors.append(None)
-        except HarmonyError as exc:
-            keys.append(None)
-            errors.append(exc)
+    keys, errors = _parse_each(distinct, parse_key)
 
     def col(get: Any) -> np.ndarray:
         return np.array([get(k) if k is not None else 0 for k in keys], dtype=np.int16)
