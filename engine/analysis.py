@@ -13,18 +13,15 @@ from engine import symbols
 from engine.chord import Chord
 from engine.errors import InvalidRequest
 from engine.grid import (
-    CLASS_INDEX,
-    CLASS_OF_SHAPE,
-    CLASS_WITHOUT_THIRD,
     GRID,
     INTERPRETATIONS,
     PARALLEL_MODES,
     SCALE_MASK,
-    SIXTH_OF,
     TENSION_SOURCE,
     Interpretation,
     degree_and_accidental,
     numeral_prefix,
+    quality_class,
 )
 from engine.keys import Key, parse_key
 from engine.notes import (
@@ -57,30 +54,6 @@ def numeral_mark(quality: str) -> str:
         if quality.startswith(prefix):
             return mark + quality[len(prefix):]
     return quality
-
-
-@lru_cache(maxsize=4096)
-def _class_of(intervals: tuple[str, ...]) -> int:
-    labels = set(intervals)
-    fifth = "b5" if "b5" in labels else "#5" if "#5" in labels else "5"
-    seventh = next((s for s in ("b7", "7", "bb7") if s in labels), "")
-    third = "3" if "3" in labels else "b3" if "b3" in labels else ""
-    if third:
-        cls = CLASS_OF_SHAPE[(third, fifth, seventh)]
-        if "6" in labels:
-            cls = SIXTH_OF.get(cls, cls)
-        return CLASS_INDEX[cls]
-    without = CLASS_WITHOUT_THIRD[seventh]
-    if without is not None:
-        return CLASS_INDEX[without]
-    if labels & {"4", "11"}:
-        return CLASS_INDEX["sus4"]
-    return CLASS_INDEX["sus2" if labels & {"2", "9"} else "five"]
-
-
-def quality_class(chord: Chord) -> int:
-    """Index into ``engine.grid.CLASSES`` of the chord's core (triad or seventh)."""
-    return _class_of(chord.intervals)
 
 
 class ChordRole(NamedTuple):

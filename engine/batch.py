@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 import numpy as np
 
 from engine import symbols
-from engine.analysis import function_text, numeral_text, quality_class, source_text
+from engine.analysis import function_text, numeral_text, source_text
 from engine.chord import Chord
 from engine.errors import HarmonyError, InvalidChord
-from engine.grid import GRID, INTERPRETATIONS, MODES, SCALE_MASK, TENSION_SOURCE
+from engine.grid import GRID, INTERPRETATIONS, MODES, SCALE_MASK, TENSION_SOURCE, quality_class
 from engine.keys import SCALE_STEPS, Key, parse_key
 
 T = TypeVar("T")

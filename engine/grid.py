@@ -14,10 +14,12 @@ do decide the ``diatonic`` flag, which ``SCALE_MASK`` tests on every chord tone.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
+from engine.chord import Chord
 from engine.keys import SCALE_STEPS
 from engine.notes import mask_of, transpose_mask
 
@@ -72,6 +74,30 @@ CLASS_OF_SHAPE: dict[tuple[str, str, str], str] = {
 SIXTH_OF = {"maj": "maj6", "min": "min6"}
 # Chords without a third: the seventh decides (a dominant 11 or 7sus4 still acts as V).
 CLASS_WITHOUT_THIRD = {"": None, "b7": "sus7", "7": "maj7", "bb7": "dim7"}
+
+
+@lru_cache(maxsize=4096)
+def _class_of(intervals: tuple[str, ...]) -> int:
+    labels = set(intervals)
+    fifth = "b5" if "b5" in labels else "#5" if "#5" in labels else "5"
+    seventh = next((s for s in ("b7", "7", "bb7") if s in labels), "")
+    third = "3" if "3" in labels else "b3" if "b3" in labels else ""
+    if third:
+        cls = CLASS_OF_SHAPE[(third, fifth, seventh)]
+        if "6" in labels:
+            cls = SIXTH_OF.get(cls, cls)
+        return CLASS_INDEX[cls]
+    without = CLASS_WITHOUT_THIRD[seventh]
+    if without is not None:
+        return CLASS_INDEX[without]
+    if labels & {"4", "11"}:
+        return CLASS_INDEX["sus4"]
+    return CLASS_INDEX["sus2" if labels & {"2", "9"} else "five"]
+
+
+def quality_class(chord: Chord) -> int:
+    """Index into ``CLASSES`` of the chord's core (triad or seventh)."""
+    return _class_of(chord.intervals)
 
 # Function of a root by its offset above the tonic (jazz practice; bVI, bVII and bII are the
 # subdominant-minor family, so predominant).

@@ -20,10 +20,10 @@ from functools import lru_cache
 from typing import Any
 
 from engine import reharm_rules as rules
-from engine.analysis import quality_class, role_of
+from engine.analysis import role_of
 from engine.chord import Chord
 from engine.errors import InvalidRequest
-from engine.grid import CLASSES
+from engine.grid import CLASSES, quality_class
 from engine.keys import Key, parse_key
 from engine.notes import (
     AWKWARD_SPELLINGS,
