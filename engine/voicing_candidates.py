@@ -14,6 +14,7 @@ from itertools import permutations
 import numpy as np
 
 from engine.chord import Chord
+from engine.grid import CLASSES, quality_class
 from engine.notes import Spelled, degree_number, parse_spelled, spell_interval
 from engine.voicing_styles import (
     ADDED_TONES,
@@ -88,10 +89,6 @@ def _rank(order: tuple[str, ...], tone: Tone) -> int:
     return order.index(tone.label) if tone.label in order else len(order)
 
 
-def _is_dominant(fams: dict[str, list[Tone]]) -> bool:
-    return any(t.label == "b7" for t in fams["7"]) and not any(t.label == "b3" for t in fams["3"])
-
-
 @lru_cache(maxsize=4096)
 def select(chord: Chord, style: Style) -> Selection:
     """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles)."""
@@ -142,7 +139,8 @@ class _Picker:
             label, semitones = ADDED_TONES[role]
             if role == "+9" and self.has_ninth:
                 return None
-            if role == "+13" and not (_is_dominant(fams) and not fams["13"]
+            if role == "+13" and not (CLASSES[quality_class(self.chord)].dominant
+                                      and not fams["13"]
                                       and all(t.label == "5" for t in fams["5"])):
                 return None
             spelled = spell_interval(self.chord.root, label, semitones)
