@@ -196,7 +196,7 @@ def target_numeral(mode: str, degree: int) -> str:
     steps = SCALE_STEPS[mode]
     third = (steps[(degree + 2) % 7] - steps[degree]) % 12
     roman = _ROMAN[degree] if third == 4 else _ROMAN[degree].lower()
-    accidental = {-1: "b", 0: "", 1: "#"}[steps[degree] - _MAJOR[degree]]
+    accidental = _accidental(steps[degree] - _MAJOR[degree])
     return accidental + roman
 
 
