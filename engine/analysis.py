@@ -138,16 +138,10 @@ def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
     }
 
 
-def _read_chord(request: dict[str, Any]) -> Chord:
-    symbol = get_str(request, "chord", required=True, max_len=MAX_SYMBOL)
-    assert symbol is not None  # required=True
-    return symbols.parse(symbol)
-
-
 def analyze(request: Any) -> dict[str, Any]:
     """``{"chord": "Dm7b5", "key": "C"}`` -> the analysis of API.md §3."""
     req = require_object(request)
-    chord = _read_chord(req)
+    chord = symbols.read_chord(req)
     key = parse_key(get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",)))
     return analyze_chord(chord, key)
 
@@ -178,7 +172,7 @@ def _frequencies(midi: tuple[int, ...], tuning: float) -> tuple[float, ...]:
 def resolve(request: Any) -> dict[str, Any]:
     """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
     req = require_object(request)
-    chord = _read_chord(req)
+    chord = symbols.read_chord(req)
     octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
     tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
                         high=TUNING_RANGE[1])

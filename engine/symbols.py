@@ -17,7 +17,7 @@ from typing import Any
 from engine.chord import Chord
 from engine.errors import InvalidChord, InvalidRequest
 from engine.notes import LETTERS, Spelled, transpose_mask
-from engine.requests import MAX_PROGRESSION, MAX_SYMBOL
+from engine.requests import MAX_PROGRESSION, MAX_SYMBOL, get_str
 from engine.tables import (
     ADDITION_BY_SPELLING,
     ADDITION_ORDER,
@@ -299,6 +299,14 @@ def _resolve(base: str, alts: list[str], adds: list[str], omits: list[str],
         prefix = "M"  # "Cb5" would read as a C-flat power chord: keep the major mark
     canonical = prefix + "".join(rest) + "".join(adds) + "".join(omits)
     return make_quality(canonical, labels, " ".join(words)), len(prefix)
+
+
+def read_chord(request: dict[str, Any], field: str = "chord") -> Chord:
+    """The chord symbol a request holds in ``field``: required, at most 32 characters
+    (``InvalidRequest``), then parsed (``InvalidChord``)."""
+    symbol = get_str(request, field, required=True, max_len=MAX_SYMBOL)
+    assert symbol is not None  # required=True
+    return parse(symbol)
 
 
 def split_progression(value: Any, *, field: str = "progression") -> list[Any]:

@@ -40,8 +40,8 @@ from engine import kernels
 from engine.chord import Chord
 from engine.errors import InvalidRequest
 from engine.notes import note_with_octave, parse_note_octave
-from engine.requests import MAX_PREVIOUS, MAX_SYMBOL, get_list, get_str, require_object
-from engine.symbols import parse, parse_progression
+from engine.requests import MAX_PREVIOUS, get_list, get_str, require_object
+from engine.symbols import parse_progression, read_chord
 from engine.voicing_candidates import Candidates, candidates
 from engine.voicing_styles import GUIDE_STEP, Style, style_named
 
@@ -59,7 +59,7 @@ def voicing(request: Any) -> dict[str, Any]:
     if progression is not None:
         chords = [c for c in parse_progression(progression, field="progression") if c is not None]
     else:
-        chords = [parse(get_str(req, "chord", required=True, max_len=MAX_SYMBOL) or "")]
+        chords = [read_chord(req)]
     style = style_named(get_str(req, "style"))
     previous = _previous(req)
     low, high = _range(req)
