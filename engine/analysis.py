@@ -66,6 +66,7 @@ class ChordRole(NamedTuple):
     #                          a diatonic or borrowed chord's own root; -1 for chromatic
     function: str
     interpretation: Interpretation
+    degree: int              # 1..7: the root's letter counted from the tonic's
 
 
 # The texts below are shared with engine.batch, so that one chord analysed alone and the same
@@ -102,7 +103,8 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
     rel = transpose_mask(chord.mask, -key.tonic.pc)
     diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
     return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
-                     diatonic, it.target_offset, function_text(it, key.tonic.name), it)
+                     diatonic, it.target_offset, function_text(it, key.tonic.name), it,
+                     degree + 1)
 
 
 @lru_cache(maxsize=8192)
@@ -114,8 +116,6 @@ def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
 def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
     """The analyze result (API.md §3) for a parsed chord, fields in the contract's order."""
     role = role_of(chord, key)
-    degree, _ = degree_and_accidental(chord.root.letter, chord.root.pc, key.tonic.letter,
-                                      key.tonic.pc)
     return {
         "chord": chord.symbol,
         "key": key.name,
@@ -127,7 +127,7 @@ def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
         "semitones": list(chord.semitones),
         "notes": list(chord.notes),
         "pcs": list(chord.pcs),
-        "degree": degree + 1,
+        "degree": role.degree,
         "numeral": role.numeral,
         "inversion": chord.inversion,
         "function": role.function,
