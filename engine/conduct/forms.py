@@ -133,7 +133,7 @@ def choose_form(form: str | None, style: str, mode: str) -> str:
 
 def form_text(name: str, mode: str) -> str:
     major, minor = FORMS[name]
-    return minor if mode in ("minor",) and minor else major
+    return minor if mode == "minor" and minor else major
 
 
 def realise(numeral: str, tonic: Spelled) -> str:

@@ -56,7 +56,7 @@ def role_pc(chord: Chord, role: str) -> int:
 
 def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
     """The chord's first ``limit`` tones (root, third, fifth, seventh...) as pitch classes."""
-    return [pc for pc in chord.pcs[:limit]]
+    return list(chord.pcs[:limit])
 
 
 def approach(target: int, rng: random.Random) -> int:
