@@ -33,7 +33,7 @@ from engine.notes import (
     on_letter,
     transpose_spelled,
 )
-from engine.requests import get_list, get_str, require_object
+from engine.requests import MAX_SYMBOL, get_list, get_str, require_object
 from engine.symbols import NO_CHORD, parse, parse_progression, split_progression
 
 
@@ -368,7 +368,7 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
         raise InvalidRequest("field 'progression' is required", field="progression")
     symbols = split_progression(req["progression"])  # the input as written, NC as given
     parse_progression(symbols, field="progression", allow_nc=True)  # validates, or raises
-    key = parse_key(get_str(req, "key", default="C", aliases=("keyContext",)))
+    key = parse_key(get_str(req, "key", default="C", max_len=MAX_SYMBOL, aliases=("keyContext",)))
     wanted = _requested_techniques(req)
     ctx = _analyse(symbols, key)
     alternatives = []

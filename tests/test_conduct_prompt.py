@@ -108,3 +108,12 @@ def test_grooves_exist_for_any_meter(meter: tuple[int, int]) -> None:
 ])
 def test_awkward_roots_are_respelled(numeral: str, tonic: str, symbol: str) -> None:
     assert forms.realise(numeral, parse_spelled(tonic)) == symbol
+
+
+@pytest.mark.parametrize(("prompt", "mode"), [
+    ("swing in C M", "major"), ("swing in Cm", "minor"), ("swing in C minor", "minor"),
+    ("swing in C major", "major"), ("swing in the key of c m", "minor"),
+])
+def test_major_and_minor_marks_read_as_key_names_do(prompt: str, mode: str) -> None:
+    # A capital M is major in key and chord names (engine.keys reads "CM" so too).
+    assert read_prompt(prompt).mode == mode

@@ -348,3 +348,9 @@ def test_a_repeated_reason_is_said_once() -> None:
     alt = alternative("Dm7 G7 Cmaj7 Dm7 G7 Cmaj7", "C", "tritone_sub")
     assert alt is not None and len(alt["changes"]) == 2
     assert alt["explanation"].count("Db7 replaces G7") == 1
+
+
+def test_an_overlong_key_is_refused_like_analyze_refuses_it() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        reharmonize({"progression": "Dm7 G7 Cmaj7", "key": "C" * 40})
+    assert err.value.field == "key"

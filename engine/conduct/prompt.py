@@ -142,6 +142,8 @@ def _spelled(letter: str, acc: str | None) -> Spelled:
 def _mode_of(word: str | None) -> str | None:
     if not word:
         return None
+    if word == "M":  # "C M": a capital M is major in chord and key names, as in engine.keys
+        return "major"
     w = word.lower()
     if w in ("minor", "min", "m"):
         return "minor"
