@@ -31,7 +31,8 @@ from engine.errors import (
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.auth import Authenticator
 from server.gateway import Gateway
-from server.limits import Admission, Counters, FloodThrottle, Limiter, SqliteCounters
+from server.counters import SharedCounters
+from server.limits import Admission, Counters, FloodThrottle, Limiter
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
@@ -61,10 +62,12 @@ class HarmonyApp:
         self.routes = build_routes(operations)
         self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy)
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
-        self.counters = counters or SqliteCounters(store)
+        self.counters = counters or SharedCounters(store)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
-        self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days)
+        # The writer also persists the monthly totals, in the same background thread.
+        self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
+                              also=self.counters.flush)
         self.metrics = Metrics()
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})

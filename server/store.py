@@ -72,6 +72,22 @@ MIGRATIONS: tuple[str, ...] = (
         last_seen REAL NOT NULL
     );
     """,
+    # 2: the live counters moved to a shared memory-mapped file (server.counters); SQLite
+    # keeps the monthly totals it flushes, and an id that ties that file to this database.
+    """
+    CREATE TABLE meta (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    INSERT INTO meta VALUES ('instance', lower(hex(randomblob(16))));
+    CREATE TABLE month_usage (
+        account_id INTEGER NOT NULL,
+        month TEXT NOT NULL,         -- 'YYYY-MM', UTC
+        count INTEGER NOT NULL,      -- successful calls
+        version INTEGER NOT NULL,    -- grows with every change: a stale snapshot never wins
+        PRIMARY KEY (account_id, month)
+    ) WITHOUT ROWID;
+    """,
 )
 
 
@@ -259,6 +275,25 @@ class Store:
                          row[4] if row[4] is not None else plan.per_minute,
                          row[5] if row[5] is not None else plan.per_month,
                          row[6] is not None)
+
+    # ------------------------------------------------------------ monthly totals
+
+    def instance_id(self) -> str:
+        """A random id made with this database, so a counters file knows whose it is."""
+        row = self.conn.execute("SELECT value FROM meta WHERE name = 'instance'").fetchone()
+        return str(row[0])
+
+    def month_usage(self) -> list[tuple[int, str, int, int]]:
+        """(account id, 'YYYY-MM', successful calls, version), oldest month first."""
+        return self.conn.execute("SELECT account_id, month, count, version FROM month_usage "
+                                 "ORDER BY month, account_id").fetchall()
+
+    def save_month_usage(self, rows: Iterable[tuple[int, str, int, int]]) -> None:
+        with self.write() as c:
+            c.executemany(
+                "INSERT INTO month_usage VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+                "count = excluded.count, version = excluded.version "
+                "WHERE excluded.version > month_usage.version", list(rows))
 
     # ------------------------------------------------------------ log and reports
 
