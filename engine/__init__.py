@@ -4,5 +4,7 @@ Operations are added here as they land: analyze, resolve, voicing, reharmonize, 
 """
 
 from engine.errors import HarmonyError
+from engine.reharm import reharmonize
+from engine.voicing import voicing
 
-__all__ = ["HarmonyError"]
+__all__ = ["HarmonyError", "reharmonize", "voicing"]

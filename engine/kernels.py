@@ -1,0 +1,136 @@
+"""Private numba kernels of the voicing engine: loops over integer arrays only.
+
+``engine.voicing`` validates requests, builds the candidate tables and calls these; every kernel
+has a slow pure-Python twin in ``tests/naive.py``. No ``fastmath`` and integer arithmetic
+throughout, and ties always go to the lowest index, so results are identical on every machine.
+
+Arrays: MIDI notes are ``int64``; a voicing is a row sorted ascending whose first ``count``
+entries are used (the rest is padding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# The search minimises one int64 key per path that packs three criteria lexicographically:
+# total motion, then (negated) guide tones kept, then register (sum of all MIDI notes).
+# Bounds for a 256-chord progression of <= 8 voices: register < 256*8*128 < 2**20, guide
+# count <= 256*8 so guide*2**20 < 2**32, motion < 2**19 so motion*2**32 < 2**51.
+KEY_GUIDE = np.int64(1 << 20)
+KEY_MOTION = np.int64(1 << 32)
+_INF = np.int64(1 << 40)
+_TOP = np.int64((1 << 63) - 1)
+
+
+@njit(cache=True)
+def _motion(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> int:
+    """Least total semitones moved between voicings ``a[:na]`` and ``b[:nb]`` (both sorted).
+
+    Every note of the larger voicing is paired with exactly one note of the smaller, and every
+    note of the smaller with at least one (voices split or merge when the counts differ; with
+    equal counts this is a one-to-one pairing). In one dimension an optimal pairing never
+    crosses, so a DP over the two sorted voicings finds it in O(na * nb). 0 if either is empty.
+    """
+    if na == 0 or nb == 0:
+        return 0
+    if na <= nb:
+        small, ns, large, nl = a, na, b, nb
+    else:
+        small, ns, large, nl = b, nb, a, na
+    if ns == nl:
+        total = 0
+        for i in range(ns):
+            total += abs(large[i] - small[i])
+        return total
+    # dp[i]: least cost with large[:j+1] paired and large[j] paired to small[i], small[:i+1] used
+    dp = np.full(ns, _INF, dtype=np.int64)
+    for j in range(nl):
+        for i in range(ns - 1, -1, -1):
+            if i > 0:
+                best = min(dp[i], dp[i - 1])
+            elif j == 0:
+                best = 0
+            else:
+                best = dp[0]
+            dp[i] = best + abs(large[j] - small[i])
+    return dp[ns - 1]
+
+
+@njit(cache=True)
+def _guides_near(prev: np.ndarray, n_prev: int, row: np.ndarray, n_row: int,
+                 guide: np.ndarray, step: int) -> int:
+    """How many guide-tone voices of ``row[:n_row]`` (``guide[v] == 1``) lie within ``step``
+    semitones of some note of ``prev[:n_prev]``."""
+    kept = 0
+    for v in range(n_row):
+        if guide[v] == 1:
+            for u in range(n_prev):
+                if abs(row[v] - prev[u]) <= step:
+                    kept += 1
+                    break
+    return kept
+
+
+@njit(cache=True)
+def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray,
+            guide: np.ndarray, offsets: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Choose one candidate voicing per chord so that total motion is least over the whole
+    progression (dynamic programming, not greedy).
+
+    Shapes: ``prev`` int64[P] sorted, first ``n_prev`` used (0: no previous voicing);
+    ``notes`` int64[C, V] all candidates of all chords, rows sorted; ``counts`` int64[C];
+    ``guide`` int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th);
+    ``offsets`` int64[T+1], chord t owning rows ``offsets[t]:offsets[t+1]`` (none empty).
+
+    Ties in motion go to more guide tones kept (within ``step`` semitones of a note of the
+    voicing before), then to the lower register (smaller sum of notes), then to the lowest
+    candidate index, scanning from the last chord backwards.
+
+    Returns ``choice`` int64[T] (global row per chord) and ``moved`` int64[T] (semitones moved
+    into chord t from the voicing before it; chord 0 from ``prev``, 0 without one).
+    """
+    n_chords = offsets.shape[0] - 1
+    n_cand = notes.shape[0]
+    best = np.empty(n_cand, dtype=np.int64)
+    pred = np.full(n_cand, -1, dtype=np.int64)
+    for j in range(offsets[0], offsets[1]):
+        key = np.int64(0)
+        for v in range(counts[j]):
+            key += notes[j, v]
+        if n_prev > 0:
+            key += _motion(prev, n_prev, notes[j], counts[j]) * KEY_MOTION
+            key -= _guides_near(prev, n_prev, notes[j], counts[j], guide[j], step) * KEY_GUIDE
+        best[j] = key
+    for t in range(1, n_chords):
+        for j in range(offsets[t], offsets[t + 1]):
+            register = np.int64(0)
+            for v in range(counts[j]):
+                register += notes[j, v]
+            top = _TOP
+            arg = -1
+            for i in range(offsets[t - 1], offsets[t]):
+                key = best[i] + register
+                key += _motion(notes[i], counts[i], notes[j], counts[j]) * KEY_MOTION
+                key -= _guides_near(notes[i], counts[i], notes[j], counts[j], guide[j],
+                                    step) * KEY_GUIDE
+                if key < top:
+                    top = key
+                    arg = i
+            best[j] = top
+            pred[j] = arg
+    choice = np.empty(n_chords, dtype=np.int64)
+    last = offsets[n_chords - 1]
+    for j in range(offsets[n_chords - 1] + 1, offsets[n_chords]):
+        if best[j] < best[last]:
+            last = j
+    choice[n_chords - 1] = last
+    for t in range(n_chords - 1, 0, -1):
+        choice[t - 1] = pred[choice[t]]
+    moved = np.zeros(n_chords, dtype=np.int64)
+    if n_prev > 0:
+        moved[0] = _motion(prev, n_prev, notes[choice[0]], counts[choice[0]])
+    for t in range(1, n_chords):
+        a, b = choice[t - 1], choice[t]
+        moved[t] = _motion(notes[a], counts[a], notes[b], counts[b])
+    return choice, moved

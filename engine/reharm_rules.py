@@ -1,0 +1,109 @@
+"""The musical rules of reharmonisation as data: which chord becomes what.
+
+``engine.reharm`` reads these tables; each technique there is a small function that finds
+where its rule applies in an analysed progression. Intervals are written as
+``(number, semitones)``: the letter distance (1 = unison, 5 = fifth) and the pitch distance,
+so that every new root is spelled by interval, never by keyboard (Db7, not C#7, in C).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+Interval = tuple[int, int]
+
+TECHNIQUES: Final = (
+    "tritone_sub",
+    "ii_v_insertion",
+    "modal_interchange",
+    "secondary_dominants",
+    "dominant_chain",
+    "coltrane_changes",
+    "backdoor",
+    "diminished_passing",
+)
+"""Identifiers of the contract (API.md §6), in the fixed order alternatives are listed."""
+
+FIFTH_UP: Final[Interval] = (5, 7)
+"""A dominant's root lies a perfect fifth above the chord it resolves to."""
+
+TRITONE: Final[Interval] = (5, 6)
+"""The substitute dominant sits a diminished fifth away: G7 -> Db7, spelled as bII of the target."""
+
+# --- chord families -----------------------------------------------------------------------
+# What a technique needs to know about a chord, by the analysis grid's quality class (the
+# chord's core triad or seventh, tensions folded in: G13 and G7b9 are both dom7). Classes not
+# listed (aug, sus, power chords) are "other" and take part in no technique.
+CLASS_FAMILY: Final[dict[str, str]] = {
+    "maj": "major", "maj6": "major", "maj7": "major",
+    "min": "minor", "min6": "minor", "min7": "minor", "mmaj7": "minor",
+    "dom7": "dominant",
+    "m7b5": "half-diminished", "dim": "half-diminished",  # both the vii of a major key
+    "dim7": "diminished",
+}
+
+TARGET_FAMILIES: Final = frozenset({"major", "minor", "dominant"})
+"""A chord that can be tonicised (approached by its own dominant) has a perfect fifth."""
+
+# --- tritone_sub --------------------------------------------------------------------------
+TRITONE_QUALITY: Final[dict[str, str]] = {
+    "7": "7", "9": "9", "13": "13",
+    # The altered scale of G is the lydian dominant scale of Db: the same seven notes.
+    "7alt": "7#11", "7#11": "7alt",
+}
+"""Quality of the substitute by quality of the original; any other dominant gives ``7``."""
+
+# --- ii_v_insertion -----------------------------------------------------------------------
+SECOND_UP: Final[Interval] = (2, 2)
+SIXTH_UP: Final[Interval] = (6, 9)
+"""The fifth of the ii chord: a major sixth above its target."""
+APPROACH_QUALITIES: Final[dict[str, tuple[str, str]]] = {
+    "major": ("m7", "7"),      # Dm7 G7 into C
+    "minor": ("m7b5", "7b9"),  # Bm7b5 E7b9 into Am: iiø7 V7b9
+}
+
+# --- modal_interchange --------------------------------------------------------------------
+TO_MINOR: Final = {"": "m", "6": "m6", "maj7": "m7", "maj9": "m9", "6/9": "m6/9"}
+TO_MAJOR: Final = {"m": "", "m6": "6", "m7": "maj7", "m9": "maj9", "m6/9": "6/9"}
+TO_HALF_DIMINISHED: Final = {"m": "dim", "m7": "m7b5"}
+FROM_HALF_DIMINISHED: Final = {"dim": "m", "m7b5": "m7"}
+
+BORROWED: Final[dict[tuple[str, int], tuple[Interval, dict[str, str], bool]]] = {
+    # (key mode, scale degree) -> (new root above the tonic, quality map, only as final chord)
+    # Major keys borrow the predominants of the parallel minor; tonic and dominant stay.
+    ("major", 2): ((2, 2), TO_HALF_DIMINISHED, False),  # Dm7 -> Dm7b5
+    ("major", 4): ((4, 5), TO_MINOR, False),            # Fmaj7 -> Fm7
+    ("major", 6): ((6, 8), TO_MAJOR, False),            # Am7 -> Abmaj7
+    # Minor keys borrow from the parallel major: the major IV, the minor ii, and the
+    # picardy third, which only makes sense as the last chord.
+    ("minor", 2): ((2, 2), FROM_HALF_DIMINISHED, False),  # Bm7b5 -> Bm7 in A minor
+    ("minor", 4): ((4, 5), TO_MAJOR, False),              # Dm7 -> Dmaj7
+    ("minor", 1): ((1, 0), TO_MAJOR, True),               # final Am -> A
+}
+
+# --- secondary_dominants / dominant_chain -------------------------------------------------
+DOMINANT_QUALITY: Final = "7"
+CHAIN_LENGTH: Final = 2
+"""How many dominants the chain adds in place of the chord before an existing dominant."""
+
+# --- coltrane_changes ---------------------------------------------------------------------
+COLTRANE_CENTRES: Final[tuple[Interval, ...]] = ((6, 8), (3, 4))
+"""Tonal centres a major third below and above the target (Ab and E for C): the cycle
+Eb7 Abmaj7 B7 Emaj7 G7 Cmaj7 steps through them, each entered by its own dominant."""
+COLTRANE_QUALITIES: Final = ("7", "maj7")
+
+# --- backdoor -----------------------------------------------------------------------------
+BACKDOOR_DOMINANT: Final[tuple[Interval, str]] = ((7, 10), "7")  # bVII7 of the target
+BACKDOOR_PREDOMINANT: Final[tuple[Interval, str]] = ((4, 5), "m7")  # iv7 of the target
+
+# --- diminished_passing -------------------------------------------------------------------
+PASSING_QUALITY: Final = "dim7"
+PASSING_STEPS: Final[dict[int, tuple[str, Interval]]] = {
+    # root motion in semitones (mod 12) -> (chord the dim7 is spelled from, interval above it)
+    2: ("target", (7, 11)),   # ascending: the leading-tone dim7 of the target, Cmaj7 C#dim7 Dm7
+    10: ("source", (1, -1)),  # descending: the source root lowered, Em7 Ebdim7 Dm7
+}
+
+AWKWARD_ROOTS: Final = frozenset({"Cb", "Fb", "E#", "B#"})
+"""A chromatic root spelled like this (or with a double accidental) reads better as its plain
+enharmonic (E7, not Fb7, in Eb); roots that belong to the key's scale keep their spelling."""

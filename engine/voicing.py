@@ -1,0 +1,182 @@
+"""The ``voicing`` operation (API.md §5): one chord, or a whole progression, voiced in a style
+with the least motion, chosen by the numba kernels over precomputed candidate tables.
+
+``voicing(request)`` validates and builds the result dict; ``voice_progression`` is the plain
+function other modules (conduct) call; ``warm_up()`` compiles every kernel once.
+
+Decisions where API.md is silent:
+
+- Motion between voicings of different sizes: every note of the larger voicing pairs with one
+  note of the smaller and every note of the smaller with at least one (voices split or merge);
+  with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
+- Ties: more guide tones kept, then the lower register (smaller sum of MIDI notes), then the
+  lowest candidate index. Without ``previous`` the lowest placement in ``range`` wins.
+- ``guideTonesKept``: null without a voicing before (or with no guide tone voiced); otherwise
+  true when every voiced guide tone (3rd/sus tone, 7th/6th) is a common tone or a step
+  (<= 2 semitones) from a note of the voicing before.
+- Slash chords: styles with a bass voice (shell, pad) put the slash bass there; the others
+  leave the bass, like the root, to the bass player.
+- ``style`` is matched ignoring case and surrounding spaces; ``chord`` and ``progression``
+  together are an ``invalid_request`` (field ``chord``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import accumulate
+from typing import Any
+
+import numpy as np
+
+from engine import kernels
+from engine.chord import Chord
+from engine.errors import InvalidRequest
+from engine.notes import note_with_octave, parse_note_octave
+from engine.requests import MAX_PREVIOUS, MAX_SYMBOL, get_list, get_str, require_object
+from engine.symbols import parse, parse_progression
+from engine.voicing_candidates import Candidates, candidates
+from engine.voicing_styles import GUIDE_STEP, Style, style_named
+
+DEFAULT_RANGE = (48, 84)
+MAX_VOICES = 8           # widest row of the kernel tables: previous may hold 8 notes
+
+
+def voicing(request: Any) -> dict[str, Any]:
+    """API.md §5: ``chord`` (+ ``previous``) -> one voicing; ``progression`` -> ``voicings``
+    and ``totalVoiceLeading``."""
+    req = require_object(request)
+    progression = req.get("progression")
+    if progression is not None and req.get("chord") is not None:
+        raise InvalidRequest("give either 'chord' or 'progression', not both", field="chord")
+    if progression is not None:
+        chords = [c for c in parse_progression(progression, field="progression") if c is not None]
+    else:
+        chords = [parse(get_str(req, "chord", required=True, max_len=MAX_SYMBOL) or "")]
+    style = style_named(get_str(req, "style"))
+    previous = _previous(req)
+    low, high = _range(req)
+    tables = _tables(chords, style, low, high)
+    rows, moved = _solve(tables, previous)
+    voicings = []
+    before: list[int] | None = previous or None
+    for chord, table, row, motion in zip(chords, tables, rows, moved, strict=True):
+        midi = [int(m) for m in table.midi[row]]
+        tones = [table.selection.tones[int(i)] for i in table.tone[row]]
+        guides = [m for m, t in zip(midi, tones, strict=True) if t.guide]
+        voicings.append({
+            "chord": chord.symbol,
+            "style": style.name,
+            "notes": [note_with_octave(t.spelled, m) for m, t in zip(midi, tones, strict=True)],
+            "midi": midi,
+            "omitted": list(table.selection.omitted),
+            "voiceLeading": int(motion),
+            "guideTonesKept": _kept(guides, before),
+        })
+        before = midi
+    if progression is None:
+        return voicings[0]
+    return {"voicings": voicings, "totalVoiceLeading": int(sum(moved))}
+
+
+def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", low: int = 48,
+                      high: int = 84, previous: list[int] | None = None) -> list[list[int]]:
+    """MIDI notes (lowest first) per chord, with the least total motion over the progression.
+    A ``None`` (no chord, ``NC``) gets ``[]`` and the voicing before it carries over it.
+    Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit."""
+    played = [c for c in chords if c is not None]
+    if not played:
+        return [[] for _ in chords]
+    tables = _tables(played, style_named(style), low, high)
+    rows, _ = _solve(tables, sorted(previous or []))
+    voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
+    return [[] if c is None else next(voiced) for c in chords]
+
+
+def warm_up() -> None:
+    """Compile (or load from the numba cache) every kernel once, e.g. at server start-up."""
+    a = np.array([60, 64, 67, 71], dtype=np.int64)
+    b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
+    kernels._motion(a, 4, b[0], 3)
+    kernels._guides_near(a, 4, b[1], 4, np.ones(4, dtype=np.int8), GUIDE_STEP)
+    kernels._search(a, 4, b, np.array([3, 4], dtype=np.int64), np.ones((2, 4), dtype=np.int8),
+                    np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP)
+
+
+def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Candidates]:
+    tables = []
+    for chord in chords:
+        table = candidates(chord, style, low, high)
+        if len(table.midi) == 0:
+            raise InvalidRequest(
+                f"range [{low}, {high}] is too narrow for the {style.name} voicing of "
+                f"{chord.symbol}: it needs {table.span} semitones", field="range")
+        tables.append(table)
+    return tables
+
+
+def _solve(tables: list[Candidates], previous: list[int]) -> tuple[list[int], list[int]]:
+    """Row per chord (into its table) and semitones moved into each chord."""
+    offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
+                          count=len(tables) + 1)
+    n = int(offsets[-1])
+    notes = np.zeros((n, MAX_VOICES), dtype=np.int64)
+    guide = np.zeros((n, MAX_VOICES), dtype=np.int8)
+    counts = np.empty(n, dtype=np.int64)
+    for t, table in enumerate(tables):
+        a, b, v = offsets[t], offsets[t + 1], table.midi.shape[1]
+        notes[a:b, :v] = table.midi
+        guide[a:b, :v] = table.guide
+        counts[a:b] = v
+    prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
+    prev[:len(previous)] = previous
+    choice, moved = kernels._search(prev, len(previous), notes, counts, guide, offsets,
+                                    GUIDE_STEP)
+    return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
+
+
+def _kept(guides: list[int], before: list[int] | None) -> bool | None:
+    """Whether every guide tone voiced is a common tone or a step from the voicing before;
+    None without a voicing before or without a guide tone to keep."""
+    if not before or not guides:
+        return None
+    return all(min(abs(g - p) for p in before) <= GUIDE_STEP for g in guides)
+
+
+def _previous(req: dict[str, Any]) -> list[int]:
+    """``previous`` as sorted MIDI numbers (names with octave or integers 0..127)."""
+    items = get_list(req, "previous", max_items=MAX_PREVIOUS) or []
+    midi = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, int | str):
+            raise InvalidRequest("'previous' holds note names with octave or MIDI numbers",
+                                 field="previous")
+        if isinstance(item, str):
+            try:
+                item = _midi_of(item)
+            except ValueError:
+                raise InvalidRequest(f"unknown note {item!r} in 'previous'",
+                                     field="previous") from None
+        if not 0 <= item <= 127:
+            raise InvalidRequest(f"note {item} in 'previous' is outside MIDI 0..127",
+                                 field="previous")
+        midi.append(item)
+    return sorted(midi)
+
+
+@lru_cache(maxsize=1024)
+def _midi_of(name: str) -> int:
+    return parse_note_octave(name)[1]
+
+
+def _range(req: dict[str, Any]) -> tuple[int, int]:
+    value = req.get("range")
+    if value is None:
+        return DEFAULT_RANGE
+    if not (isinstance(value, list) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise InvalidRequest("'range' must be two MIDI numbers [lowest, highest]", field="range")
+    low, high = value
+    if not (0 <= low <= high <= 127):
+        raise InvalidRequest("'range' must satisfy 0 <= lowest <= highest <= 127", field="range")
+    return low, high

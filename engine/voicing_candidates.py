@@ -1,0 +1,255 @@
+"""From a chord and a style to candidate voicings: the tones the style holds (``select``), the
+shapes it stacks them in (``shapes``) and every placement of those shapes inside a MIDI range
+(``candidates``), as numpy integer arrays for the kernels.
+
+The rules themselves are data in ``engine.voicing_styles``; this module only applies them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from itertools import permutations
+
+import numpy as np
+
+from engine.chord import Chord
+from engine.notes import Spelled, degree_number, parse_spelled, spell_interval
+from engine.voicing_styles import (
+    ADDED_TONES,
+    FAMILY_OF_DEGREE,
+    FAMILY_ORDER,
+    SPREAD_TIERS,
+    SUS_LABELS,
+    Style,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tone:
+    """One voice's pitch class: its spelling, degree label and whether it is a guide tone."""
+
+    spelled: Spelled
+    label: str           # "b3", "9", ... ("bass" for a slash bass)
+    pc: int
+    guide: bool          # the chord's 3rd (or sus tone) or 7th (or the 6 of a sixth chord)
+    index: int           # position in chord.notes, -1 for added tones and a slash bass
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    tones: tuple[Tone, ...]      # in slot order
+    slots: tuple[int, ...]       # the slot each tone fills
+    omitted: tuple[str, ...]     # spelled chord tones that do not sound
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Every placement of a style's shapes in a range. ``midi`` int64[C, V] rows ascending;
+    ``tone`` int64[C, V] index into ``selection.tones`` per voice; ``guide`` int8[C, V]."""
+
+    selection: Selection
+    midi: np.ndarray
+    tone: np.ndarray
+    guide: np.ndarray
+    span: int                    # the narrowest shape's span in semitones
+
+
+def _families(chord: Chord) -> tuple[dict[str, list[Tone]], bool]:
+    """The chord's tones by role family, preferred tone first; and whether it has a ninth."""
+    fams: dict[str, list[Tone]] = {k: [] for k in ("R", "3", "5", "7", "9", "11", "13")}
+    labels: dict[str, Tone] = {}
+    for i, (label, pc, name) in enumerate(zip(chord.intervals, chord.pcs, chord.notes,
+                                              strict=True)):
+        number = degree_number(label)
+        family = FAMILY_OF_DEGREE.get(number) or FAMILY_OF_DEGREE[(number - 1) % 7 + 1]
+        tone = Tone(parse_spelled(name), label, pc, False, i)
+        fams[family].append(tone)
+        labels[label] = tone
+    has_ninth = bool(fams["9"])
+    for family, order in FAMILY_ORDER.items():
+        fams[family].sort(key=partial(_rank, order))
+    if not fams["3"]:  # a sus chord: the suspended tone is its "third"
+        sus = next((labels[s] for s in SUS_LABELS if s in labels), None)
+        if sus is not None:
+            for members in fams.values():
+                if sus in members:
+                    members.remove(sus)
+            fams["3"].append(sus)
+    if not fams["7"] and "6" in labels:  # a sixth chord: the 6 acts as the seventh
+        fams["13"].remove(labels["6"])
+        fams["7"].append(labels["6"])
+    for family in ("3", "7"):
+        fams[family] = [Tone(t.spelled, t.label, t.pc, True, t.index) for t in fams[family]]
+    return fams, has_ninth
+
+
+def _rank(order: tuple[str, ...], tone: Tone) -> int:
+    return order.index(tone.label) if tone.label in order else len(order)
+
+
+def _is_dominant(fams: dict[str, list[Tone]]) -> bool:
+    return any(t.label == "b7" for t in fams["7"]) and not any(t.label == "b3" for t in fams["3"])
+
+
+@lru_cache(maxsize=4096)
+def select(chord: Chord, style: Style) -> Selection:
+    """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles)."""
+    picker = _Picker(chord)
+    bass = chord.bass if style.bass and chord.bass is not None \
+        and chord.bass.pc != chord.root.pc else None
+    for k, alternatives in enumerate(style.slots):
+        if k == 0 and bass is not None:
+            picker.take(Tone(bass, "bass", bass.pc, False, -1), k, "bass")
+            continue
+        for role in alternatives:
+            tone = picker.fill(role)
+            if tone is not None:
+                picker.take(tone, k, role)
+                break
+    # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
+    omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
+                    if pc not in picker.sounding)
+    return Selection(tuple(picker.tones), tuple(picker.slots), omitted)
+
+
+class _Picker:
+    """Fills slots one by one; no pitch class twice, except the root once after ``R2``."""
+
+    def __init__(self, chord: Chord) -> None:
+        self.chord = chord
+        self.fams, self.has_ninth = _families(chord)
+        self.tones: list[Tone] = []
+        self.slots: list[int] = []
+        self.sounding: set[int] = set()
+        self.doubled = False
+
+    def take(self, tone: Tone, slot: int, role: str) -> None:
+        self.tones.append(tone)
+        self.slots.append(slot)
+        self.sounding.add(tone.pc)
+        self.doubled = self.doubled or role == "R2"
+
+    def roots(self) -> int:
+        return sum(t.pc == self.chord.root.pc for t in self.tones)
+
+    def fill(self, role: str) -> Tone | None:
+        """The tone that fills ``role``, or None when the chord cannot fill it."""
+        fams = self.fams
+        if role == "R2":
+            return fams["R"][0] if fams["R"] and not self.doubled and self.roots() < 2 else None
+        if role in ADDED_TONES:
+            label, semitones = ADDED_TONES[role]
+            if role == "+9" and self.has_ninth:
+                return None
+            if role == "+13" and not (_is_dominant(fams) and not fams["13"]
+                                      and all(t.label == "5" for t in fams["5"])):
+                return None
+            spelled = spell_interval(self.chord.root, label, semitones)
+            return None if spelled.pc in self.sounding \
+                else Tone(spelled, label, spelled.pc, False, -1)
+        for tone in fams[role]:
+            again = role == "R" and self.doubled and self.roots() < 2
+            if tone.pc not in self.sounding or again:
+                return tone
+        return None
+
+
+@lru_cache(maxsize=4096)
+def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
+    """Every shape of ``style`` for ``chord``: ``pitch`` int64[S, V] ascending with the lowest
+    voice in 0..11, and ``tone`` int64[S, V] (index into the selection's tones per voice)."""
+    sel = select(chord, style)
+    pcs = [t.pc for t in sel.tones]
+    if style.layout == "forms":
+        found = [_chain([i for k in order for i, s in enumerate(sel.slots) if s == k], pcs)
+                 for order in style.orders]
+    elif style.layout == "spread":
+        found = _spread(pcs)
+    else:
+        found = _close(pcs)
+        if style.layout in ("drop2", "drop3"):
+            depth = 2 if style.layout == "drop2" else 3
+            found = [_drop(s, depth) for s in found]
+    unique: dict[tuple[int, ...], list[int]] = {}
+    for voices in found:
+        low = min(p for p, _ in voices) // 12 * 12
+        ordered = sorted(voices)
+        unique.setdefault(tuple(p - low for p, _ in ordered), [i for _, i in ordered])
+    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), len(pcs))
+    tone = np.array(list(unique.values()), dtype=np.int64).reshape(pitch.shape)
+    pitch.setflags(write=False)
+    tone.setflags(write=False)
+    return pitch, tone
+
+
+Voices = list[tuple[int, int]]   # (pitch, tone index) per voice
+
+
+def _chain(order: list[int], pcs: list[int], first_gap: int = 1, gap: int = 1) -> Voices:
+    """Tones in ``order`` bottom-up, each the nearest pitch at least ``gap`` above the last."""
+    voices: Voices = []
+    for n, i in enumerate(order):
+        if not voices:
+            voices.append((pcs[i], i))
+            continue
+        floor = voices[-1][0] + (first_gap if n == 1 else gap)
+        voices.append((floor + (pcs[i] - floor) % 12, i))
+    return voices
+
+
+def _close(pcs: list[int]) -> list[Voices]:
+    """Close stacks within an octave, one per choice of bottom tone. A doubled pitch class
+    (the root of a four-way triad) may only sit at the bottom and the top."""
+    stacks = []
+    for b in range(len(pcs)):
+        others = sorted((((pcs[i] - pcs[b]) % 12 or 12), i) for i in range(len(pcs)) if i != b)
+        voices = [(pcs[b], b)] + [(pcs[b] + d, i) for d, i in others]
+        pitches = [p for p, _ in voices]
+        if len(set(pitches)) == len(pitches) and pitches[-1] - pitches[0] <= 12:
+            stacks.append(voices)
+    return stacks
+
+
+def _drop(voices: Voices, depth: int) -> Voices:
+    """The close stack with its ``depth``-th voice from the top an octave lower (a stack of
+    ``depth`` voices or fewer stays close: dropping its bottom voice changes nothing)."""
+    if len(voices) <= depth:
+        return voices
+    k = len(voices) - depth
+    return sorted([*voices[:k], (voices[k][0] - 12, voices[k][1]), *voices[k + 1:]])
+
+
+def _spread(pcs: list[int]) -> list[Voices]:
+    """Tone 0 in the bass, the others above it in every order that keeps the pad open: the
+    shapes of the first tier of ``SPREAD_TIERS`` that has any."""
+    for first_gap, gap, upper_span, max_span in SPREAD_TIERS:
+        kept = []
+        for order in permutations(range(1, len(pcs))):
+            voices = _chain([0, *order], pcs, first_gap, gap)
+            upper = [p for p, _ in voices[1:]]
+            if len(upper) >= 3 and max(upper) - min(upper) < upper_span:
+                continue
+            if voices[-1][0] - voices[0][0] <= max_span:
+                kept.append(voices)
+        if kept:
+            return kept
+    return [_chain(list(range(len(pcs))), pcs)]
+
+
+@lru_cache(maxsize=8192)
+def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
+    """Every placement of every shape inside [low, high], shape by shape, lowest first."""
+    pitch, tone = shapes(chord, style)
+    octaves = np.arange(0, 128, 12, dtype=np.int64)
+    placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
+    ok = (placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
+    midi = placed[ok]
+    tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
+    sel = select(chord, style)
+    flags = np.array([t.guide for t in sel.tones], dtype=np.int8)
+    span = int((pitch[:, -1] - pitch[:, 0]).min())
+    table = Candidates(sel, midi, np.ascontiguousarray(tones), flags[tones], span)
+    for array in (table.midi, table.tone, table.guide):
+        array.setflags(write=False)  # cached and shared between requests
+    return table

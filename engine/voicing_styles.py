@@ -1,0 +1,110 @@
+"""Voicing styles as data: which chord tones each style holds, in which order of priority,
+which extensions substitute, and how the chosen tones are laid out.
+
+A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
+
+- ``R`` the root; ``R2`` the root once more an octave up (four-way stacks of triads);
+- ``3`` the third, or on a chord without one the sus tone (4/11, else 2/9);
+- ``7`` the seventh, or on a chord without one the sixth (``C6``: the 6 acts as the seventh);
+- ``5`` ``9`` ``11`` ``13`` the families of those degrees (altered forms first, see
+  ``FAMILY_ORDER``);
+- ``+9`` an added natural ninth, allowed when the chord has no ninth of its own: the ninth that
+  replaces the root in rootless and drop voicings;
+- ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5").
+
+A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
+takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
+ones the style drops (they are reported as ``omitted``). The *layout* says how the chosen
+tones are stacked (see ``engine.voicing``):
+
+- ``close``: every close-position stack within an octave (all inversions);
+- ``drop2`` / ``drop3``: a close stack with its 2nd / 3rd voice from the top an octave lower;
+- ``forms``: fixed orders of slots bottom-up (``orders``), each tone the nearest above the last;
+- ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``).
+
+``bass`` styles put the slash bass of a slash chord in slot 0 instead of the root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Layout = Literal["close", "drop2", "drop3", "forms", "spread"]
+
+ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13")
+
+# Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
+# (a 6 without a seventh is promoted to the "7" role by engine.voicing).
+FAMILY_OF_DEGREE = {1: "R", 2: "9", 3: "3", 4: "11", 5: "5", 6: "13", 7: "7", 9: "9",
+                    11: "11", 13: "13"}
+
+# Inside a family, the tone a slot takes first: altered tones define the sound of a chord
+# (the #9 and b13 of an altered dominant, the b5 of a half-diminished chord), so they win.
+FAMILY_ORDER = {
+    "9": ("#9", "b9", "9", "2"),
+    "11": ("#11", "11", "4"),
+    "13": ("b13", "13", "6"),
+    "5": ("b5", "#5", "5"),
+    "7": ("bb7", "b7", "7"),
+    "3": ("b3", "3"),
+}
+
+# Sus tones stand in for a missing third, the 4th before the 2nd.
+SUS_LABELS = ("4", "11", "2", "9")
+
+# The added tones of "+9" and "+13": (label, semitones above the root).
+ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
+
+# Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
+# far above the bass, upper voices at least this far apart, upper structure at least this wide
+# when it has three or more voices, whole pad at most this wide). The first tier is the open
+# sound (a fifth under the rest, no seconds, uppers wider than an octave); the later ones keep
+# the pad inside two octaves so it fits the default range on every root.
+SPREAD_TIERS = ((7, 3, 13, 24), (7, 1, 0, 24), (1, 1, 0, 36))
+
+# Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
+GUIDE_STEP = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    name: str
+    slots: tuple[tuple[str, ...], ...]
+    layout: Layout
+    bass: bool = False                              # slot 0 is the bass (slash bass if any)
+    orders: tuple[tuple[int, ...], ...] = ()        # "forms": slot indices bottom-up
+
+
+_UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
+_DROP = (("3",), ("7", "R2"), ("13", "5", "11"), ("9", "R"))
+
+STYLES: dict[str, Style] = {s.name: s for s in (
+    # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
+    Style("rootless", _UPPER4, "close"),
+    # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
+    Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
+          orders=((0, 3, 1, 2), (1, 2, 0, 3))),
+    # 1-3-7 or 1-7-3, root lowest; a triad's 5 stands in for the 7.
+    Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,
+          orders=((0, 1, 2), (0, 2, 1))),
+    Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
+    # root in the bass, 3 and 7, the colour tone, the 5; spread open above the bass.
+    Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "9", "11", "5"), ("5", "9", "11")),
+          "spread", bass=True),
+    Style("guide_tones", (("3", "R"), ("7", "5")), "close"),
+    Style("guide_third", (("3", "R"),), "close"),
+    Style("guide_seventh", (("7", "5"),), "close"),
+    # four-way close of 1 3 5 7 (9 for 1, 13 for 5 when the chord has them; a triad doubles
+    # its root), then the 2nd / 3rd voice from the top an octave down.
+    Style("drop2", _DROP, "drop2"),
+    Style("drop3", _DROP, "drop3"),
+)}
+
+DEFAULT_STYLE = "rootless"
+
+
+def style_named(name: str | None) -> Style:
+    """The style called ``name`` (case and surrounding spaces ignored); unknown -> rootless."""
+    key = (name or "").strip().lower()
+    return STYLES.get(key, STYLES[DEFAULT_STYLE])

@@ -1,0 +1,140 @@
+"""The numba kernels against their slow twins in tests/naive.py, on random inputs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import kernels
+from tests import naive
+
+STEP = 2
+JIT_OFF = os.environ.get("NUMBA_DISABLE_JIT") == "1"
+
+voicing = st.lists(st.integers(0, 127), min_size=1, max_size=5).map(sorted)
+chord = st.lists(voicing, min_size=1, max_size=4)
+guides = st.lists(st.integers(0, 1), min_size=5, max_size=5)
+
+
+def _pack(chords: list[list[list[int]]], flags: list[list[list[int]]]
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    rows = [r for c in chords for r in c]
+    notes = np.zeros((len(rows), 8), dtype=np.int64)
+    guide = np.zeros((len(rows), 8), dtype=np.int8)
+    for k, (r, g) in enumerate(zip(rows, [g for f in flags for g in f], strict=True)):
+        notes[k, :len(r)] = r
+        guide[k, :len(r)] = g
+    counts = np.array([len(r) for r in rows], dtype=np.int64)
+    offsets = np.cumsum([0] + [len(c) for c in chords]).astype(np.int64)
+    return notes, counts, guide, offsets
+
+
+def _prev(prev: list[int]) -> np.ndarray:
+    out = np.zeros(8, dtype=np.int64)
+    out[:len(prev)] = prev
+    return out
+
+
+def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[int]]]
+         ) -> tuple[list[int], list[int]]:
+    notes, counts, guide, offsets = _pack(chords, flags)
+    choice, moved = kernels._search(_prev(prev), len(prev), notes, counts, guide, offsets, STEP)
+    return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
+
+
+def _flags(chords: list[list[list[int]]], bits: list[int]) -> list[list[list[int]]]:
+    return [[[bits[(i + j + v) % len(bits)] for v in range(len(r))]
+             for j, r in enumerate(c)] for i, c in enumerate(chords)]
+
+
+@given(voicing, voicing)
+def test_motion_is_the_least_pairing(a: list[int], b: list[int]) -> None:
+    got = kernels._motion(np.array(a, dtype=np.int64), len(a), np.array(b, dtype=np.int64),
+                          len(b))
+    assert got == naive.motion(a, b)
+    assert got == kernels._motion(np.array(b, dtype=np.int64), len(b),
+                                  np.array(a, dtype=np.int64), len(a))
+
+
+def test_motion_examples() -> None:
+    def m(a: list[int], b: list[int]) -> int:
+        return int(kernels._motion(np.array(a, dtype=np.int64), len(a),
+                                   np.array(b, dtype=np.int64), len(b)))
+    # Dm7 -> G7 rootless: C moves down to B, E down to D.
+    assert m([53, 57, 60, 64], [53, 57, 59, 62]) == 3
+    # one voice splits in two: 60 feeds both 59 and 62.
+    assert m([60], [59, 62]) == 3
+    assert m([], [60, 64]) == 0
+
+
+@given(voicing, voicing, guides)
+def test_guides_near(prev: list[int], row: list[int], bits: list[int]) -> None:
+    flags = bits[:len(row)]
+    got = kernels._guides_near(np.array(prev, dtype=np.int64), len(prev),
+                               np.array(row, dtype=np.int64), len(row),
+                               np.array(flags, dtype=np.int8), STEP)
+    assert got == naive.guides_near(prev, row, flags, STEP)
+
+
+@given(st.lists(st.integers(0, 127), max_size=4).map(sorted),
+       st.lists(chord, min_size=1, max_size=4), guides)
+def test_search_matches_brute_force(prev: list[int], chords: list[list[list[int]]],
+                                   bits: list[int]) -> None:
+    flags = _flags(chords, bits)
+    path, moved = _run(prev, chords, flags)
+    assert path == naive.search(prev, chords, flags, STEP)
+    before = prev
+    for t, k in enumerate(path):
+        assert moved[t] == naive.motion(before, chords[t][k])
+        before = chords[t][k]
+
+
+@given(st.lists(st.integers(40, 90), min_size=1, max_size=4).map(sorted),
+       st.lists(chord, min_size=1, max_size=6), guides)
+def test_search_never_worse_than_greedy(prev: list[int], chords: list[list[list[int]]],
+                                        bits: list[int]) -> None:
+    flags = _flags(chords, bits)
+    path, moved = _run(prev, chords, flags)
+    greedy = naive.greedy(prev, chords, flags, STEP)
+    assert sum(moved) == naive.total_motion(prev, chords, path)
+    assert sum(moved) <= naive.total_motion(prev, chords, greedy)
+
+
+def test_search_beats_greedy_when_the_nearest_step_leads_away() -> None:
+    # From 60, greedy takes 61 (1 semitone) and then must fall 11 to 50; the search goes to 58
+    # first (2) and then falls only 8.
+    chords = [[[61], [58]], [[50]]]
+    flags = [[[1], [1]], [[1]]]
+    path, moved = _run([60], chords, flags)
+    assert path == [1, 0]
+    assert moved == [2, 8]
+    assert naive.greedy([60], chords, flags, STEP) == [0, 0]
+
+
+def test_kernels_are_private_and_cached() -> None:
+    for name in ("_motion", "_guides_near", "_search"):
+        kernel = getattr(kernels, name)
+        if not JIT_OFF:
+            assert kernel._cache.__class__.__name__ == "FunctionCache", name
+            assert kernel.targetoptions.get("fastmath", False) is False, name
+    public = [n for n, v in vars(kernels).items() if callable(v) and not n.startswith("_")
+              and getattr(v, "__module__", None) == kernels.__name__]
+    assert public == []
+
+
+@pytest.mark.skipif(JIT_OFF, reason="this is the run without the JIT")
+def test_kernels_pass_as_plain_python() -> None:
+    # The same tests with NUMBA_DISABLE_JIT=1: the kernels' source runs as Python (coverage).
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "HYPOTHESIS_PROFILE": "ci"}
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "tests/test_kernels.py"], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

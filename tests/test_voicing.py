@@ -1,0 +1,183 @@
+"""The voicing operation as a user calls it (API.md §5): least motion from `previous`,
+progressions searched as a whole, and `invalid_request` with the field for bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.errors import InvalidChord, InvalidRequest
+from engine.symbols import parse
+from engine.tables import QUALITY_NAMES
+from engine.voicing import voice_progression, voicing, warm_up
+from engine.voicing_candidates import candidates
+from engine.voicing_styles import GUIDE_STEP, STYLES, style_named
+from tests import naive
+
+FIELDS = ["chord", "style", "notes", "midi", "omitted", "voiceLeading", "guideTonesKept"]
+
+
+def test_result_fields_in_contract_order() -> None:
+    result = voicing({"chord": "Cmaj7", "style": "rootless", "previous": ["E3", "G3", "B3", "D4"],
+                      "range": [48, 84]})
+    assert list(result) == FIELDS
+    assert result["chord"] == "Cmaj7"
+    # the previous voicing is itself a rootless Cmaj7: nothing moves
+    assert result["midi"] == [52, 55, 59, 62]
+    assert result["notes"] == ["E3", "G3", "B3", "D4"]
+    assert result["voiceLeading"] == 0
+    assert result["guideTonesKept"] is True
+    assert result["omitted"] == ["C"]
+
+
+def test_without_previous_motion_is_zero_and_kept_is_null() -> None:
+    result = voicing({"chord": "Dm7"})
+    assert result["style"] == "rootless"
+    assert result["voiceLeading"] == 0
+    assert result["guideTonesKept"] is None
+
+
+def test_previous_as_midi_numbers_equals_previous_as_names() -> None:
+    by_name = voicing({"chord": "G7", "previous": ["F3", "A3", "C4", "E4"]})
+    by_midi = voicing({"chord": "G7", "previous": [64, 53, 60, 57]})
+    assert by_name == by_midi
+
+
+def test_unknown_style_falls_back_to_rootless() -> None:
+    result = voicing({"chord": "Cmaj7", "style": "stride"})
+    assert result["style"] == "rootless"
+    assert result == voicing({"chord": "Cmaj7"})
+    assert voicing({"chord": "Cmaj7", "style": " Drop2 "})["style"] == "drop2"
+
+
+def test_ii_v_i_moves_by_a_few_semitones() -> None:
+    result = voicing({"progression": "Dm7 G7 Cmaj7", "previous": ["F3", "A3", "C4", "E4"]})
+    assert list(result) == ["voicings", "totalVoiceLeading"]
+    moves = [v["voiceLeading"] for v in result["voicings"]]
+    assert moves[0] == 0                  # the previous voicing is a rootless Dm7
+    assert all(m <= 4 for m in moves)
+    assert result["totalVoiceLeading"] == sum(moves) <= 6
+    assert all(v["guideTonesKept"] for v in result["voicings"])
+    # chord by chord with `previous` gives the same path
+    before: list[Any] = ["F3", "A3", "C4", "E4"]
+    total = 0
+    for symbol in ("Dm7", "G7", "Cmaj7"):
+        one = voicing({"chord": symbol, "previous": before})
+        total += one["voiceLeading"]
+        before = one["midi"]
+    assert total == result["totalVoiceLeading"]
+
+
+def test_single_chord_takes_the_least_motion_placement() -> None:
+    previous = [50, 57, 60, 65]
+    result = voicing({"chord": "Bb7", "style": "drop2", "previous": previous})
+    table = candidates(parse("Bb7"), STYLES["drop2"], 48, 84)
+    least = min(naive.motion(previous, [int(m) for m in row]) for row in table.midi)
+    assert result["voiceLeading"] == least
+    assert naive.motion(previous, result["midi"]) == least
+
+
+SYMBOLS = ["Dm7", "G7", "Cmaj7", "A7b9", "Fm6", "Bb13", "Ebmaj7#11", "Abdim7", "C/E", "F#m7b5",
+           "B7alt", "Esus4", "Gm(maj7)", "Db6/9"]
+
+
+@settings(max_examples=25)
+@given(st.lists(st.sampled_from(SYMBOLS), min_size=1, max_size=3),
+       st.sampled_from(sorted(STYLES)),
+       st.lists(st.integers(48, 84), max_size=4))
+def test_progression_is_optimal_against_brute_force(symbols: list[str], style: str,
+                                                    previous: list[int]) -> None:
+    chords = [parse(s) for s in symbols]
+    tables = [candidates(c, STYLES[style], 48, 84) for c in chords]
+    rows = [[[int(m) for m in r] for r in t.midi] for t in tables]
+    flags = [[[int(g) for g in r] for r in t.guide] for t in tables]
+    prev = sorted(previous)
+    best = naive.search(prev, rows, flags, GUIDE_STEP)
+    result = voicing({"progression": symbols, "style": style, "previous": previous})
+    assert [v["midi"] for v in result["voicings"]] == [rows[t][k] for t, k in enumerate(best)]
+    greedy = naive.greedy(prev, rows, flags, GUIDE_STEP)
+    assert result["totalVoiceLeading"] == naive.total_motion(prev, rows, best)
+    assert result["totalVoiceLeading"] <= naive.total_motion(prev, rows, greedy)
+
+
+def test_voice_progression_matches_the_operation() -> None:
+    symbols = ["Cmaj7", "Am7", "Dm7", "G7", "Em7", "A7", "Dm7", "G7"]
+    midi = voice_progression([parse(s) for s in symbols], "drop2", 48, 84, [60, 64, 67])
+    result = voicing({"progression": symbols, "style": "drop2", "previous": [60, 64, 67]})
+    assert midi == [v["midi"] for v in result["voicings"]]
+    assert voice_progression([]) == []
+    # no chord: nothing sounds, and the next chord is led from the one before the gap
+    gap = voice_progression([parse("Dm7"), None, parse("G7")], previous=[53, 57, 60, 64])
+    assert gap[1] == []
+    assert gap[::2] == voice_progression([parse("Dm7"), parse("G7")], previous=[53, 57, 60, 64])
+    assert voice_progression([None]) == [[]]
+
+
+def test_same_request_same_answer() -> None:
+    request = {"progression": "Cm7 F7 | Bbmaj7 Ebmaj7 | Am7b5 D7b9 | Gm6", "style": "bill_evans"}
+    assert voicing(request) == voicing(dict(request))
+
+
+def test_warm_up_runs() -> None:
+    warm_up()
+
+
+@pytest.mark.parametrize(("request_", "field"), [
+    ({"chord": "C7", "previous": ["H3"]}, "previous"),
+    ({"chord": "C7", "previous": ["E"]}, "previous"),
+    ({"chord": "C7", "previous": [60, 128]}, "previous"),
+    ({"chord": "C7", "previous": [True]}, "previous"),
+    ({"chord": "C7", "previous": list(range(60, 69))}, "previous"),
+    ({"chord": "C7", "previous": "E3 G3"}, "previous"),
+    ({"chord": "C7", "range": [60, 66]}, "range"),
+    ({"chord": "C7", "style": "pad", "range": [48, 60]}, "range"),
+    ({"chord": "C7", "range": [-1, 84]}, "range"),
+    ({"chord": "C7", "range": [48, 128]}, "range"),
+    ({"chord": "C7", "range": [84, 48]}, "range"),
+    ({"chord": "C7", "range": [48]}, "range"),
+    ({"chord": "C7", "range": [48.0, 84]}, "range"),
+    ({"chord": "C7", "style": 7}, "style"),
+    ({}, "chord"),
+    ({"chord": "C7", "progression": "C7 F7"}, "chord"),
+    ({"progression": []}, "progression"),
+])
+def test_bad_input_is_invalid_request_with_field(request_: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        voicing(request_)
+    assert info.value.to_dict()["error"]["field"] == field
+
+
+def test_bad_chords_are_invalid_chord() -> None:
+    with pytest.raises(InvalidChord):
+        voicing({"chord": "Cxyz7"})
+    with pytest.raises(InvalidChord) as info:
+        voicing({"progression": "Dm7 G7 Hmaj7"})
+    assert info.value.to_dict()["error"]["index"] == 2
+    with pytest.raises(InvalidRequest):
+        voicing(["Cmaj7"])
+
+
+def test_style_named_is_case_insensitive() -> None:
+    assert style_named("SHELL").name == "shell"
+    assert style_named(None).name == "rootless"
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]),
+       st.sampled_from(QUALITY_NAMES), st.sampled_from(sorted(STYLES)),
+       st.integers(0, 127), st.integers(0, 127))
+def test_any_chord_style_and_range_gives_a_voicing_or_a_range_error(
+        root: str, quality: str, style: str, a: int, b: int) -> None:
+    low, high = min(a, b), max(a, b)
+    request = {"chord": root + quality, "style": style, "range": [low, high]}
+    try:
+        result = voicing(request)
+    except InvalidRequest as exc:
+        assert exc.field == "range"
+        assert high - low < 47          # a window of four octaves always holds a voicing
+        return
+    assert low <= result["midi"][0] and result["midi"][-1] <= high
+    assert result["midi"] == sorted(result["midi"])

@@ -1,0 +1,179 @@
+"""Style invariants for every chord quality the parser knows, on all twelve roots."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from engine.chord import Chord
+from engine.notes import parse_note_octave
+from engine.symbols import parse
+from engine.tables import QUALITY_NAMES
+from engine.voicing import voicing
+from engine.voicing_styles import STYLES
+
+ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
+# Canonical suffixes of API.md §1 plus altered, sus and omission forms from real charts.
+QUALITIES = ("", "m", "dim", "aug", "sus2", "sus4", "5", "6", "m6", "6/9", "m6/9", "7", "maj7",
+             "m7", "m7b5", "dim7", "m(maj7)", "7sus4", "aug7", "maj7#5", "9", "maj9", "m9",
+             "11", "m11", "13", "maj13", "m13", "add9", "7b9", "7#9", "7#11", "7b13", "7#9#11",
+             "7b9b13", "13b9", "13#11", "9#11", "7#5#9", "7alt", "7b5", "maj7b5", "9sus4",
+             "13sus4", "7b9sus4", "madd9", "m11", "7no3", "maj7no5")
+SLASH = ("C/E", "C/G", "C/D", "Dm7/G", "F/A", "Bb/C", "G7/B", "Ebmaj7/Bb", "F#m7b5/C",
+         "Ab6/Eb", "E7sus4/D", "Bbdim7/Db")
+LOW, HIGH = 48, 84
+
+
+def _chords() -> Iterator[Chord]:
+    for quality in dict.fromkeys(QUALITY_NAMES + QUALITIES):  # every quality the parser knows
+        for root in ROOTS:
+            yield parse(root + quality)
+    for symbol in SLASH:
+        yield parse(symbol)
+
+
+CHORDS = list(_chords())
+
+
+def _voice(chord: Chord, style: str) -> list[int]:
+    result = voicing({"chord": chord.symbol, "style": style})
+    midi = result["midi"]
+    # names and numbers agree, notes ascend and stay in range
+    assert [parse_note_octave(n)[1] for n in result["notes"]] == midi, chord.symbol
+    assert midi == sorted(set(midi)) or style.startswith("drop"), (chord.symbol, midi)
+    assert midi == sorted(midi), (chord.symbol, midi)
+    assert midi[0] >= LOW and midi[-1] <= HIGH, (chord.symbol, midi)
+    assert result["style"] == style
+    return midi
+
+
+def _pcs(chord: Chord, labels: tuple[str, ...]) -> set[int]:
+    return {pc for label, pc in zip(chord.intervals, chord.pcs, strict=True) if label in labels}
+
+
+def _guides(chord: Chord) -> tuple[int | None, int | None]:
+    """The 3rd (sus 4, else 2) and the 7th (else the 6) of a chord, as pitch classes."""
+    def first(groups: tuple[tuple[str, ...], ...]) -> int | None:
+        for labels in groups:
+            found = _pcs(chord, labels)
+            if found:
+                return min(found)
+        return None
+    if len(_pcs(chord, ("7", "b7", "bb7"))) > 1:   # dim7(maj7): which is "the" 7th is moot
+        return None, None
+    third = first((("3", "b3"), ("4", "11"), ("2", "9")))
+    seventh = first((("7", "b7", "bb7"), ("6",)))
+    return third, seventh
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_every_quality_and_root_voices_in_range(style: str) -> None:
+    for chord in CHORDS:
+        midi = _voice(chord, style)
+        assert midi, chord.symbol
+
+
+def test_rootless_never_holds_the_root() -> None:
+    for style in ("rootless", "bill_evans"):
+        for chord in CHORDS:
+            assert chord.root.pc not in {m % 12 for m in _voice(chord, style)}, chord.symbol
+
+
+def test_guide_tones_are_exactly_the_third_and_seventh() -> None:
+    for chord in CHORDS:
+        third, seventh = _guides(chord)
+        if third is None or seventh is None:
+            continue
+        assert sorted(m % 12 for m in _voice(chord, "guide_tones")) == sorted({third, seventh})
+        assert [m % 12 for m in _voice(chord, "guide_third")] == [third]
+        assert [m % 12 for m in _voice(chord, "guide_seventh")] == [seventh]
+
+
+def test_shell_is_root_then_third_and_seventh() -> None:
+    for chord in CHORDS:
+        midi = _voice(chord, "shell")
+        if chord.bass is not None:
+            assert midi[0] % 12 == chord.bass.pc, chord.symbol
+            continue
+        third, seventh = _guides(chord)
+        if third is None or seventh is None:
+            continue
+        assert midi[0] % 12 == chord.root.pc, chord.symbol
+        assert [m % 12 for m in midi[1:]] in ([third, seventh], [seventh, third]), chord.symbol
+        assert midi[2] - midi[0] < 24 and midi[1] - midi[0] < 12
+
+
+def _undrop(midi: list[int], depth: int) -> list[int]:
+    """Raise the lowest voice an octave; check it lands ``depth``-th from the top."""
+    stack = sorted([*midi[1:], midi[0] + 12])
+    assert stack.index(midi[0] + 12) == len(stack) - depth, midi
+    return stack
+
+
+@pytest.mark.parametrize(("style", "depth"), [("drop2", 2), ("drop3", 3)])
+def test_drop_voicings_are_close_stacks_with_one_voice_dropped(style: str, depth: int) -> None:
+    for chord in CHORDS:
+        midi = _voice(chord, style)
+        if len(midi) < 4:
+            continue
+        stack = _undrop(midi, depth)
+        assert stack[-1] - stack[0] <= 12, (chord.symbol, midi)
+
+
+def test_drop2_of_a_seventh_chord_holds_its_four_tones() -> None:
+    for root in ROOTS:
+        chord = parse(root + "m7")
+        assert {m % 12 for m in _voice(chord, "drop2")} == set(chord.pcs)
+        assert _voice(chord, "drop2") != sorted(_voice(chord, "drop3"))
+
+
+def test_triad_is_root_third_fifth_in_close_position() -> None:
+    for root in ROOTS:
+        for quality in ("", "m", "dim", "aug", "sus4", "maj7", "m7b5"):
+            chord = parse(root + quality)
+            midi = _voice(chord, "triad")
+            assert {m % 12 for m in midi} == set(chord.pcs[:3]), chord.symbol
+            assert midi[-1] - midi[0] < 12
+
+
+def test_pad_has_the_root_in_the_bass_and_is_spread() -> None:
+    for chord in CHORDS:
+        midi = _voice(chord, "pad")
+        bass = chord.root if chord.bass is None else chord.bass
+        assert midi[0] % 12 == bass.pc, chord.symbol
+        if len(midi) > 1:
+            assert midi[1] - midi[0] >= 7, chord.symbol
+            assert midi[-1] - midi[0] <= 24, chord.symbol
+    # the open sound where it fits: C G E B, no seconds, uppers wider than an octave
+    assert voicing({"chord": "Cmaj7", "style": "pad"})["notes"] == ["C3", "G3", "E4", "B4"]
+
+
+def test_bill_evans_a_and_b_forms_with_13_for_5_on_dominants() -> None:
+    g7 = voicing({"chord": "G7", "style": "bill_evans"})
+    assert g7["notes"] in (["B3", "E4", "F4", "A4"], ["F3", "A3", "B3", "E4"])
+    assert g7["omitted"] == ["G", "D"]
+    # the chord's own colour tone before an added 13
+    lydian = voicing({"chord": "Db7#11", "style": "bill_evans"})
+    assert "G" in {n[:-1] for n in lydian["notes"]} and lydian["omitted"] == ["Db", "Ab"]
+    dm7 = voicing({"chord": "Dm7", "style": "bill_evans", "range": [52, 84]})
+    assert dm7["notes"] == ["F3", "A3", "C4", "E4"]            # A form: 3 5 7 9
+    dm7b = voicing({"chord": "Dm7", "style": "bill_evans", "range": [48, 66]})
+    assert dm7b["notes"] == ["C3", "E3", "F3", "A3"]           # B form: 7 9 3 5
+
+
+def test_sixths_sus_and_slash_chords() -> None:
+    assert voicing({"chord": "C6", "style": "guide_tones"})["notes"] == ["E3", "A3"]
+    assert voicing({"chord": "C7sus4", "style": "guide_tones"})["notes"] == ["F3", "Bb3"]
+    shell = voicing({"chord": "C/E", "style": "shell"})
+    assert shell["notes"][0].startswith("E") and shell["omitted"] == []
+    pad = voicing({"chord": "C/D", "style": "pad"})
+    assert pad["notes"][0].startswith("D") and pad["omitted"] == []
+
+
+def test_omitted_spells_the_tones_left_out() -> None:
+    assert voicing({"chord": "C7", "style": "guide_tones"})["omitted"] == ["C", "G"]
+    assert voicing({"chord": "Cdim7", "style": "guide_tones"})["notes"] == ["Eb3", "Bbb3"]
+    sharp9 = voicing({"chord": "F#7#9", "style": "rootless"})
+    assert sharp9["omitted"] == ["F#"]
+    assert sorted(n[:-1] for n in sharp9["notes"]) == ["A#", "C#", "E", "G##"]
