@@ -30,8 +30,8 @@ from engine.errors import (
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.auth import Authenticator
-from server.gateway import Gateway
 from server.counters import SharedCounters
+from server.gateway import Gateway
 from server.limits import Admission, Counters, FloodThrottle, Limiter
 from server.metrics import Metrics
 from server.openapi import openapi_document
