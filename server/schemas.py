@@ -271,6 +271,9 @@ class Operation:
     # The engine refuses every request the schema refuses (property-tested in
     # tests/test_server_schemas.py), so REST skips jsonschema: 19 µs a call measured.
     engine_checks: bool = False
+    # Answers kept per worker, by the request's exact bytes (0: none). The engine is
+    # deterministic, so a kept answer is the same bytes it would compute; errors are never kept.
+    cache: int = 0
 
     @property
     def available(self) -> bool:
@@ -294,18 +297,18 @@ class Operation:
 
 
 def _op(name: str, tool: str, description: str, request: JSON, result: JSON,
-        engine_checks: bool = False) -> Operation:
+        engine_checks: bool = False, cache: int = 0) -> Operation:
     return Operation(name, f"/v2/{name}", tool, description, request, result,
-                     engine_checks=engine_checks)
+                     engine_checks=engine_checks, cache=cache)
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("analyze", "analyze_chord",
         "Analyze a chord in a key: roman numeral, function, borrowing and the scales to play.",
-        ANALYZE_REQUEST, ANALYZE_RESULT, engine_checks=True),
+        ANALYZE_REQUEST, ANALYZE_RESULT, engine_checks=True, cache=4096),
     _op("resolve", "resolve_chord",
         "Spell a chord symbol: notes with octave, MIDI numbers, frequencies and scales.",
-        RESOLVE_REQUEST, RESOLVE_RESULT, engine_checks=True),
+        RESOLVE_REQUEST, RESOLVE_RESULT, engine_checks=True, cache=4096),
     _op("voicing", "generate_voicing",
         "Voice a chord or a whole progression in a jazz style with the least voice motion.",
         VOICING_REQUEST, VOICING_RESULT),
