@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: setup serve test bench golden lock clean
+.PHONY: setup serve test bench golden lock clean conformance
 
 setup: $(STAMP)
 
@@ -33,11 +33,22 @@ bench: setup
 	$(BIN)/python -m pytest bench --benchmark-enable
 	for s in bench/run_*.py; do $(BIN)/python $$s || exit 1; done
 
+# The official MCP conformance suite against `harmony serve --no-auth` (installs Node 22 and the
+# suite from the npm registry into .venv/conformance on first use).
+conformance: setup
+	bench/run_conformance.sh
+
 golden: setup
 	$(BIN)/python -m tests.golden write
 
-lock:
-	$(BIN)/python -m pip freeze --exclude-editable | grep -viE "^(pychord|music21)" > requirements.lock
+lock:  # resolve pyproject's dependencies (and dev extras) afresh in a scratch venv and pin them
+	rm -rf .lockenv && $(PY) -m venv .lockenv
+	.lockenv/bin/python -m pip install -q --upgrade pip setuptools
+	.lockenv/bin/python -m pip install -q '.[dev]'
+	{ echo '# Pinned environment for the service and its tests (make setup installs exactly this).'; \
+	  echo '# Regenerate: make lock'; \
+	  .lockenv/bin/python -m pip freeze --all | grep -viE '^(pip==|harmony-engine)'; } > requirements.lock
+	rm -rf .lockenv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -5,8 +5,9 @@ Prints, for GET /health and POST /v2/analyze: sequential p50/p99 latency (one co
 concurrent throughput; then the analyze/health throughput ratio and the analyze p50. Analyze is
 measured twice: one repeated body (the common case of a popular chord, answered from the
 worker's kept answers) and 8,640 distinct bodies cycled so that no answer is ever kept (every
-call runs the engine). Each run also gives the server's CPU time per request (all its
-processes, from /proc), which a machine shared with other work disturbs far less than req/s.
+call runs the engine); the same call as an MCP tool (POST /mcp) follows. Each run also gives
+the server's CPU time per request (all its processes, from /proc), which a machine shared with
+other work disturbs far less than req/s.
 
 Uses wrk when it is installed (``apt-get install wrk``); otherwise a small asyncio HTTP/1.1
 keep-alive client. Loopback only, bounded: about a minute in all.
@@ -42,6 +43,9 @@ QUALITIES = ["", "m", "7", "maj7", "m7", "m7b5", "dim7", "6", "m6", "9", "m9", "
              "m(maj7)", "11", "m11", "13#11", "7b13", "maj7#11", "5"]
 KEYS = ROOTS + [r + "m" for r in ROOTS]
 ONE_BODY = b'{"chord":"Dm7b5","key":"C"}'
+# The same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the same run.
+MCP_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_chord",'
+            b'"arguments":' + ONE_BODY + b'}}')
 # 12 x 30 x 24 = 8,640 distinct requests, twice the kept answers (4,096): cycled, never a hit.
 VARIED = [b'{"chord":"%s","key":"%s"}' % (f"{r}{q}".encode(), k.encode())
           for k, r, q in itertools.product(KEYS, ROOTS, QUALITIES)]
@@ -198,7 +202,8 @@ def measure(name: str, port: int, path: str, secret: str, bodies: Sequence[bytes
         run.cpu_us = (server_cpu() - before) / par["N"] * 1e6
         run.rps, client = par["rps"], "wrk"
     else:
-        raws = [request_bytes(path, secret, b) for b in (bodies or [None])]
+        each: list[bytes | None] = list(bodies) if bodies else [None]
+        raws = [request_bytes(path, secret, b) for b in each]
         times = asyncio.run(sequential(port, raws, args.requests))
         cuts = quantiles(times, n=100)
         run.p50, run.p99 = cuts[49] * 1e3, cuts[98] * 1e3
@@ -250,10 +255,15 @@ def main() -> int:
                       server_cpu)
         varied = measure("analyze, varied", port, "/v2/analyze", secret, VARIED, args, tmp,
                          server_cpu)
+        mcp = measure("mcp analyze", port, "/mcp", secret, [MCP_BODY], args, tmp, server_cpu)
         for label, run in (("one body", one), ("varied bodies", varied)):
             print(f"analyze/health ({label}): throughput ratio {run.rps / health.rps:.2f} "
                   f"(aim >= 0.7), CPU ratio {health.cpu_us / run.cpu_us:.2f}; analyze p50 "
                   f"{run.p50:.3f} ms (aim <= 0.3 ms; original ~105 ms)")
+        # MCP computes every call (no kept answers): compare it with both REST runs.
+        print(f"mcp tools/call analyze_chord / REST analyze throughput ratio "
+              f"{mcp.rps / one.rps:.2f} (one body), {mcp.rps / varied.rps:.2f} (varied) "
+              f"(aim >= 0.8); mcp p50 {mcp.p50:.3f} ms")
         print(f"load average during the run: {os.getloadavg()[0]:.2f} on "
               f"{os.cpu_count()} cores")
     finally:

@@ -3,8 +3,10 @@
 Operations are added here as they land: analyze, resolve, voicing, reharmonize, conduct.
 """
 
+from engine.analysis import analyze, resolve
+from engine.conduct import conduct
 from engine.errors import HarmonyError
 from engine.reharm import reharmonize
 from engine.voicing import voicing
 
-__all__ = ["HarmonyError", "reharmonize", "voicing"]
+__all__ = ["HarmonyError", "analyze", "conduct", "reharmonize", "resolve", "voicing"]

@@ -20,6 +20,7 @@ from engine.grid import (
     INTERPRETATIONS,
     PARALLEL_MODES,
     SCALE_MASK,
+    SIXTH_OF,
     TENSION_SOURCE,
     Interpretation,
     degree_and_accidental,
@@ -59,7 +60,10 @@ def _class_of(intervals: tuple[str, ...]) -> int:
     seventh = next((s for s in ("b7", "7", "bb7") if s in labels), "")
     third = "3" if "3" in labels else "b3" if "b3" in labels else ""
     if third:
-        return CLASS_INDEX[CLASS_OF_SHAPE[(third, fifth, seventh)]]
+        cls = CLASS_OF_SHAPE[(third, fifth, seventh)]
+        if "6" in labels:
+            cls = SIXTH_OF.get(cls, cls)
+        return CLASS_INDEX[cls]
     without = CLASS_WITHOUT_THIRD[seventh]
     if without is not None:
         return CLASS_INDEX[without]
@@ -84,35 +88,53 @@ class ChordRole(NamedTuple):
     role: str                # diatonic secondary backdoor blues tritone borrowed variant passing chromatic
     numeral: str
     diatonic: bool           # every chord tone in the key's scale
-    target_offset: int       # semitones above the tonic of the chord it leads to (-1: none)
+    target_offset: int       # above the tonic: the chord a dominant or passing chord leads to,
+    #                          a diatonic or borrowed chord's own root; -1 for chromatic
     function: str
     interpretation: Interpretation
 
 
+# The texts below are shared with engine.batch, so that one chord analysed alone and the same
+# chord inside a corpus read the same, by construction of the text and by test of the lookup.
+
+def numeral_text(it: Interpretation, cls: int, degree: int, accidental: int,
+                 quality: str) -> str:
+    mark = numeral_mark(quality)
+    if it.target is not None:
+        return f"V{mark}/{it.target}"
+    return numeral_prefix(it, cls, degree, accidental) + mark
+
+
+@lru_cache(maxsize=4096)
+def function_text(it: Interpretation, tonic_name: str) -> str:
+    return f"{it.function}, {it.qualifier.format(tonic=tonic_name)}"
+
+
+def source_text(it: Interpretation, diatonic: bool, mode: str, tension_source: int) -> str | None:
+    """``source``: the grid's, or for a diatonic-role chord with outside tensions (G7b9 in C)
+    the first parallel scale that holds all its tones (``TENSION_SOURCE``, 0 for none)."""
+    if it.role != "diatonic" or diatonic:
+        return it.source
+    return PARALLEL_MODES[mode][tension_source - 1].source if tension_source else None
+
+
+@lru_cache(maxsize=8192)
 def role_of(chord: Chord, key: Key) -> ChordRole:
     cls = quality_class(chord)
     offset = (chord.root.pc - key.tonic.pc) % 12
     it = INTERPRETATIONS[GRID[key.mode_index, offset, cls]]
     degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
                                                key.tonic.letter, key.tonic.pc)
-    mark = numeral_mark(chord.quality)
-    if it.target is not None:
-        numeral = f"V{mark}/{it.target}"
-    else:
-        numeral = numeral_prefix(cls, degree, accidental) + mark
     rel = relative_mask(chord.mask, key.tonic.pc)
     diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
-    function = f"{it.function}, {it.qualifier.format(tonic=key.tonic.name)}"
-    return ChordRole(it.role, numeral, diatonic, it.target_offset, function, it)
+    return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
+                     diatonic, it.target_offset, function_text(it, key.tonic.name), it)
 
 
+@lru_cache(maxsize=8192)
 def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
-    """``source``: the grid's, or for a diatonic-role chord with outside tensions (G7b9 in C)
-    the first parallel scale that holds all its tones."""
-    if role.role != "diatonic" or role.diatonic:
-        return role.interpretation.source
-    found = int(TENSION_SOURCE[key.mode_index, relative_mask(chord.mask, key.tonic.pc)])
-    return PARALLEL_MODES[key.mode][found - 1].source if found else None
+    tension = int(TENSION_SOURCE[key.mode_index, relative_mask(chord.mask, key.tonic.pc)])
+    return source_text(role.interpretation, role.diatonic, key.mode, tension)
 
 
 def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
@@ -156,15 +178,11 @@ def analyze(request: Any) -> dict[str, Any]:
     return analyze_chord(chord, key)
 
 
-def resolve(request: Any) -> dict[str, Any]:
-    """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
-    req = require_object(request)
-    chord = _read_chord(req)
-    octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
-    tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
-                        high=TUNING_RANGE[1])
-    assert octave is not None and tuning is not None
-    root_midi = (int(octave) + 1) * 12 + LETTER_PC[chord.root.letter] + chord.root.alter
+@lru_cache(maxsize=8192)
+def _placed(chord: Chord, octave: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Names with octave and MIDI numbers: the bass (if any) first, then the chord from its
+    root in ``octave``. Not range-checked."""
+    root_midi = (octave + 1) * 12 + LETTER_PC[chord.root.letter] + chord.root.alter
     notes: list[str] = []
     midi: list[int] = []
     if chord.bass is not None:
@@ -175,6 +193,23 @@ def resolve(request: Any) -> dict[str, Any]:
     for label, s in zip(chord.intervals, chord.semitones, strict=True):
         midi.append(root_midi + s)
         notes.append(note_with_octave(spell_interval(chord.root, label, s), root_midi + s))
+    return tuple(notes), tuple(midi)
+
+
+@lru_cache(maxsize=8192)
+def _frequencies(midi: tuple[int, ...], tuning: float) -> tuple[float, ...]:
+    return tuple(frequency(m, tuning) for m in midi)
+
+
+def resolve(request: Any) -> dict[str, Any]:
+    """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
+    req = require_object(request)
+    chord = _read_chord(req)
+    octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
+    tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
+                        high=TUNING_RANGE[1])
+    assert octave is not None and tuning is not None
+    notes, midi = _placed(chord, int(octave))
     if min(midi) < 0 or max(midi) > 127:
         raise InvalidRequest(f"octave {octave} puts {chord.symbol!r} outside MIDI 0..127",
                              field="octave")
@@ -186,8 +221,8 @@ def resolve(request: Any) -> dict[str, Any]:
         "bass": chord.bass_name,
         "intervals": list(chord.intervals),
         "semitones": list(chord.semitones),
-        "notes": notes,
-        "midi": midi,
-        "frequencies": [frequency(m, tuning) for m in midi],
+        "notes": list(notes),
+        "midi": list(midi),
+        "frequencies": list(_frequencies(midi, float(tuning))),
         "scales": chord_scales(chord, quality_class(chord)),
     }

@@ -50,6 +50,10 @@ CLASSES: tuple[QualityClass, ...] = (
     QualityClass("mmaj7", (0, 3, 7, 11), True, False),
     QualityClass("augmaj7", (0, 4, 8, 11), False, False),
     QualityClass("sus7", (0, 5, 7, 10), False, True),
+    # Sixths are cores of their own: the 6th decides the mode a minor sixth is borrowed from
+    # (Cm6 in C comes from dorian, not aeolian).
+    QualityClass("maj6", (0, 4, 7, 9), False, False),
+    QualityClass("min6", (0, 3, 7, 9), True, False),
 )
 CLASS_INDEX = {c.name: i for i, c in enumerate(CLASSES)}
 
@@ -64,6 +68,8 @@ CLASS_OF_SHAPE: dict[tuple[str, str, str], str] = {
     ("b3", "b5", "bb7"): "dim7", ("b3", "5", "bb7"): "min",
     ("b3", "5", "7"): "mmaj7", ("b3", "b5", "7"): "mmaj7", ("b3", "#5", "7"): "mmaj7",
 }
+# A sixth added to a triad (no seventh) makes a sixth chord.
+SIXTH_OF = {"maj": "maj6", "min": "min6"}
 # Chords without a third: the seventh decides (a dominant 11 or 7sus4 still acts as V).
 CLASS_WITHOUT_THIRD = {"": None, "b7": "sus7", "7": "maj7", "bb7": "dim7"}
 
@@ -134,6 +140,14 @@ PARALLEL_MODES: dict[str, tuple[SourceMode, ...]] = {
 _ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII")
 # Offsets of the major scale: numerals' accidentals are relative to it in every key.
 _MAJOR = SCALE_STEPS["major"]
+# How jazz practice names a chromatic root, whatever its spelling: dominants that substitute
+# are flat (bII7, bVI7), diminished chords that pass upward are sharp (#i°7, #iv°7).
+FLAT_ROMAN = ("I", "bII", "II", "bIII", "III", "IV", "bV", "V", "bVI", "VI", "bVII", "VII")
+SHARP_ROMAN = ("I", "#I", "II", "#II", "III", "IV", "#IV", "V", "#V", "VI", "#VI", "VII")
+
+
+def _accidental(semitones: int) -> str:
+    return "b" * -semitones if semitones < 0 else "#" * semitones
 
 
 class Interpretation(NamedTuple):
@@ -145,8 +159,10 @@ class Interpretation(NamedTuple):
     source: str | None
     borrowed: bool
     target: str | None      # numeral after the slash (V7/ii); None for a plain numeral
-    target_offset: int      # offset of the chord it leads to or substitutes for (-1: none)
+    target_offset: int      # dominants, passing chords: offset above the tonic of the chord
+    #                         they lead to; diatonic and borrowed: their own; chromatic: -1
     scale: str | None       # the chord-scale the role implies (checked against the tones)
+    roman: str | None       # numeral root the role spells (bII, #IV); None: from the letters
 
 
 def mask_of_offsets(offsets: tuple[int, ...] | list[int], shift: int = 0) -> int:
@@ -201,26 +217,33 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
                 if mode == "major":
                     continue  # V7 of a major key is diatonic
                 it = Interpretation("secondary", "dominant", "from {tonic} harmonic minor",
-                                    "harmonic minor", False, None, 0, scale)
+                                    "harmonic minor", False, None, 0, scale, "V")
             else:
                 it = Interpretation("secondary", "dominant", f"secondary dominant of {name}",
-                                    f"secondary dominant of {name}", False, name, t, scale)
-            for c in [CLASS_INDEX["maj"], CLASS_INDEX["aug"], *dominant]:
+                                    f"secondary dominant of {name}", False, name, t, scale,
+                                    "V")
+            for c in [CLASS_INDEX["maj"], *dominant]:
                 claim(m, t + 7, c, it)
+        # The augmented triad on V is the augmented dominant (elsewhere it stays III+ etc.).
+        claim(m, 7, CLASS_INDEX["aug"], Interpretation(
+            "secondary", "dominant", "augmented dominant", "augmented dominant", False, None,
+            0, "whole tone", "V"))
         # 3. backdoor dominant bVII7 (in minor keys it is diatonic already).
         backdoor = Interpretation("backdoor", "dominant", "backdoor dominant",
-                                  "backdoor dominant", True, None, 0, "lydian dominant")
+                                  "backdoor dominant", True, None, 0, "lydian dominant", "bVII")
         for c in dominant:
             claim(m, 10, c, backdoor)
         # 4. IV7 is the blues subdominant, not the substitute of V7/iii.
         claim(m, 5, CLASS_INDEX["dom7"], Interpretation(
-            "blues", "predominant", "blues subdominant", "blues", True, None, 5, "mixolydian"))
+            "blues", "predominant", "blues subdominant", "blues", True, None, 5, "mixolydian",
+            "IV"))
         # 5. tritone substitutes of the primary and of every secondary dominant.
         for degree, t in targets:
             of = "V7" if t == 0 else f"V7/{target_numeral(mode, degree)}"
             claim(m, t + 1, CLASS_INDEX["dom7"], Interpretation(
                 "tritone", "dominant", f"tritone substitute of {of}",
-                f"tritone substitute of {of}", False, None, t, "lydian dominant"))
+                f"tritone substitute of {of}", False, None, t, "lydian dominant",
+                FLAT_ROMAN[(t + 1) % 12]))
         for source in PARALLEL_MODES[mode]:
             _fit_scale(claim, m, source, "borrowed" if source.borrowed else "variant")
         # 7. a diminished chord a half step below a diatonic target passes into it.
@@ -228,14 +251,15 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
             name = target_numeral(mode, degree)
             it = Interpretation("passing", "passing", f"diminished approach to {name}",
                                 "diminished passing chord", False, None, t,
-                                "whole-half diminished")
+                                "whole-half diminished", SHARP_ROMAN[(t - 1) % 12])
             for c in (CLASS_INDEX["dim7"], CLASS_INDEX["dim"]):
                 claim(m, t - 1, c, it)
         # 8. everything left is chromatic.
         for offset in range(12):
             for c in range(len(CLASSES)):
                 claim(m, offset, c, Interpretation(
-                    "chromatic", "chromatic", "outside the key", None, False, None, -1, None))
+                    "chromatic", "chromatic", "outside the key", None, False, None, -1, None,
+                    None))
     grid.setflags(write=False)
     return tuple(interps), grid
 
@@ -244,13 +268,22 @@ def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
                source: SourceMode, role: str) -> None:
     scale_mask = mask_of_offsets(source.steps)
     modes = FAMILIES[source.family]
-    for k, offset in enumerate(source.steps):
+    steps = source.steps
+    for k, offset in enumerate(steps):
+        # The scale's own third and fifth above this degree (by letters, not pitch classes:
+        # Ab-Cb-Ebb-Gbb has the pitches of C harmonic minor but is not its chord on Ab).
+        third = (steps[(k + 2) % 7] - offset) % 12
+        fifth = (steps[(k + 4) % 7] - offset) % 12
         for c, cls in enumerate(CLASSES):
             if mask_of_offsets(cls.semitones, offset) & ~scale_mask:
                 continue
+            if any((s in (3, 4) and s != third) or (s in (6, 8) and s != fifth)
+                   for s in cls.semitones):
+                continue
             claim(m, offset, c, Interpretation(
                 role, OFFSET_FUNCTION[offset], source.qualifier, source.source,
-                source.borrowed, None, offset, modes[(source.rotation + k) % 7]))
+                source.borrowed, None, offset, modes[(source.rotation + k) % 7],
+                _accidental(offset - _MAJOR[k]) + _ROMAN[k]))
 
 
 INTERPRETATIONS, GRID = _build()
@@ -285,12 +318,13 @@ for _array in (INTERP_ROLE, INTERP_BORROWED, SCALE_MASK):
     _array.setflags(write=False)
 
 
-def numeral_prefix(cls: int, degree: int, accidental: int) -> str:
+def numeral_prefix(it: Interpretation, cls: int, degree: int, accidental: int) -> str:
     """Roman numeral with accidental and case: ``bVI``, ``#iv``, ``ii`` (no quality mark).
-    ``degree`` 0..6 counts letters from the tonic; ``accidental`` is the root's distance in
-    semitones from that degree of the major scale on the tonic."""
-    roman = _ROMAN[degree].lower() if CLASSES[cls].minor_third else _ROMAN[degree]
-    return ("b" * -accidental if accidental < 0 else "#" * accidental) + roman
+    The role's own spelling when it has one; otherwise the letters: ``degree`` 0..6 counts
+    letters from the tonic, ``accidental`` is the root's distance in semitones from that
+    degree of the major scale on the tonic."""
+    roman = it.roman if it.roman is not None else _accidental(accidental) + _ROMAN[degree]
+    return roman.lower() if CLASSES[cls].minor_third else roman
 
 
 def degree_and_accidental(root_letter: int, root_pc: int, tonic_letter: int,

@@ -110,6 +110,8 @@ CLASS_SCALES: dict[str, tuple[str, ...]] = {
     "mmaj7": ("melodic minor", "harmonic minor"),
     "augmaj7": ("lydian augmented", "ionian augmented"),
     "sus7": ("mixolydian", "dorian b2", "phrygian"),
+    "maj6": ("ionian", "major pentatonic", "lydian"),
+    "min6": ("dorian", "melodic minor"),
 }
 
 # Qualities whose scale does not depend on the role: the symmetric diminished seventh is
@@ -164,11 +166,17 @@ def _core_mask(chord: Chord) -> int:
     return mask
 
 
+@lru_cache(maxsize=8192)
+def _chosen_for(chord: Chord, cls: int, hint: str | None
+                ) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+    return _choose(chord.root, _relative_mask(chord), _core_mask(chord), CLASSES[cls].name,
+                   hint)
+
+
 def chord_scales(chord: Chord, cls: int, hint: str | None = None) -> list[dict[str, Any]]:
     """The chord-scale entries of API.md §3, primary first. ``hint`` is the scale the chord's
-    role implies (None: from the quality alone, as resolve does)."""
-    chosen = _choose(chord.root, _relative_mask(chord), _core_mask(chord), CLASSES[cls].name,
-                     hint)
+    role implies (None: from the quality alone, as resolve does). Fresh dicts every call."""
+    chosen = _chosen_for(chord, cls, hint)
     return [{"name": name, "character": SCALES[name].character,
              "priority": "primary" if i == 0 else "secondary",
              "notes": list(notes), "avoid": list(avoid)}

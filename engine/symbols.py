@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
 from engine.chord import Chord
@@ -24,6 +25,8 @@ from engine.tables import (
     ALTERATION_ORDER,
     BASE_OF,
     CANONICAL_BY_ALIAS,
+    COMMON_ALTERATIONS,
+    COMMON_BASES,
     DEGREES,
     NAMED_ALTERED,
     OMISSION_BY_SPELLING,
@@ -58,7 +61,7 @@ _INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3}
 _ROW_NAME = {row.canonical: row.name for row in QUALITIES}
 
 
-class _SuffixError(Exception):
+class _SuffixError(ValueError):
     """A quality suffix outside the grammar: ``offset`` into the suffix and the reason."""
 
     def __init__(self, offset: int, reason: str) -> None:
@@ -101,12 +104,13 @@ def _parse(symbol: str) -> Chord:
         text = text.translate(_UNICODE)
     if not text:
         raise InvalidChord(symbol, "empty chord symbol", position=0)
-    if len(text) > MAX_SYMBOL:
+    if len(symbol) > MAX_SYMBOL:
         raise InvalidChord(symbol, f"longer than {MAX_SYMBOL} characters")
+    lead = len(symbol) - len(symbol.lstrip())  # positions count from the symbol as given
     root_text = _root_text(text)
     if not root_text:
         raise InvalidChord(symbol, "a chord symbol starts with a root A-G (with # or b)",
-                           position=0)
+                           position=lead)
     root = _NOTES[root_text]
     start, end, bass = len(root_text), len(text), None
     slash = text.rfind("/")
@@ -114,12 +118,12 @@ def _parse(symbol: str) -> Chord:
         bass = _NOTES.get(text[slash + 1:])
         if bass is None:
             raise InvalidChord(symbol, f"bass {text[slash + 1:]!r} is not a note name",
-                               position=slash + 1)
+                               position=lead + slash + 1)
         end = slash
     try:
         quality = quality_of(text[start:end])
     except _SuffixError as exc:
-        raise InvalidChord(symbol, exc.reason, position=start + exc.offset) from None
+        raise InvalidChord(symbol, exc.reason, position=lead + start + exc.offset) from None
     return _chord(symbol, root, quality, bass)
 
 
@@ -127,9 +131,8 @@ _LETTER_SET = frozenset(LETTERS)
 
 
 def _chord(symbol: str, root: Spelled, q: Quality, bass: Spelled | None) -> Chord:
-    spell = SPELLED_DEGREE[root]
-    tones = [spell[lab] for lab in q.labels]
-    pcs = tuple(t[1] for t in tones)
+    names, pcs_of_label = _NAMES_BY_ROOT[root], _PCS_BY_ROOT[root]
+    pcs = tuple(map(pcs_of_label.__getitem__, q.labels))
     rpc = (LETTER_PC[root.letter] + root.alter) % 12
     mask = ((q.mask << rpc) | (q.mask >> (12 - rpc))) & 0xFFF
     name = f"{root.name} {q.name}"
@@ -142,23 +145,49 @@ def _chord(symbol: str, root: Spelled, q: Quality, bass: Spelled | None) -> Chor
             if pc == bpc:
                 inversion = _INVERSION_OF_NUMBER.get(number)
                 break
-    return Chord(symbol, root, q.canonical, q.labels, q.semitones, tuple(t[0] for t in tones),
-                 pcs, mask, name, bass, inversion)
+    return Chord(symbol, root, q.canonical, q.labels, q.semitones,
+                 tuple(map(names.__getitem__, q.labels)), pcs, mask, name, bass, inversion)
+
+
+# SPELLED_DEGREE split into two lookups, so that a chord's notes are two C-level maps
+_NAMES_BY_ROOT = {root: {lab: v[0] for lab, v in t.items()} for root, t in SPELLED_DEGREE.items()}
+_PCS_BY_ROOT = {root: {lab: v[1] for lab, v in t.items()} for root, t in SPELLED_DEGREE.items()}
+
+
+def quality_of(suffix: str) -> Quality:
+    """The Quality of a suffix (the text between root and slash bass), e.g. ``"7(b9,#11)"``.
+    Raises ``ValueError`` (with ``.offset`` and ``.reason``) outside the grammar."""
+    known = _KNOWN.get(suffix)
+    return known if known is not None else _composed(suffix)
 
 
 @lru_cache(maxsize=2048)
-def quality_of(suffix: str) -> Quality:
-    """The Quality of a suffix (the text between root and slash bass), e.g. ``"7(b9,#11)"``.
-    Raises ``_SuffixError`` outside the grammar."""
-    canonical = CANONICAL_BY_ALIAS.get(suffix)
-    if canonical is not None:
-        return QUALITY_BY_CANONICAL[canonical]
-    return _compose(SHORTHANDS.get(suffix, suffix))
+def _composed(suffix: str) -> Quality:
+    """A suffix outside the prebuilt vocabulary, read by the modifier grammar (cached)."""
+    quality, head = _compose(SHORTHANDS.get(suffix, suffix))
+    # A composed suffix can itself read as something more canonical ("6" + "add9" is the
+    # row 6/9, "add6add#11" is 6add#11): read it again until it is stable.
+    for _ in range(3):
+        if _longest_head(quality.canonical) == head:
+            break  # it would read back the same way
+        again, again_head = _compose(quality.canonical)
+        if again.canonical == quality.canonical or again.labels != quality.labels:
+            break
+        quality, head = again, again_head
+    return quality
 
 
-def _compose(suffix: str) -> Quality:
+def _longest_head(text: str) -> int:
+    for n in range(min(len(text), _LONGEST_HEAD), -1, -1):
+        if text[:n] in CANONICAL_BY_ALIAS:
+            return n
+    return 0
+
+
+def _compose(suffix: str) -> tuple[Quality, int]:
     """Longest head first; a shorter head is tried when the rest does not parse after it
-    (``madd9`` is ``m`` + ``add9``, not ``ma`` + ``dd9``)."""
+    (``madd9`` is ``m`` + ``add9``, not ``ma`` + ``dd9``). Returns the quality and the length
+    of the head its canonical suffix starts with."""
     error: _SuffixError | None = None
     for n in range(min(len(suffix), _LONGEST_HEAD), -1, -1):
         head = CANONICAL_BY_ALIAS.get(suffix[:n])
@@ -173,7 +202,7 @@ def _compose(suffix: str) -> Quality:
     raise error
 
 
-def _modify(head: str, suffix: str, pos: int) -> Quality:
+def _modify(head: str, suffix: str, pos: int) -> tuple[Quality, int]:
     base, built_in = BASE_OF.get(head, (head, ()))
     alts: list[str] = list(built_in)
     adds: list[str] = []
@@ -211,7 +240,7 @@ def _apply(token: str, at: int, base: str, suspended: bool, alts: list[str], add
         alt = ALTERATION_BY_SPELLING[token].canonical
         if alt in alts or (alt == "alt" and alts) or "alt" in alts:
             raise _SuffixError(at, f"alteration {token!r} repeats or conflicts")
-        if alt == "alt" and base != "7":
+        if alt == "alt" and base not in ("7", "7sus4"):
             raise _SuffixError(at, "'alt' applies to a dominant seventh")
         alts.append(alt)
     elif token in ADDITION_BY_SPELLING:
@@ -235,7 +264,7 @@ def _apply(token: str, at: int, base: str, suspended: bool, alts: list[str], add
 
 
 def _resolve(base: str, alts: list[str], adds: list[str], omits: list[str],
-             end: int) -> Quality:
+             end: int) -> tuple[Quality, int]:
     alts.sort(key=ALTERATION_ORDER.__getitem__)
     adds.sort(key=ADDITION_ORDER.__getitem__)
     omits.sort(key=OMISSION_ORDER.__getitem__)
@@ -257,7 +286,7 @@ def _resolve(base: str, alts: list[str], adds: list[str], omits: list[str],
     key = (base, tuple(alts))
     if not adds and not omits and key in NAMED_ALTERED:
         named = NAMED_ALTERED[key]
-        return make_quality(named, labels, _ROW_NAME[named])
+        return make_quality(named, labels, _ROW_NAME[named]), len(named)
     prefix, rest = base, alts
     fifth = tuple(a for a in alts if a in ("b5", "#5"))
     if base in ("", "m") and (base, fifth) in NAMED_ALTERED:
@@ -270,7 +299,7 @@ def _resolve(base: str, alts: list[str], adds: list[str], omits: list[str],
     if prefix == "" and rest:
         prefix = "M"  # "Cb5" would read as a C-flat power chord: keep the major mark
     canonical = prefix + "".join(rest) + "".join(adds) + "".join(omits)
-    return make_quality(canonical, labels, " ".join(words))
+    return make_quality(canonical, labels, " ".join(words)), len(prefix)
 
 
 def parse_progression(value: Any, *, field: str = "progression",
@@ -305,3 +334,24 @@ def parse_progression(value: Any, *, field: str = "progression",
         except InvalidChord as exc:
             raise exc.at_index(i) from None
     return chords
+
+
+def _known() -> dict[str, Quality]:
+    """Every head alias, and the common altered qualities (tables.COMMON_BASES with up to two
+    of tables.COMMON_ALTERATIONS, as written and as canonical), resolved once at import."""
+    known = {alias: QUALITY_BY_CANONICAL[c] for alias, c in CANONICAL_BY_ALIAS.items()}
+    for base in COMMON_BASES:
+        for n in (1, 2):
+            for alts in combinations(COMMON_ALTERATIONS, n):
+                written = base + "".join(alts)
+                try:
+                    quality = _composed(written)
+                except _SuffixError:
+                    continue
+                known.setdefault(written, quality)
+                known.setdefault(quality.canonical, quality)
+    _composed.cache_clear()
+    return known
+
+
+_KNOWN = _known()

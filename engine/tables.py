@@ -55,7 +55,7 @@ QUALITIES: tuple[QualityRow, ...] = (
     QualityRow("m#5", "m+ maug m+5 m#5", "1 b3 #5", "minor augmented", "m", "#5"),
     QualityRow("sus2", "sus2", "1 2 5", "suspended second"),
     QualityRow("sus4", "sus4 sus 4", "1 4 5", "suspended fourth"),
-    QualityRow("sus24", "sus24 sus2sus4 sus4add9", "1 2 4 5", "suspended second and fourth"),
+    QualityRow("sus24", "sus24 sus2sus4", "1 2 4 5", "suspended second and fourth"),
     QualityRow("5", "5", "1 5", "power chord"),
     # sixths
     QualityRow("6", "6 M6 maj6 add6", "1 3 5 6", "major sixth"),
@@ -117,7 +117,7 @@ ALTERATIONS: tuple[Modifier, ...] = (
     Modifier("b6", "b6", "", "b6", "flat six"),
     Modifier("b9", "b9 -9", "9", "b9", "flat nine"),
     Modifier("#9", "#9 +9", "9", "#9", "sharp nine"),
-    Modifier("#11", "#11 +11 #4", "11", "#11", "sharp eleven"),
+    Modifier("#11", "#11 +11 #4 +4", "11", "#11", "sharp eleven"),
     Modifier("b13", "b13 -13", "13", "b13", "flat thirteen"),
     Modifier("alt", "alt", "5 9 11 13", "b9 #9 #11 b13", "altered"),
 )
@@ -148,6 +148,12 @@ SUSPENSIONS: MappingProxyType[str, MappingProxyType[str, str]] = MappingProxyTyp
     "sus2": MappingProxyType({"": "sus2"}),
     "sus24": MappingProxyType({"": "sus24"}),
 })
+
+# The everyday altered vocabulary, resolved once at import (each base with up to two of
+# these alterations, e.g. 7b9#11, 13b9, maj7#11); anything rarer is read by the grammar.
+COMMON_BASES = ("", "m", "6", "m6", "6/9", "7", "maj7", "m7", "m(maj7)", "9", "maj9", "m9",
+                "11", "m11", "13", "maj13", "7sus4", "9sus4", "m7b5", "dim7")
+COMMON_ALTERATIONS = ("b5", "#5", "b9", "#9", "#11", "b13")
 
 # Whole suffixes from real charts that are shorthand for a grammatical spelling.
 SHORTHANDS: MappingProxyType[str, str] = MappingProxyType({

@@ -33,6 +33,7 @@ from server.auth import Authenticator
 from server.counters import SharedCounters
 from server.gateway import Gateway
 from server.limits import Admission, Counters, FloodThrottle, Limiter
+from server.mcp import McpEndpoint, tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
@@ -60,7 +61,8 @@ class HarmonyApp:
         self.settings = settings
         self.store = store
         self.routes = build_routes(operations)
-        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy)
+        self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
+                               allow_loopback=settings.profile == "local")
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
         self.counters = counters or SharedCounters(store)
         self.limiter = Limiter(self.counters, clock)
@@ -73,6 +75,7 @@ class HarmonyApp:
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
         self.openapi_body = orjson.dumps(openapi_document(available))
+        self.mcp = McpEndpoint(tool_table(available))  # built once: tools/list is pre-encoded
         # The pipeline: read top to bottom, this is the order every request meets.
         self.guards: tuple[Guard, ...] = (
             self._flood_guard,

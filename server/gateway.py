@@ -12,6 +12,8 @@ exempt, because monitors use exactly those libraries.
 
 from __future__ import annotations
 
+import re
+
 from engine.errors import BlockedUserAgent, ForbiddenOrigin
 
 BLOCKED_PRODUCTS = frozenset({"python-requests", "python-urllib", "python-httpx", "aiohttp",
@@ -20,22 +22,29 @@ ALLOWED_REQUEST_HEADERS = b"authorization, content-type, mcp-protocol-version, m
 EXPOSED_HEADERS = (b"x-quota-limit, x-quota-used, ratelimit-limit, ratelimit-remaining, "
                    b"ratelimit-reset, retry-after, www-authenticate")
 PREFLIGHT_MAX_AGE = b"600"
+LOOPBACK_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?")
 
 Headers = list[tuple[bytes, bytes]]
 
 
 class Gateway:
-    def __init__(self, origins: tuple[str, ...], user_agent_policy: bool) -> None:
+    def __init__(self, origins: tuple[str, ...], user_agent_policy: bool,
+                 allow_loopback: bool = False) -> None:
         self.any_origin = "*" in origins
         self.origins = frozenset(o.rstrip("/").lower() for o in origins if o != "*")
         self.user_agent_policy = user_agent_policy
+        # Local profile: pages on this machine (an MCP inspector on localhost) may call; a
+        # rebinding page keeps its own host name in Origin and is still refused.
+        self.allow_loopback = allow_loopback
 
     def check_origin(self, origin: str | None) -> None:
         if origin is not None and not self.origin_allowed(origin):
             raise ForbiddenOrigin(f"origin {origin!r} is not allowed to call this service")
 
     def origin_allowed(self, origin: str) -> bool:
-        return self.any_origin or origin.rstrip("/").lower() in self.origins
+        origin = origin.rstrip("/").lower()
+        return self.any_origin or origin in self.origins or \
+            (self.allow_loopback and LOOPBACK_ORIGIN.fullmatch(origin) is not None)
 
     def preflight_headers(self, origin: str, methods: frozenset[str]) -> Headers:
         allow = ", ".join(sorted(methods | {"OPTIONS"})).encode()

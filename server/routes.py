@@ -4,8 +4,6 @@ one engine function, encode (orjson)."""
 from __future__ import annotations
 
 import functools
-import importlib
-import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -122,20 +120,10 @@ async def metrics_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Respons
 
 
 async def mcp_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Response:
-    """POST /mcp: the body goes to ``server.mcp`` (its ``McpEndpoint``), which calls back
+    """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
     ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call."""
-    try:
-        mcp = importlib.import_module("server.mcp")
-    except ModuleNotFoundError:
-        from engine.errors import NotFound
-        raise NotFound("MCP is not available on this server") from None
     gate = app.mcp_gate(ctx) if app.settings.auth else None
-    if hasattr(mcp, "McpEndpoint"):
-        answer = mcp.McpEndpoint(gate).handle(ctx.method, ctx.headers, body)
-    else:
-        answer = mcp.handle(ctx.method, ctx.headers, body, gate)
-    if inspect.isawaitable(answer):
-        answer = await answer
+    answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate)
     headers = [(k, v) for k, v in answer.headers if k.lower() != b"content-type"]
     content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"),
                         b"application/json")

@@ -140,6 +140,9 @@ def test_error_position_and_reason() -> None:
         parse("Cmaj7foo")
     assert info.value.position == 5
     assert "position 5" in info.value.message
+    with pytest.raises(InvalidChord) as info:
+        parse("  C7/H")
+    assert info.value.position == 4
 
 
 def test_progression_string_and_list() -> None:

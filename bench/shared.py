@@ -1,0 +1,19 @@
+"""Where the shared workloads and corpora live: ``../shared`` beside the repository, or
+``HARMONY_SHARED`` / ``HARMONY_CORPORA``. Benchmarks skip or exit cleanly without them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("HARMONY_SHARED", REPO.parent / "shared"))
+CORPORA = Path(os.environ.get("HARMONY_CORPORA", SHARED / "corpora"))
+PEER_WORKLOAD = SHARED / "bench" / "peer-workload.txt"
+
+
+def peer_workload() -> list[str] | None:
+    """The 2,000 symbols timed against peer libraries, or None when absent."""
+    if not PEER_WORKLOAD.is_file():
+        return None
+    return PEER_WORKLOAD.read_text().split()

@@ -1,0 +1,58 @@
+"""analyze and resolve, warm (caches filled): microseconds per call.
+
+Run: .venv/bin/python -m pytest bench/test_analyze.py --benchmark-enable
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import analyze, resolve
+from engine.analysis import analyze_chord, role_of
+from engine.keys import parse_key
+from engine.symbols import parse
+
+ANALYZE = [{"chord": c, "key": k} for c, k in (
+    ("Dm7b5", "C"), ("G7b9", "C"), ("Db7", "C"), ("Fmaj7", "Am"), ("E7alt", "Am"),
+    ("Abmaj7", "Eb"), ("C#dim7/E", "C"), ("Bb13", "F"))]
+RESOLVE = [{"chord": c} for c in ("G13", "C/E", "F#7#9", "Cm(maj9)", "Bbmaj7#11", "Ebdim7")]
+
+
+def _all(fn: Any, requests: list[dict[str, str]]) -> None:
+    for r in requests:
+        fn(r)
+
+
+def test_analyze_warm(benchmark: Any) -> None:
+    _all(analyze, ANALYZE)
+    benchmark.extra_info["calls_per_round"] = len(ANALYZE)
+    benchmark(_all, analyze, ANALYZE)
+
+
+def test_resolve_warm(benchmark: Any) -> None:
+    _all(resolve, RESOLVE)
+    benchmark.extra_info["calls_per_round"] = len(RESOLVE)
+    benchmark(_all, resolve, RESOLVE)
+
+
+def test_role_of_parsed(benchmark: Any) -> None:
+    """The lookup other modules use (reharmonize): a parsed chord's role in a key."""
+    pairs = [(parse(r["chord"]), parse_key(r["key"])) for r in ANALYZE]
+
+    def run() -> None:
+        for chord, key in pairs:
+            role_of(chord, key)
+
+    benchmark.extra_info["calls_per_round"] = len(pairs)
+    benchmark(run)
+
+
+def test_analyze_chord_parsed(benchmark: Any) -> None:
+    pairs = [(parse(r["chord"]), parse_key(r["key"])) for r in ANALYZE]
+
+    def run() -> None:
+        for chord, key in pairs:
+            analyze_chord(chord, key)
+
+    benchmark.extra_info["calls_per_round"] = len(pairs)
+    benchmark(run)

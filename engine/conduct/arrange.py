@@ -1,0 +1,296 @@
+"""The four lanes of an arrangement, as note events at 480 ticks per quarter note.
+
+Time: a bar holds ``numerator`` units of ``4/denominator`` quarters; a step string of length n
+divides the bar in n equal steps; swing moves every off-beat eighth to ``swing`` of the beat
+(only in meters counted in quarters or halves: compound meters carry their own lilt).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.chord import Chord
+from engine.conduct import lines, styles
+from engine.conduct.styles import LEVEL, MIN_ENERGY, Groove
+
+PPQ = 480
+Note = tuple[int, int, int, int]          # tick, duration, pitch, velocity
+HARMONY_RANGE = (48, 84)
+DRUM_LENGTH = 60
+FILL_ENERGY = 0.6
+VOLUME = {"harmony": 0.8, "pattern": 0.75, "bass": 0.95, "drums": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One chord's stretch inside one bar: ticks are absolute, ``beat`` 1-based."""
+
+    bar: int
+    beat: int
+    start: int
+    end: int
+    chord: Chord | None
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    meter: tuple[int, int]
+    swing: float
+
+    @property
+    def unit(self) -> int:
+        return PPQ * 4 // self.meter[1]
+
+    @property
+    def bar_ticks(self) -> int:
+        return self.unit * self.meter[0]
+
+    def at(self, tick: int) -> int:
+        """Where a grid tick sounds once swung."""
+        if self.swing == 0.5 or self.meter[1] == 8 or tick % (PPQ // 2) or not tick % PPQ:
+            return tick
+        return tick - PPQ // 2 + round(PPQ * self.swing)
+
+
+def segments(bars: list[list[tuple[int, Chord | None]]], timing: Timing) -> list[Segment]:
+    """Bars of (beat index from 0, chord) -> segments, each chord cut at the bar line."""
+    out = []
+    for b, bar in enumerate(bars):
+        origin = b * timing.bar_ticks
+        for i, (beat, chord) in enumerate(bar):
+            stop = bar[i + 1][0] if i + 1 < len(bar) else timing.meter[0]
+            out.append(Segment(b, beat + 1, origin + beat * timing.unit,
+                               origin + stop * timing.unit, chord))
+    return out
+
+
+def energy_curve(bars: int, form_len: int, base: float, builds: bool) -> list[float]:
+    """One level 0..1 per bar: a rise through each chorus and across the piece; with
+    ``builds`` a climb from well below ``base`` to well above it."""
+    lo, hi = (max(0.15, base - 0.35), min(1.0, base + 0.35)) if builds else (base - 0.05,
+                                                                               base + 0.1)
+    curve = []
+    for b in range(bars):
+        whole = b / (bars - 1) if bars > 1 else 1.0
+        chorus = (b % form_len) / (form_len - 1) if form_len > 1 else 0.0
+        curve.append(round(min(1.0, max(0.0, lo + (hi - lo) * whole + 0.06 * chorus)), 3))
+    return curve
+
+
+def _hits(rhythm: str, origin: int, bar_ticks: int) -> list[tuple[int, int, str]]:
+    """(start, end, char) of every note a step string starts in one bar (ticks unswung)."""
+    n = len(rhythm)
+    out = []
+    for i, ch in enumerate(rhythm):
+        if ch in "-.":
+            continue
+        j = i + 1
+        while j < n and rhythm[j] == "-":
+            j += 1
+        out.append((origin + i * bar_ticks // n, origin + j * bar_ticks // n, ch))
+    return out
+
+
+def _velocity(level: float, energy: float, lane: str) -> int:
+    return max(1, min(127, round(level * VOLUME[lane] * (62 + 62 * energy))))
+
+
+def _segment_at(segs: list[Segment], first: int, tick: int) -> int:
+    i = first
+    while i + 1 < len(segs) and segs[i + 1].start <= tick:
+        i += 1
+    return i
+
+
+@dataclass
+class Arranger:
+    """Builds the lanes for segments already cut into bars."""
+
+    segs: list[Segment]
+    voicings: dict[int, list[int]]       # segment index -> voiced MIDI notes
+    groove: Groove
+    timing: Timing
+    energy: list[float]
+    form_len: int
+    bass_approach: str | None
+    tonic_pc: int
+    rng: random.Random
+
+    def lanes(self) -> dict[str, list[Note]]:
+        bars = len(self.energy)
+        bar_segs: list[int] = []
+        for i, s in enumerate(self.segs):
+            if not bar_segs or self.segs[bar_segs[-1]].bar != s.bar:
+                bar_segs.append(i)
+        nudges = [self.rng.choice((-1, 0, 0, 1)) for _ in range(bars)]
+        comping = styles.comping_for(self.groove, self.timing.meter)
+        pattern = styles.pattern_for(self.groove, self.timing.meter)
+        harmony = self._chordal(bar_segs, comping, nudges, self._voiced, "harmony")
+        pat_state = {"near": lines.PATTERN_LOW[self.groove.figure] + 4, "i": 0}
+
+        def figure(si: int, _tick: int) -> list[int]:
+            chord = self.segs[si].chord
+            assert chord is not None
+            notes = lines.figure_pitches(self.groove.figure, chord, pat_state["i"],
+                                         pat_state["near"])
+            pat_state["i"] += 1
+            return notes
+
+        patt = self._chordal(bar_segs, pattern, [-n for n in nudges], figure, "pattern")
+        return {"harmony": _tidy(harmony), "pattern": _tidy(patt),
+                "bass": _tidy(self._bass(bar_segs)), "drums": _tidy(self._drums())}
+
+    def _voiced(self, si: int, _tick: int) -> list[int]:
+        return self.voicings[si]
+
+    def _chordal(self, bar_segs: list[int], rhythms: tuple[str, ...], nudges: list[int],
+                 pitches: Callable[[int, int], list[int]], lane: str) -> list[Note]:
+        """A lane of chords or figures: each hit of the bar's rhythm sounds the chord under
+        it, cut at the next chord change; the last bar holds one chord per segment."""
+        out: list[Note] = []
+        t = self.timing
+        last_bar = len(self.energy) - 1
+        for b, first in enumerate(bar_segs):
+            e = self.energy[b]
+            if b == last_bar:
+                hits = [(s.start, s.end, "X") for s in self.segs[first:] if s.bar == b]
+            else:
+                hits = _hits(styles.pick(rhythms, e, nudges[b]), b * t.bar_ticks, t.bar_ticks)
+            for start, end, ch in hits:
+                if e < MIN_ENERGY[ch]:
+                    continue
+                si = _segment_at(self.segs, first, start)
+                seg = self.segs[si]
+                if seg.chord is None:
+                    continue
+                on, off = t.at(start), t.at(min(end, seg.end))
+                vel = _velocity(LEVEL[ch], e, lane)
+                notes = pitches(si, start)
+                # A strum rolls its strings: a few ticks between them.
+                roll = 8 if lane == "pattern" and len(notes) > 1 else 0
+                for k, p in enumerate(notes):
+                    out.append((on + k * roll, max(1, off - on - k * roll - 10), p, vel))
+        return out
+
+    def _bass(self, bar_segs: list[int]) -> list[Note]:
+        t = self.timing
+        plan = styles.bass_for(self.groove, t.meter, self.bass_approach)
+        pulses = styles.groups(t.meter)
+        out: list[Note] = []
+        prev = 40
+        for si, seg in enumerate(self.segs):
+            if seg.chord is None:
+                continue
+            e = self.energy[seg.bar]
+            nxt = self.segs[si + 1].chord if si + 1 < len(self.segs) else None
+            last = si + 1 == len(self.segs)
+            if plan == "walk" and not last:
+                starts = self._pulse_ticks(seg, pulses)
+                line = lines.walk(seg.chord, len(starts), prev, nxt, self.rng)
+                for k, (tick, p) in enumerate(zip(starts, line, strict=True)):
+                    end = starts[k + 1] if k + 1 < len(starts) else seg.end
+                    vel = _velocity(0.9 if k == 0 else 0.8, e, "bass")
+                    out.append((t.at(tick), max(1, t.at(end) - t.at(tick) - 20), p, vel))
+                prev = line[-1]
+                continue
+            origin = seg.bar * t.bar_ticks
+            hits = [h for h in _hits(plan, origin, t.bar_ticks) if seg.start <= h[0] < seg.end]
+            # Every chord change is marked by its root, whatever the pattern says.
+            first_role = "T" if plan.startswith("T") else "R"
+            if last:
+                hits = [(seg.start, seg.end, first_role)]
+            elif hits and hits[0][0] == seg.start:
+                hits[0] = (seg.start, hits[0][1], first_role)
+            else:
+                hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
+            root = lines.place(lines.bass_pc(seg.chord), prev, lines.BASS_LOW, lines.ROOT_HIGH)
+            for start, end, role in hits:
+                p = self._role_pitch(seg.chord, role, prev, root, nxt)
+                prev = p
+                vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
+                off = t.at(min(end, seg.end))
+                out.append((t.at(start), max(1, off - t.at(start) - 20), p, vel))
+        return out
+
+    def _pulse_ticks(self, seg: Segment, pulses: list[int]) -> list[int]:
+        origin = seg.bar * self.timing.bar_ticks
+        ticks, acc = [], 0
+        for n in pulses:
+            tick = origin + acc * self.timing.unit
+            if seg.start <= tick < seg.end:
+                ticks.append(tick)
+            acc += n
+        return ticks or [seg.start]
+
+    def _role_pitch(self, chord: Chord, role: str, prev: int, root: int,
+                    nxt: Chord | None) -> int:
+        """A pattern bass note: the root low, the other chord tones climbing above it."""
+        lo, hi = lines.BASS_LOW, lines.BASS_HIGH
+        if role == "T":
+            return lines.place(self.tonic_pc, prev, lo, hi)
+        if role == "R":
+            return root
+        if role == "8":
+            return root + 12
+        if role == "A":
+            if nxt is None:
+                return lines.place(lines.role_pc(chord, "5"), prev, lo, hi)
+            target = lines.place(lines.bass_pc(nxt), prev, lo, lines.ROOT_HIGH)
+            return lines.approach(target, self.rng)
+        return root + (lines.role_pc(chord, role) - root) % 12
+
+    def _drums(self) -> list[Note]:
+        t = self.timing
+        kit = styles.drums_for(self.groove, t.meter)
+        pulses = styles.groups(t.meter)
+        fill_len = t.unit * sum(pulses[-2:] if len(pulses) >= 3 else pulses[-1:])
+        # Triplets under a swing feel, sixteenths when straight; from the snare down the toms.
+        fill = styles.FILL_SWING if self.groove.swing > 0.55 else styles.FILL_STRAIGHT
+        out: list[Note] = []
+        bars = len(self.energy)
+        for b in range(bars):
+            e = self.energy[b]
+            origin = b * t.bar_ticks
+            if b == bars - 1:
+                # The final bar: one hit with the band, ringing.
+                out += [(origin, PPQ, styles.CRASH, _velocity(1.0, e, "drums")),
+                        (origin, PPQ, styles.KICK, _velocity(0.9, e, "drums"))]
+                continue
+            if b and b % self.form_len == 0 and e >= 0.5:
+                out.append((origin, PPQ, styles.CRASH, _velocity(0.9, e, "drums")))
+            # The last bar of a chorus ends with a fill into the next one.
+            fill_from = origin + t.bar_ticks - fill_len \
+                if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + t.bar_ticks
+            for drum, rhythm in kit.items():
+                for start, _end, ch in _hits(rhythm, origin, t.bar_ticks):
+                    if e >= MIN_ENERGY[ch] and (start < fill_from or drum == styles.KICK):
+                        out.append((t.at(start), DRUM_LENGTH, drum,
+                                    _velocity(LEVEL[ch], e, "drums")))
+            if fill_from < origin + t.bar_ticks:
+                for k, drum in enumerate(fill):
+                    tick = fill_from + k * fill_len // len(fill)
+                    out.append((tick, DRUM_LENGTH, drum,
+                                _velocity(0.7 + 0.3 * k / len(fill), e, "drums")))
+        return out
+
+
+def _tidy(notes: list[Note]) -> list[Note]:
+    """Sorted by time then pitch; a note is cut where the same pitch sounds again, so the
+    lane reads the same as the MIDI file it becomes (one channel cannot overlap a pitch)."""
+    notes.sort(key=lambda n: (n[0], n[2], -n[1]))
+    out: list[Note] = []
+    last: dict[int, int] = {}
+    for n in notes:
+        tick, dur, pitch, vel = n
+        k = last.get(pitch)
+        if k is not None:
+            prev = out[k]
+            if prev[0] == tick:
+                continue                       # the same pitch struck twice at once
+            if prev[0] + prev[1] > tick:
+                out[k] = (prev[0], tick - prev[0], pitch, prev[3])
+        last[pitch] = len(out)
+        out.append((tick, dur, pitch, vel))
+    return out

@@ -1,0 +1,182 @@
+"""Song forms written by this project as roman numerals, realised in a key.
+
+A form is a string of bars separated by ``|``; a bar holds one or more numerals separated by
+spaces. A numeral is an optional ``b``/``#``, a degree ``I``..``VII`` (upper case: major or
+dominant family, lower case: minor family), an optional quality mark and an optional ``/``
+numeral for a bass note: ``ii7``, ``V7``, ``bIImaj7``, ``iiø7``, ``#ivo7``, ``I/V``.
+
+Degrees count from the tonic of the *major* scale (``bIII`` is a minor third up), so one table
+realises every mode; the letter of each root is the degree's letter above the tonic, which
+spells ``bII`` in F as Gb and ``bVII`` in D as C. Double accidentals (and a chromatic root on
+B#, E#, Cb or Fb) are respelled plainly: ``bII`` in Db is D, ``#iv`` in F# is C.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.notes import Spelled, parse_spelled, transpose_spelled
+
+DEGREE_SEMITONES = {1: 0, 2: 2, 3: 4, 4: 5, 5: 7, 6: 9, 7: 11}
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7}
+# A chromatic root spelled like these reads badly on a chart (bII of Db is D, not Ebb).
+_AWKWARD = frozenset({"B#", "E#", "Cb", "Fb"})
+_FLAT_NAMES = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
+_SHARP_NAMES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
+_NUMERAL_RE = re.compile(r"^(b|#)?(vii|iii|iv|vi|ii|v|i)(.*)$", re.I)
+
+# Quality mark -> chord-symbol suffix, for an upper-case and a lower-case degree.
+SUFFIX_UPPER: dict[str, str] = {
+    "": "", "7": "7", "maj7": "maj7", "6": "6", "9": "9", "13": "13", "7b9": "7b9",
+    "7#9": "7#9", "7#11": "7#11", "maj7#11": "maj7#11", "maj9": "maj9", "69": "6/9",
+    "7sus4": "7sus4", "sus4": "sus4", "+": "aug", "5": "5",
+}
+SUFFIX_LOWER: dict[str, str] = {
+    "": "m", "7": "m7", "6": "m6", "9": "m9", "11": "m11", "maj7": "m(maj7)",
+    "ø7": "m7b5", "ø": "m7b5", "o": "dim", "o7": "dim7",
+}
+
+# name -> (form for a major key, form for a minor key).
+FORMS: dict[str, tuple[str, str]] = {
+    "blues": (
+        "I7 | IV7 | I7 | v7 I7 | IV7 | #ivo7 | I7 | VI7 | ii7 | V7 | I7 VI7 | ii7 V7",
+        "i7 | iv7 | i7 | i7 | iv7 | iv7 | i7 | i7 | bVI7 | V7 | i7 | iiø7 V7",
+    ),
+    "basic_blues": (
+        "I7 | IV7 | I7 | I7 | IV7 | IV7 | I7 | I7 | V7 | IV7 | I7 | V7",
+        "i7 | iv7 | i7 | i7 | iv7 | iv7 | i7 | i7 | bVI7 | V7 | i7 | V7",
+    ),
+    "minor_blues": (
+        "i7 | iv7 | i7 | i7 | iv7 | iv7 | i7 | i7 | bVI7 | V7 | i7 | iiø7 V7",
+        "i7 | iv7 | i7 | i7 | iv7 | iv7 | i7 | i7 | bVI7 | V7 | i7 | iiø7 V7",
+    ),
+    "rhythm_changes": (
+        "I6 vi7 | ii7 V7 | iii7 VI7 | ii7 V7 | I I7 | IV7 #ivo7 | iii7 VI7 | ii7 V7 | "
+        "I6 vi7 | ii7 V7 | iii7 VI7 | ii7 V7 | I I7 | IV7 #ivo7 | ii7 V7 | I6 | "
+        "III7 | III7 | VI7 | VI7 | II7 | II7 | V7 | V7 | "
+        "I6 vi7 | ii7 V7 | iii7 VI7 | ii7 V7 | I I7 | IV7 #ivo7 | ii7 V7 | I6",
+        "i6 bVI7 | iiø7 V7 | i6 bVI7 | iiø7 V7 | i7 I7 | iv7 bVII7 | iiø7 V7 | i6 | "
+        "i6 bVI7 | iiø7 V7 | i6 bVI7 | iiø7 V7 | i7 I7 | iv7 bVII7 | iiø7 V7 | i6 | "
+        "bVI7 | bVI7 | bII7 | bII7 | bVImaj7 | bVImaj7 | iiø7 | V7 | "
+        "i6 bVI7 | iiø7 V7 | i6 bVI7 | iiø7 V7 | i7 I7 | iv7 bVII7 | iiø7 V7 | i6",
+    ),
+    "aaba": (
+        "Imaj7 | vi7 | ii7 | V7 | iii7 | VI7 | ii7 | V7 | "
+        "Imaj7 | vi7 | ii7 | V7 | iii7 VI7 | ii7 V7 | I6 | I6 | "
+        "IVmaj7 | iv7 bVII7 | iii7 | VI7 | ii7 | II7 | ii7 | V7 | "
+        "Imaj7 | vi7 | ii7 | V7 | iii7 VI7 | ii7 V7 | I6 | I6",
+        "i7 | iv7 | bVII7 | bIIImaj7 | bVImaj7 | iiø7 | V7 | i6 | "
+        "i7 | iv7 | bVII7 | bIIImaj7 | bVImaj7 | iiø7 V7 | i6 | i6 | "
+        "iiø7 | V7 | i7 | i7 | iv7 | bVII7 | bIIImaj7 | V7 | "
+        "i7 | iv7 | bVII7 | bIIImaj7 | bVImaj7 | iiø7 V7 | i6 | i6",
+    ),
+    "ii_v_i": ("ii7 | V7 | Imaj7 | Imaj7", "iiø7 | V7b9 | i6 | i6"),
+    "turnaround": ("Imaj7 vi7 | ii7 V7 | iii7 VI7 | ii7 V7", "i7 bVI7 | iiø7 V7 | i7 bVI7 | iiø7 V7"),
+    "bossa": (
+        "Imaj7 | Imaj7 | II7 | II7 | ii7 | bII7 | Imaj7 | bII7 | "
+        "Imaj7 | Imaj7 | II7 | II7 | ii7 | bII7 | Imaj7 | Imaj7",
+        "i7 | i7 | iv7 | iv7 | iiø7 | V7b9 | i7 | i7 | "
+        "iv7 | bVII7 | bIIImaj7 | bVImaj7 | iiø7 | V7b9 | i6 | i6",
+    ),
+    "ballad": (
+        "Imaj7 vi7 | ii7 V7 | iii7 VI7 | ii7 V7 | IVmaj7 iv7 | iii7 VI7 | ii7 V7 | I6",
+        "i7 | iv7 | iiø7 | V7b9 | i7 | bVImaj7 | iiø7 V7b9 | i6",
+    ),
+    "waltz": (
+        "Imaj7 | vi7 | ii7 | V7 | iii7 | VI7 | ii7 | V7 | "
+        "IVmaj7 | iv7 | iii7 | VI7 | ii7 | V7 | Imaj7 | Imaj7",
+        "i7 | i7 | iv7 | iv7 | bVII7 | bIIImaj7 | iiø7 | V7 | "
+        "i7 | i7 | iv7 | bVII7 | bVImaj7 | iiø7 | V7 | i7",
+    ),
+    "funk": ("I9 | I9 | I9 | I9 | IV9 | IV9 | I9 | I9", "i7 | i7 | i7 | i7 | iv7 | iv7 | i7 | i7"),
+    "samba": (
+        "Imaj7 | vi7 | ii7 | V7 | iii7 | VI7 | ii7 | V7 | "
+        "Imaj7 | I7 | IVmaj7 | iv7 | iii7 VI7 | ii7 V7 | Imaj7 | Imaj7",
+        "i7 | iv7 | iiø7 | V7 | i7 | iv7 | bVI7 | V7 | "
+        "i7 | iv7 | bVII7 | bIIImaj7 | bVImaj7 | iiø7 | V7 | i7",
+    ),
+    "pop": ("I | V | vi | IV | I | V | IV | IV", "i | bVI | bIII | bVII | i | bVI | bVII | bVII"),
+    "gospel": (
+        "I IV/I | I I7 | IV #ivo7 | I/V VI7 | ii7 V7 | I vi7 | ii7 V7sus4 | I",
+        "i iv/i | i I7 | iv7 bVII7 | bIIImaj7 bVImaj7 | iiø7 V7 | i iv7 | iiø7 V7 | i",
+    ),
+    # Modal vamps: the chords that carry each mode's colour (dorian's major IV, phrygian's bII,
+    # lydian's major II, mixolydian's bVII, aeolian's bVI, locrian's bV).
+    "vamp_dorian": ("i7 | i7 | IV7 | IV7", ""),
+    "vamp_phrygian": ("i7 | bIImaj7 | i7 | bIImaj7", ""),
+    "vamp_lydian": ("Imaj7 | II | Imaj7 | II", ""),
+    "vamp_mixolydian": ("I7 | bVII | I7 | bVII", ""),
+    "vamp_aeolian": ("i7 | bVImaj7 | bVII | i7", ""),
+    "vamp_locrian": ("iø7 | bIImaj7 | iø7 | bVmaj7", ""),
+    "vamp_major": ("Imaj7 | IVmaj7 | Imaj7 | IVmaj7", "i7 | iv7 | i7 | iv7"),
+}
+# One form a style plays when the direction names none.
+STYLE_FORM: dict[str, str] = {
+    "swing": "blues", "bossa_nova": "bossa", "ballad": "ballad", "jazz_waltz": "waltz",
+    "funk": "funk", "samba": "samba", "shuffle_blues": "basic_blues", "rock_pop": "pop",
+    "gospel": "gospel", "modal_vamp": "vamp_major",
+}
+# Styles that play the plain three-chord blues when asked for "blues".
+PLAIN_BLUES_STYLES = frozenset({"shuffle_blues", "rock_pop", "funk", "gospel"})
+MODES = ("dorian", "phrygian", "lydian", "mixolydian", "aeolian", "locrian")
+
+
+def choose_form(form: str | None, style: str, mode: str) -> str:
+    """The name of the form to play: the mode's vamp for a modal mode, else the asked form."""
+    if mode in MODES:
+        return f"vamp_{mode}"
+    if form == "vamp" or form is None:
+        return "vamp_major" if form == "vamp" else STYLE_FORM[style]
+    if form == "blues" and style in PLAIN_BLUES_STYLES:
+        return "basic_blues"
+    return form
+
+
+def form_text(name: str, mode: str) -> str:
+    major, minor = FORMS[name]
+    return minor if mode in ("minor",) and minor else major
+
+
+def realise(numeral: str, tonic: Spelled) -> str:
+    """One numeral as a chord symbol in the key of ``tonic``: ``("bIImaj7", F) -> "Gbmaj7"``."""
+    head, _, bass = numeral.partition("/")
+    symbol = _root_and_suffix(head, tonic)
+    if bass:
+        symbol += "/" + _root(bass, tonic)[0].name
+    return symbol
+
+
+def _root(numeral: str, tonic: Spelled) -> tuple[Spelled, bool, str]:
+    m = _NUMERAL_RE.match(numeral)
+    if not m:
+        raise ValueError(f"not a roman numeral: {numeral!r}")
+    acc, roman, mark = m.groups()
+    degree = _ROMAN[roman.lower()]
+    shift = {"b": -1, "#": 1}.get(acc or "", 0)
+    root = transpose_spelled(tonic, degree, DEGREE_SEMITONES[degree] + shift)
+    if abs(root.alter) == 2 or (shift and root.name in _AWKWARD):
+        root = _plain(root.pc, flats=tonic.alter < 0 or tonic.name == "F")
+    return root, roman.isupper(), mark
+
+
+def _plain(pc: int, *, flats: bool) -> Spelled:
+    """The usual name of a pitch class: with flats in flat keys, sharps elsewhere."""
+    return parse_spelled((_FLAT_NAMES if flats else _SHARP_NAMES)[pc])
+
+
+def _root_and_suffix(numeral: str, tonic: Spelled) -> str:
+    root, upper, mark = _root(numeral, tonic)
+    table = SUFFIX_UPPER if upper else SUFFIX_LOWER
+    if mark not in table:
+        raise ValueError(f"no quality for {numeral!r}")
+    return root.name + table[mark]
+
+
+def bars_of(text: str) -> list[list[str]]:
+    """``"I7 | IV7 V7"`` -> ``[["I7"], ["IV7", "V7"]]`` (empty bars dropped)."""
+    return [bar.split() for bar in text.split("|") if bar.strip()]
+
+
+def realise_form(name: str, mode: str, tonic: Spelled) -> list[list[str]]:
+    """The form's bars as chord symbols in the key."""
+    return [[realise(n, tonic) for n in bar] for bar in bars_of(form_text(name, mode))]

@@ -1,0 +1,128 @@
+"""Pitches of single lines: chord roles, the walking bass, and the pattern-lane figures.
+
+Everything here picks MIDI numbers for a chord; rhythm lives in ``styles`` and ``arrange``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine.chord import Chord
+
+BASS_LOW, BASS_HIGH = 28, 52         # E1..E3: the double bass's working register
+ROOT_HIGH = 43                       # G2: roots of a pattern bass stay low, its line climbs above
+PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40}
+
+_ROLE_LABELS: dict[str, tuple[str, ...]] = {
+    "3": ("3", "b3", "4", "2"), "5": ("5", "b5", "#5"), "7": ("b7", "7", "bb7", "6"),
+    "6": ("6", "bb7"),
+}
+_ROLE_DEFAULT = {"3": 4, "5": 7, "7": 12, "6": 9}   # no seventh: the octave
+# Approach notes into the next root, as offsets from it, and how often each is chosen:
+# chromatic from below and above, the dominant a fifth above, a scale step above and below.
+APPROACHES: tuple[tuple[int, int], ...] = ((-1, 4), (1, 3), (7, 2), (2, 1), (-2, 1))
+_APPROACH_OFFSETS = [o for o, _ in APPROACHES]
+_APPROACH_WEIGHTS = [w for _, w in APPROACHES]
+
+
+def place(pc: int, near: int, low: int, high: int) -> int:
+    """The pitch of class ``pc`` within [low, high] nearest ``near`` (lower on a tie)."""
+    base = near - ((near - pc) % 12)
+    best = base if base >= low else base + 12
+    for cand in (base, base + 12):
+        if low <= cand <= high and abs(cand - near) < abs(best - near):
+            best = cand
+    while best > high:
+        best -= 12
+    while best < low:
+        best += 12
+    return best
+
+
+def bass_pc(chord: Chord) -> int:
+    """What the bass plays for a chord: the slash bass, else the root."""
+    return chord.root.pc if chord.bass is None else chord.bass.pc
+
+
+def role_pc(chord: Chord, role: str) -> int:
+    """Pitch class of a chord role: ``R`` ``3`` ``5`` ``6`` ``7`` ``8``."""
+    if role in ("R", "8"):
+        return bass_pc(chord)
+    for label in _ROLE_LABELS[role]:
+        if label in chord.intervals:
+            return (chord.root.pc + chord.semitones[chord.intervals.index(label)]) % 12
+    return (chord.root.pc + _ROLE_DEFAULT[role]) % 12
+
+
+def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
+    """The chord's first ``limit`` tones (root, third, fifth, seventh...) as pitch classes."""
+    return [pc for pc in chord.pcs[:limit]]
+
+
+def approach(target: int, rng: random.Random) -> int:
+    """An approach note into ``target`` (a MIDI pitch), kept in the bass register."""
+    offset = rng.choices(_APPROACH_OFFSETS, _APPROACH_WEIGHTS)[0]
+    note = target + offset
+    if note > BASS_HIGH or (offset == 7 and note - 12 >= BASS_LOW and rng.random() < 0.5):
+        note -= 12
+    return note if note >= BASS_LOW else note + 12
+
+
+def walk(chord: Chord, beats: int, prev: int, next_chord: Chord | None,
+         rng: random.Random) -> list[int]:
+    """A walking line over one chord: the root (or slash bass) on the first beat, chord tones
+    heading for the next chord, and an approach note into its root on the last beat."""
+    root = place(bass_pc(chord), prev, BASS_LOW, BASS_HIGH)
+    if beats == 1:
+        return [root]
+    if next_chord is None:
+        line = [root]
+        tones = chord_tone_pcs(chord)
+        for i in range(1, beats):
+            line.append(place(tones[i % len(tones)], line[-1] + 2, BASS_LOW, BASS_HIGH))
+        return line
+    # Aim at the next root from whichever side leaves room to move.
+    target = place(bass_pc(next_chord), root + rng.choice((-5, 5)), BASS_LOW, BASS_HIGH)
+    last = approach(target, rng)
+    line = [root]
+    tones = chord_tone_pcs(chord)[1:] or [chord.root.pc]
+    for i in range(1, beats - 1):
+        ideal = root + (last - root) * i / (beats - 1)
+        cands = [place(pc, round(ideal), BASS_LOW, BASS_HIGH) for pc in tones]
+        cands = [c for c in cands if c != line[-1]] or cands
+        line.append(min(cands, key=lambda c: (abs(c - ideal), c)))
+    line.append(last if last != line[-1] else last + (12 if last + 12 <= BASS_HIGH else -12))
+    return line
+
+
+def figure_pitches(figure: str, chord: Chord, index: int, near: int) -> list[int]:
+    """Pitches of hit number ``index`` of a pattern-lane figure over ``chord``.
+
+    strum: a close chord of up to four tones from the root up (a guitar grip);
+    arpeggio: chord tones up and down from the root; riff: root, fifth, octave, seventh;
+    boogie: root, third, fifth, sixth, seventh and back (the shuffle guitar figure).
+    """
+    low = PATTERN_LOW[figure]
+    root = place(bass_pc(chord) if figure in ("riff", "boogie") else chord.root.pc,
+                 near, low, low + 11)
+    if figure == "strum":
+        return _stack(root, chord_tone_pcs(chord))
+    if figure == "arpeggio":
+        stack = _stack(root, chord_tone_pcs(chord, 5))
+        stack = [*stack, stack[0] + 12]
+        cycle = stack + stack[-2:0:-1]
+        return [cycle[index % len(cycle)]]
+    roles = ("R", "5", "8", "7") if figure == "riff" else ("R", "3", "5", "6", "7", "6", "5", "3")
+    role = roles[index % len(roles)]
+    pitch = place(role_pc(chord, role), root, root, root + 11)
+    return [pitch + 12 if role == "8" else pitch]
+
+
+def _stack(root: int, pcs: list[int]) -> list[int]:
+    """Tones stacked upwards from ``root``, each above the last, within two octaves."""
+    notes = [root]
+    for pc in pcs[1:]:
+        nxt = notes[-1] + ((pc - notes[-1]) % 12 or 12)
+        if nxt - root < 24:
+            notes.append(nxt)
+    return notes

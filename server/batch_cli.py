@@ -1,0 +1,121 @@
+"""``harmony batch FILE``: analyse a file of chord symbols with ``engine.batch``.
+
+Input (by the file's suffix, or ``--input-format``):
+  - text: chord symbols separated by whitespace (bar lines ``|`` ignored), all in ``--key``;
+  - CSV with a header: a ``chord`` (or ``symbol``) column and an optional ``key`` column;
+  - JSONL: one object per line with ``chord`` (or ``symbol``) and optional ``key``/``keyContext``.
+A row without its own key takes ``--key`` (default C). Output is JSONL (default) or CSV, one
+line per input chord; a row that fails carries its error instead of a result, and the rest go
+on. A progress bar shows on a terminal only; the rate (rows per second) goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+from tqdm import tqdm
+
+from engine.batch import ROW_FIELDS, BatchResult, analyze_batch
+
+_SUFFIX_FORMAT = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "batch", help="analyse a file of chord symbols (text, CSV or JSONL) at corpus speed")
+    p.add_argument("file", help="input file, or - for standard input")
+    p.add_argument("--key", default=None, help="key for rows without one (default C)")
+    p.add_argument("--input-format", choices=("text", "csv", "jsonl"), default=None,
+                   help="default: from the file suffix (.csv, .jsonl), else text")
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="output format")
+    p.add_argument("--output", "-o", default="-", help="output file (default standard output)")
+    p.set_defaults(run=run)
+    return p
+
+
+def read_rows(stream: IO[str], fmt: str, default_key: str | None
+              ) -> tuple[list[str | None], list[str | None]]:
+    """(symbols, keys) from an input stream in ``fmt``."""
+    chords: list[str | None] = []
+    keys: list[str | None] = []
+    if fmt == "text":
+        for line in stream:
+            for tok in line.replace("|", " ").split():
+                chords.append(tok)
+                keys.append(default_key)
+    elif fmt == "csv":
+        for row in csv.DictReader(stream):
+            chords.append(row.get("chord") or row.get("symbol"))
+            keys.append(row.get("key") or default_key)
+    else:
+        for n, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise SystemExit(f"line {n}: not JSON ({exc})") from None
+            obj = obj if isinstance(obj, dict) else {}
+            chord = obj.get("chord", obj.get("symbol"))
+            key = obj.get("key", obj.get("keyContext"))
+            chords.append(chord if isinstance(chord, str) else None)
+            keys.append(key if isinstance(key, str) else default_key)
+    return chords, keys
+
+
+def write_rows(result: BatchResult, out: IO[str], fmt: str, rows: Iterable[int]) -> None:
+    if fmt == "jsonl":
+        memo: dict[tuple[int, int], str] = {}
+        for i in rows:
+            pair = (int(result.sym[i]), int(result.key[i]))
+            line = memo.get(pair)
+            if line is None:
+                line = memo[pair] = orjson.dumps(result.row(i)).decode() + "\n"
+            out.write(line)
+        return
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*ROW_FIELDS, "error"])
+    for i in rows:
+        row = result.row(i)
+        error = row.get("error")
+        writer.writerow([_cell(row.get(f)) for f in ROW_FIELDS] + [error["code"] if error else ""])
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = args.input_format or _SUFFIX_FORMAT.get(Path(args.file).suffix.lower(), "text")
+    if args.file == "-":
+        chords, keys = read_rows(sys.stdin, fmt, args.key)
+    else:
+        with open(args.file, encoding="utf-8", newline="") as f:
+            chords, keys = read_rows(f, fmt, args.key)
+    start = time.perf_counter()
+    result = analyze_batch(chords, keys)
+    analysed = time.perf_counter() - start
+    bar = tqdm(range(len(result)), desc="writing", unit="rows", file=sys.stderr,
+               disable=not sys.stderr.isatty(), mininterval=0.2)
+    if args.output == "-":
+        write_rows(result, sys.stdout, args.format, bar)
+    else:
+        with open(args.output, "w", encoding="utf-8", newline="") as out:
+            write_rows(result, out, args.format, bar)
+    total = time.perf_counter() - start
+    errors = int((result.error != 0).sum())
+    n = len(result)
+    print(f"analysed {n} rows ({errors} errors) in {analysed:.3f} s "
+          f"({n / analysed if analysed else float('inf'):,.0f} rows/s); "
+          f"with output {total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
+          file=sys.stderr)
+    return 0

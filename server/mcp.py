@@ -1,0 +1,339 @@
+"""The hosted MCP route, ``POST /mcp``: stateless JSON-RPC 2.0 over HTTP, hand-written on orjson.
+
+Why not the SDK's streamable-HTTP session manager: it builds a transport, memory streams and a
+task group for every POST, about 1.3-2.2 ms of CPU per request (~600 req/s on two cores). This
+handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs.
+
+Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
+
+- handshake era (2024-11-05 .. 2025-11-25): ``initialize``, then plain requests; the version is
+  echoed when known, else the newest handshake version is offered;
+- per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
+  info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
+
+The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate)`` returns a
+``Reply`` and the app writes it. Keys, limits, quota and the request log come in through a
+``Gate`` per request (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share one
+implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself (client,
+server, starlette, httpx2) costs over a second of start-up per worker and is not needed here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+import orjson
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+)
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
+
+from engine.errors import HarmonyError, InternalError
+from engine.version import PACKAGE_VERSION
+from server.responses import STATUS, error_response
+
+if TYPE_CHECKING:
+    from server.schemas import Operation
+
+SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
+SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+CAPABILITIES = {"tools": {"listChanged": False}}
+
+# JSON-RPC 2.0 codes, and the MCP ones for the per-request era.
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32022
+# Service errors on the HTTP layer (key, limits) travel as JSON-RPC server errors; the HTTP
+# status and the contract's error object (in ``data``) are what clients act on.
+SERVICE_ERROR = -32001
+
+# Per-request era: protocol errors carry an HTTP status (the SDK's table); handshake era answers
+# them with 200 except for bodies that are not JSON-RPC at all.
+_MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
+                  UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
+MAX_BODY = 64 * 1024
+
+_JSON = (b"content-type", b"application/json")
+Headers = list[tuple[bytes, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    headers: Headers
+    body: bytes = b""
+
+
+class Gate(Protocol):
+    """The service's keys, limits, quota and request log, as seen by the MCP route."""
+
+    async def admit(self, headers: Mapping[str, str]) -> Any:
+        """Check the bearer key and the per-minute limits; raise a ``HarmonyError`` to refuse.
+
+        Returns a ticket handed back to ``settle``."""
+
+    async def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
+                     started: float, body: bytes) -> Headers:
+        """Log the call (surface ``mcp``), spend quota when ``status`` is 2xx; return the quota
+        and rate-limit headers for the response."""
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """One tool: the REST operation it runs, the engine call and its ``tools/list`` entry."""
+
+    name: str
+    operation: str
+    path: str
+    call: Callable[[dict[str, Any]], dict[str, Any]]
+    descriptor: dict[str, Any]
+
+
+_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+                "openWorldHint": False}
+
+
+def tool_table(operations: Iterable[Operation] | None = None) -> dict[str, McpTool]:
+    """The tools of the service's one schema table (``server.schemas``), each validated and run
+    exactly as its REST route does (``server.routes.run_operation``). Operations whose engine
+    function has not landed are left out, as REST leaves out their routes."""
+    from server.routes import run_operation
+    from server.schemas import OPERATIONS
+
+    tools = {}
+    for op in OPERATIONS.values() if operations is None else operations:
+        if not op.available:
+            continue
+        title = op.tool.replace("_", " ").capitalize()
+        tools[op.tool] = McpTool(op.tool, op.name, op.path, partial(run_operation, op), {
+            "name": op.tool, "title": title, "description": op.description,
+            "inputSchema": op.request_schema, "outputSchema": op.result_schema,
+            "annotations": {"title": title, **_ANNOTATIONS}})
+    return tools
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+@dataclass
+class _Request:
+    id: int | str
+    method: str
+    params: dict[str, Any]
+    modern: bool  # per-request era: results carry resultType and the serverInfo stamp
+    headers: Mapping[str, str]
+    gate: Gate | None
+    extra_headers: Headers = field(default_factory=list)
+
+
+class McpEndpoint:
+    """``POST /mcp``. Build once per process; ``handle`` is safe to call concurrently."""
+
+    def __init__(self, tools: Mapping[str, McpTool] | None = None) -> None:
+        self.tools = dict(tool_table() if tools is None else tools)
+        listing = [t.descriptor for t in self.tools.values()]
+        self._list_legacy = orjson.dumps({"tools": listing})
+        self._list_modern = orjson.dumps({"tools": listing, "ttlMs": 0, "cacheScope": "public",
+                                          "resultType": "complete", "_meta": _STAMP})
+        self._methods: dict[str, Callable[[_Request], Any]] = {
+            "initialize": self._initialize, "server/discover": self._discover,
+            "ping": self._ping, "tools/list": self._tools_list, "tools/call": self._tools_call,
+        }
+
+    async def handle(self, method: str, headers: Mapping[str, str], body: bytes,
+                     gate: Gate | None = None) -> Reply:
+        """One HTTP exchange. ``headers`` are keyed by lower-case name."""
+        if method != "POST":
+            return Reply(405, [(b"allow", b"POST"), _JSON], _error_body(
+                None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
+                {"code": "method_not_allowed", "message": "use POST"}))
+        if len(body) > MAX_BODY:
+            return _rpc_reply(None, PARSE_ERROR, "request body is over 64 KiB", 413)
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in SUPPORTED_VERSIONS:
+            return _rpc_reply(None, UNSUPPORTED_PROTOCOL_VERSION,
+                              f"unsupported MCP-Protocol-Version {version!r}", 400,
+                              {"supported": list(SUPPORTED_VERSIONS), "requested": version})
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return _rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return _rpc_reply(None, INVALID_REQUEST,
+                              "invalid request: expected one JSON-RPC 2.0 object", 400)
+        if "id" not in message:
+            # A notification, or a response to a request we never send: nothing to answer.
+            return Reply(202, []) if isinstance(message.get("method"), str) else \
+                _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+        return await self._request(message, headers, gate)
+
+    async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
+                       gate: Gate | None) -> Reply:
+        rid, name = message["id"], message.get("method")
+        if isinstance(rid, bool) or not isinstance(rid, int | str):
+            return _rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
+                              "an integer", 400)
+        if not isinstance(name, str):
+            return _rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string",
+                              400)
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif not isinstance(params, dict):
+            in_modern = headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
+            return _rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
+                              400 if in_modern else 200)
+        meta = params.get("_meta")
+        modern = (isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta) or \
+            headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
+        if modern or name == "server/discover":
+            rejection = _envelope(name, params, headers)
+            if rejection is not None:
+                code, text, data = rejection
+                return _rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
+            modern = True
+        request = _Request(rid, name, params, modern, headers, gate)
+        handler = self._methods.get(name)
+        try:
+            if handler is None or (modern and name == "initialize"):
+                raise _RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
+            result = await handler(request)
+        except _RpcError as e:
+            status = _MODERN_STATUS.get(e.code, 200) if modern else 200
+            return _rpc_reply(rid, e.code, e.message, status, e.data)
+        except HarmonyError as e:  # refused by the gate: an HTTP-level answer
+            return _service_reply(rid, e, request.extra_headers)
+        return Reply(200, [_JSON, *request.extra_headers], _result_body(rid, result))
+
+    # -- methods: each returns the ``result`` as JSON bytes ------------------------------------
+
+    async def _initialize(self, request: _Request) -> bytes:
+        asked = request.params.get("protocolVersion")
+        if not isinstance(asked, str):
+            raise _RpcError(INVALID_PARAMS, "invalid params: protocolVersion must be a string")
+        version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        return orjson.dumps({"protocolVersion": version, "capabilities": CAPABILITIES,
+                             "serverInfo": SERVER_INFO, "instructions": _INSTRUCTIONS})
+
+    async def _discover(self, request: _Request) -> bytes:
+        return _DISCOVER
+
+    async def _ping(self, request: _Request) -> bytes:
+        return _MODERN_EMPTY if request.modern else b"{}"
+
+    async def _tools_list(self, request: _Request) -> bytes:
+        return self._list_modern if request.modern else self._list_legacy
+
+    async def _tools_call(self, request: _Request) -> bytes:
+        started = time.perf_counter()
+        gate = request.gate
+        ticket = None if gate is None else await gate.admit(request.headers)
+        name, arguments = request.params.get("name"), request.params.get("arguments")
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            raise _RpcError(INVALID_PARAMS, f"unknown tool: {name!r}",
+                            {"tools": list(self.tools)})
+        if arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, dict):
+            raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
+        try:
+            payload, is_error, status, code = orjson.dumps(tool.call(arguments)), False, 200, None
+        except HarmonyError as e:  # logged with the status REST would have answered
+            payload, is_error, status, code = orjson.dumps(e.to_dict()), True, STATUS[e.code], e.code
+        except Exception:  # a bug: report it like REST does, the trace to the server's log only
+            traceback.print_exc(file=sys.stderr)
+            err = InternalError("internal error")
+            payload, is_error, status, code = orjson.dumps(err.to_dict()), True, 500, err.code
+        if gate is not None:
+            request.extra_headers = await gate.settle(
+                ticket, operation=tool.operation, status=status, error=code, started=started,
+                body=orjson.dumps(arguments))
+        # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
+        tail = _MODERN_CALL_TAIL if request.modern else b"}"
+        return b"".join((b'{"content":[{"type":"text","text":', orjson.dumps(payload.decode()),
+                         b'}],"structuredContent":', payload,
+                         b',"isError":true' if is_error else b',"isError":false', tail))
+
+
+_INSTRUCTIONS = ("Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "
+                 "band arrangements, computed deterministically from chord symbols and keys.")
+_STAMP = {SERVER_INFO_META_KEY: SERVER_INFO}
+_DISCOVER = orjson.dumps({"supportedVersions": list(SUPPORTED_VERSIONS),
+                          "capabilities": CAPABILITIES, "instructions": _INSTRUCTIONS,
+                          "ttlMs": 0, "cacheScope": "public", "resultType": "complete",
+                          "_meta": _STAMP})
+_MODERN_EMPTY = orjson.dumps({"resultType": "complete", "_meta": _STAMP})
+_MODERN_CALL_TAIL = b',"resultType":"complete","_meta":' + orjson.dumps(_STAMP) + b"}"
+
+
+def _result_body(rid: int | str, result: bytes) -> bytes:
+    return b'{"jsonrpc":"2.0","id":' + orjson.dumps(rid) + b',"result":' + result + b"}"
+
+
+def _error_body(rid: int | str | None, code: int, message: str, data: Any = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return orjson.dumps({"jsonrpc": "2.0", "id": rid, "error": error})
+
+
+def _rpc_reply(rid: int | str | None, code: int, message: str, status: int,
+               data: Any = None) -> Reply:
+    return Reply(status, [_JSON], _error_body(rid, code, message, data))
+
+
+def _service_reply(rid: int | str, e: HarmonyError, extra: Iterable[tuple[bytes, bytes]]) -> Reply:
+    """A key or limit refusal: REST's status and headers (``WWW-Authenticate``,
+    ``Retry-After``) from the one error table, the error object inside a JSON-RPC error."""
+    rest = error_response(e)
+    return Reply(rest.status, [_JSON, *rest.headers, *extra],
+                 _error_body(rid, SERVICE_ERROR, e.message, e.to_dict()["error"]))
+
+
+def _envelope(method: str, params: dict[str, Any], headers: Mapping[str, str]
+              ) -> tuple[int, str, Any] | None:
+    """The 2026-07-28 per-request checks, in the SDK's order (``mcp.shared.inbound``): the
+    envelope in ``params._meta``, the routing headers mirroring the body, a served version.
+    Returns ``(code, message, data)`` of the first failure, ``None`` when all pass."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or PROTOCOL_VERSION_META_KEY not in meta or \
+            CLIENT_CAPABILITIES_META_KEY not in meta:
+        return (INVALID_PARAMS, "params._meta must carry the protocol version and the client "
+                "capabilities", None)
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    if headers.get("mcp-protocol-version") != version or headers.get("mcp-method") != method:
+        return HEADER_MISMATCH, "MCP-Protocol-Version or Mcp-Method header does not match", None
+    name = params.get("name") if method == "tools/call" else None
+    if name is not None and _header_value(headers.get("mcp-name")) != name:
+        return HEADER_MISMATCH, "Mcp-Name header does not match the tool name", None
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        return (UNSUPPORTED_PROTOCOL_VERSION, "unsupported protocol version",
+                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": version})
+    return None
+
+
+def _header_value(value: str | None) -> str | None:
+    """A header value, unwrapped from the ``=?base64?...?=`` form clients use for non-ASCII."""
+    if value is None or not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None

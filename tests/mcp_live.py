@@ -1,0 +1,82 @@
+"""A real ``harmony serve`` on a free loopback port with a throw-away database, for the tests that
+drive /mcp and the stdio proxy with the SDK's clients (test_mcp_client.py, test_stdio.py)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    key: str | None
+    db: Path
+
+    def harmony(self, *args: str) -> str:
+        return harmony(self.db, *args)
+
+
+def harmony(db: Path, *args: str) -> str:
+    env = {**os.environ, "HARMONY_DB": str(db)}
+    done = subprocess.run([str(BIN / "harmony"), *args], env=env, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL, check=True)
+    return done.stdout.strip()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
+                   ) -> Iterator[LiveServer]:
+    """``harmony serve`` with one enterprise account whose monthly quota is ``per_month``."""
+    db = tmp / "harmony.db"
+    key = None
+    if not no_auth:
+        harmony(db, "accounts", "create", "mcp-test", "--plan", "enterprise")
+        harmony(db, "accounts", "set-limits", "mcp-test", "--per-minute", "1000",
+                "--per-month", str(per_month))
+        key = harmony(db, "keys", "create", "mcp-test").splitlines()[-1].strip()
+    port = free_port()
+    args = [str(BIN / "harmony"), "serve", "--host", "127.0.0.1", "--port", str(port),
+            "--workers", "1", *(["--no-auth"] if no_auth else [])]
+    log = (tmp / "server.log").open("wb")
+    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, env={**os.environ, "HARMONY_DB": str(db)})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("harmony serve did not start: "
+                                   + (tmp / "server.log").read_text(errors="replace")[-2000:])
+            time.sleep(0.1)
+        yield LiveServer(url, key, db)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()

@@ -1,0 +1,236 @@
+"""analyze (API.md §3): numerals, functions and sources across keys, by the rule grid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import analyze
+from engine.analysis import analyze_chord
+from engine.batch import ROW_FIELDS, analyze_batch
+from engine.errors import InvalidChord, InvalidKey, InvalidRequest
+from engine.keys import parse_key
+from engine.notes import parse_spelled
+from engine.symbols import parse
+from engine.tables import QUALITIES, QualityRow
+
+MAJOR_KEYS = ["C", "G", "D", "A", "E", "B", "F#", "Db", "Ab", "Eb", "Bb", "F"]
+MINOR_KEYS = ["Am", "Em", "Bm", "F#m", "C#m", "G#m", "Ebm", "Bbm", "Fm", "Cm", "Gm", "Dm"]
+
+# Per degree: (seventh suffix, numeral, triad suffix, triad numeral, function).
+DIATONIC = {
+    "major": [("maj7", "Imaj7", "", "I", "tonic"), ("m7", "ii7", "m", "ii", "predominant"),
+              ("m7", "iii7", "m", "iii", "tonic"), ("maj7", "IVmaj7", "", "IV", "predominant"),
+              ("7", "V7", "", "V", "dominant"), ("m7", "vi7", "m", "vi", "tonic"),
+              ("m7b5", "viiø7", "dim", "vii°", "dominant")],
+    "minor": [("m7", "i7", "m", "i", "tonic"), ("m7b5", "iiø7", "dim", "ii°", "predominant"),
+              ("maj7", "bIIImaj7", "", "bIII", "tonic"), ("m7", "iv7", "m", "iv", "predominant"),
+              ("m7", "v7", "m", "v", "dominant"), ("maj7", "bVImaj7", "", "bVI", "predominant"),
+              ("7", "bVII7", "", "bVII", "predominant")],
+}
+
+
+def an(chord: str, key: str = "C") -> dict[str, Any]:
+    return analyze({"chord": chord, "key": key})
+
+
+@pytest.mark.parametrize("key", MAJOR_KEYS + MINOR_KEYS)
+def test_diatonic_sevenths_and_triads_of_every_key(key: str) -> None:
+    k = parse_key(key)
+    for degree, (seventh, numeral, triad, triad_numeral, function) in enumerate(DIATONIC[k.mode]):
+        root = k.scale[degree].name
+        for suffix, expected in ((seventh, numeral), (triad, triad_numeral)):
+            r = an(root + suffix, key)
+            assert (r["numeral"], r["degree"]) == (expected, degree + 1), (root + suffix, key)
+            assert r["diatonic"] and not r["borrowed"] and r["source"] is None
+            assert r["function"] == f"{function}, diatonic"
+
+
+SECONDARY = {  # key -> [(chord, numeral, target)]
+    "C": [("A7", "V7/ii"), ("B7", "V7/iii"), ("C7", "V7/IV"), ("D7", "V7/V"), ("E7", "V7/vi")],
+    "Eb": [("C7", "V7/ii"), ("D7", "V7/iii"), ("Eb7", "V7/IV"), ("F7", "V7/V"),
+           ("G7", "V7/vi")],
+}
+
+
+@pytest.mark.parametrize("key", ["C", "Eb"])
+def test_secondary_dominants(key: str) -> None:
+    for chord, numeral in SECONDARY[key]:
+        r = an(chord, key)
+        target = numeral.split("/")[1]
+        assert r["numeral"] == numeral
+        assert r["function"] == f"dominant, secondary dominant of {target}"
+        assert r["source"] == f"secondary dominant of {target}"
+        assert not r["borrowed"]
+    # extensions and alterations keep the role; the mark follows the quality
+    assert an("A7b9", "C")["numeral"] == "V7b9/ii"
+    assert an("D13", "C")["numeral"] == "V13/V"
+
+
+TRITONE = {  # key -> [(chord, numeral, substitute of)]
+    "C": [("Db7", "bII7", "V7"), ("Eb7", "bIII7", "V7/ii"), ("Gb7", "bV7", "V7/IV"),
+          ("Ab7", "bVI7", "V7/V")],
+    "Eb": [("Fb7", "bII7", "V7"), ("E7", "bII7", "V7"), ("Gb7", "bIII7", "V7/ii"),
+           ("Bbb7", "bV7", "V7/IV"), ("A7", "bV7", "V7/IV"), ("Cb7", "bVI7", "V7/V"),
+           ("B7", "bVI7", "V7/V")],
+}
+
+
+@pytest.mark.parametrize("key", ["C", "Eb"])
+def test_tritone_substitutes(key: str) -> None:
+    for chord, numeral, of in TRITONE[key]:
+        r = an(chord, key)
+        assert r["numeral"] == numeral, (chord, key)
+        assert r["function"] == f"dominant, tritone substitute of {of}"
+        assert r["source"] == f"tritone substitute of {of}"
+
+
+@pytest.mark.parametrize(("key", "backdoor", "blues"), [("C", "Bb7", "F7"), ("Eb", "Db7", "Ab7")])
+def test_backdoor_wins_over_substitute_and_iv7_is_the_blues_subdominant(
+        key: str, backdoor: str, blues: str) -> None:
+    r = an(backdoor, key)  # also the tritone substitute of V7/vi: the backdoor reading wins
+    assert (r["numeral"], r["function"], r["source"]) == (
+        "bVII7", "dominant, backdoor dominant", "backdoor dominant")
+    r = an(blues, key)  # also the tritone substitute of V7/iii
+    assert (r["numeral"], r["function"], r["borrowed"]) == (
+        "IV7", "predominant, blues subdominant", True)
+
+
+def test_borrowed_from_c_minor_in_c() -> None:
+    cases = [("Fm7", "iv7", "predominant"), ("Fm6", "iv6", "predominant"),
+             ("Fm", "iv", "predominant"), ("Abmaj7", "bVImaj7", "predominant"),
+             ("Ab", "bVI", "predominant"), ("Ebmaj7", "bIIImaj7", "tonic"),
+             ("Eb", "bIII", "tonic"), ("Dm7b5", "iiø7", "predominant"),
+             ("Bb", "bVII", "predominant"), ("Cm7", "i7", "tonic"), ("Gm7", "v7", "dominant")]
+    for chord, numeral, function in cases:
+        r = an(chord, "C")
+        assert r["numeral"] == numeral, chord
+        assert r["function"] == f"{function}, borrowed from C minor", chord
+        assert r["borrowed"] and r["source"] == "parallel minor" and not r["diatonic"]
+    # the other parallel modes of C, in the contract's order
+    assert an("Dbmaj7")["source"] == "phrygian" and an("Dbmaj7")["numeral"] == "bIImaj7"
+    assert an("Bbmaj7")["source"] == "dorian"
+    assert an("Bdim7")["source"] == "harmonic minor" and an("Bdim7")["numeral"] == "vii°7"
+    assert an("Cm(maj7)")["source"] == "harmonic minor"
+    assert an("Cm6")["source"] == "dorian"  # the 6th rules out aeolian
+    assert an("Cm6", "Cm")["source"] == "melodic minor"
+
+
+def test_minor_keys() -> None:
+    r = an("E7", "Am")
+    assert (r["numeral"], r["function"], r["source"]) == (
+        "V7", "dominant, from A harmonic minor", "harmonic minor")
+    assert not r["diatonic"] and not r["borrowed"]
+    r = an("Fmaj7", "Am")
+    assert (r["numeral"], r["diatonic"]) == ("bVImaj7", True)
+    r = an("G7", "Am")
+    assert (r["numeral"], r["diatonic"]) == ("bVII7", True)
+    assert an("G#dim7", "Am")["numeral"] == "vii°7"
+    assert an("Bb7", "Am")["function"] == "dominant, tritone substitute of V7"
+    assert an("B7", "Am")["numeral"] == "V7/v"
+    assert an("D7", "Am")["numeral"] == "V7/bVII"  # secondary before dorian IV7
+    r = an("Bm7", "Am")
+    assert (r["source"], r["borrowed"]) == ("melodic minor", False)
+    r = an("C#m7", "Am")
+    assert (r["source"], r["borrowed"], r["function"]) == (
+        "parallel major", True, "tonic, borrowed from A major")
+
+
+def test_passing_diminished_and_chromatic() -> None:
+    for chord, numeral, target in [("C#dim7", "#i°7", "ii"), ("D#dim7", "#ii°7", "iii"),
+                                   ("F#dim7", "#iv°7", "V"), ("G#dim7", "#v°7", "vi")]:
+        r = an(chord)
+        assert (r["numeral"], r["function"]) == (numeral, f"passing, diminished approach to {target}")
+    r = an("F#m7b5")
+    assert (r["numeral"], r["function"], r["source"]) == ("#ivø7", "chromatic, outside the key", None)
+
+
+def test_quality_marks_and_case() -> None:
+    assert an("Eaug")["numeral"] == "III+"
+    assert an("Gaug")["function"] == "dominant, augmented dominant"
+    assert an("Ebaug", "Cm")["numeral"] == "bIII+"
+    assert an("G7alt")["numeral"] == "V7alt"
+    assert an("G7sus4")["numeral"] == "V7sus4"
+    assert an("F6")["numeral"] == "IV6"
+    assert an("G13")["numeral"] == "V13"
+    assert an("Bdim")["numeral"] == "vii°"
+
+
+def test_tensions_outside_the_key_keep_the_role() -> None:
+    r = an("G7b9")
+    assert (r["numeral"], r["function"], r["diatonic"], r["source"]) == (
+        "V7b9", "dominant, diatonic", False, "harmonic minor")
+    assert an("Dm9")["diatonic"] and an("G13")["diatonic"]
+
+
+def test_inversions_and_fields_in_order() -> None:
+    r = an("C/E")
+    assert (r["bass"], r["inversion"]) == ("E", 1)
+    assert an("C/G")["inversion"] == 2 and an("C7/Bb")["inversion"] == 3
+    assert an("C/D")["inversion"] is None
+    assert list(r) == ["chord", "key", "root", "quality", "name", "bass", "intervals",
+                       "semitones", "notes", "pcs", "degree", "numeral", "inversion",
+                       "function", "diatonic", "borrowed", "source", "scales"]
+
+
+def test_scales_by_role() -> None:
+    def names(chord: str, key: str = "C") -> list[str]:
+        return [s["name"] for s in an(chord, key)["scales"]]
+    assert names("Dm7")[0] == "dorian"
+    assert names("Am7")[0] == "aeolian"
+    assert names("Fmaj7")[0] == "lydian"
+    assert names("Cmaj7")[0] == "ionian"
+    assert names("G7")[0] == "mixolydian"
+    assert names("E7")[0] == "phrygian dominant"  # V7/vi: a minor target
+    assert names("E7", "Am")[0] == "phrygian dominant"
+    assert names("G7alt")[0] == "altered"
+    assert names("G7b9")[0] == "half-whole diminished"
+    assert names("Bm7b5")[:2] == ["locrian", "locrian natural 2"]
+    assert names("Db7")[0] == "lydian dominant"
+    assert names("C#dim7")[0] == "whole-half diminished"
+    r = an("Dm7")["scales"]
+    assert r[0]["priority"] == "primary" and all(s["priority"] == "secondary" for s in r[1:])
+    assert r[0]["notes"] == ["D", "E", "F", "G", "A", "B", "C"]
+    assert an("Cmaj7")["scales"][0]["avoid"] == ["F"]
+
+
+def test_key_alias_default_and_errors() -> None:
+    assert analyze({"chord": "Dm7", "keyContext": "F"})["numeral"] == "vi7"
+    assert analyze({"chord": "Dm7"})["key"] == "C"
+    with pytest.raises(InvalidKey, match="use key F"):
+        analyze({"chord": "C", "key": "Bb lydian"})
+    with pytest.raises(InvalidChord):
+        analyze({"chord": "Xmaj7"})
+    with pytest.raises(InvalidRequest):
+        analyze({"key": "C"})
+    with pytest.raises(InvalidRequest):
+        analyze(["Dm7"])
+
+
+def test_same_request_same_bytes() -> None:
+    req = {"chord": "Ab7", "key": "Eb"}
+    assert orjson.dumps(analyze(req)) == orjson.dumps(analyze(dict(req)))
+
+
+_ROOTS = ["C", "C#", "Db", "D", "Eb", "E", "F", "F#", "Gb", "G", "Ab", "A", "Bb", "B", "Cb"]
+_KEYS = MAJOR_KEYS + MINOR_KEYS + ["Gb", "C#", "Abm", "D#m"]
+
+
+@given(root=st.sampled_from(_ROOTS), row=st.sampled_from(QUALITIES), key=st.sampled_from(_KEYS))
+def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) -> None:
+    chord = parse(root + row.canonical)
+    r = analyze_chord(chord, parse_key(key))
+    assert 1 <= r["degree"] <= 7
+    assert r["function"].split(", ")[0] in {"tonic", "predominant", "dominant", "passing",
+                                             "chromatic"}
+    head = r["numeral"].split("/")[0].lstrip("b#")
+    minor_third = "b3" in chord.intervals and "3" not in chord.intervals
+    assert head[0].islower() == minor_third, r["numeral"]
+    scale_pcs = {s.pc for s in parse_key(key).scale}
+    assert r["diatonic"] == all(parse_spelled(n).pc in scale_pcs for n in chord.notes)
+    batch = analyze_batch([root + row.canonical], key).row(0)
+    assert batch == {f: r[f] for f in ROW_FIELDS}

@@ -1,0 +1,48 @@
+"""Keys (API.md §2): tonics, minor spellings, default C, modes refused with the parent key."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import InvalidKey
+from engine.keys import parse_key
+
+
+@pytest.mark.parametrize(("text", "name", "mode"), [
+    ("C", "C", "major"), ("F#", "F#", "major"), ("Bb", "Bb", "major"), ("B♭", "Bb", "major"),
+    ("C major", "C", "major"), ("Cmaj", "C", "major"), ("Cm", "Cm", "minor"),
+    ("C-", "Cm", "minor"), ("C minor", "Cm", "minor"), ("Dmin", "Dm", "minor"),
+    ("Ebm", "Ebm", "minor"), ("  G#m ", "G#m", "minor"), ("CM", "C", "major"),
+])
+def test_keys_read(text: str, name: str, mode: str) -> None:
+    key = parse_key(text)
+    assert (key.name, key.mode) == (name, mode)
+
+
+def test_default_key_is_c() -> None:
+    assert parse_key(None).name == "C"
+    assert parse_key("").name == "C"
+
+
+def test_scales_are_spelled() -> None:
+    assert [n.name for n in parse_key("F#").scale] == ["F#", "G#", "A#", "B", "C#", "D#", "E#"]
+    assert [n.name for n in parse_key("Ebm").scale] == ["Eb", "F", "Gb", "Ab", "Bb", "Cb", "Db"]
+    assert [n.name for n in parse_key("Am").scale] == ["A", "B", "C", "D", "E", "F", "G"]
+
+
+@pytest.mark.parametrize(("text", "parent"), [
+    ("Bb lydian", "use key F"), ("D dorian", "use key C"), ("E phrygian", "use key C"),
+    ("G mixolydian", "use key C"), ("B locrian", "use key C"), ("F# lydian", "use key C#"),
+    ("A aeolian", "use key Am"), ("C ionian", "use key C"), ("Eb Dorian", "use key Db"),
+])
+def test_modes_are_refused_with_the_parent_key(text: str, parent: str) -> None:
+    with pytest.raises(InvalidKey) as err:
+        parse_key(text)
+    assert parent in err.value.message
+    assert err.value.to_dict()["error"]["code"] == "invalid_key"
+
+
+@pytest.mark.parametrize("text", ["H", "Cmaj7", "C blues", "7", "C##m#", "do"])
+def test_bad_keys_are_invalid_key(text: str) -> None:
+    with pytest.raises(InvalidKey):
+        parse_key(text)

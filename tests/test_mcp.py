@@ -1,0 +1,280 @@
+"""The /mcp JSON-RPC handler at the protocol level: every response shape is checked with the SDK's
+own types (``mcp.types`` for the handshake era, the 2026-07-28 wire models for the per-request
+era). A tiny inline tool table keeps these tests about the transport; the real tools are tested
+in test_mcp_tools.py and through real clients in test_mcp_client.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp.types as types
+import orjson
+import pytest
+from mcp_types import _v2026_07_28 as wire
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+from engine.errors import InvalidChord, QuotaExceeded, Unauthorized
+from server.mcp import McpEndpoint, McpTool, Reply
+
+MODERN = "2026-07-28"
+
+
+def _echo(arguments: dict[str, Any]) -> dict[str, Any]:
+    if arguments.get("chord") == "H7":
+        raise InvalidChord("H7", "H is not a note letter")
+    return {"chord": arguments.get("chord"), "size": len(arguments)}
+
+
+ECHO = McpTool("echo_chord", "echo", "/v2/echo", _echo, {
+    "name": "echo_chord", "description": "Echo a chord.",
+    "inputSchema": {"type": "object", "properties": {"chord": {"type": "string"}}},
+    "outputSchema": {"type": "object", "properties": {"chord": {"type": "string"},
+                                                      "size": {"type": "integer"}},
+                     "required": ["chord", "size"]},
+    "annotations": {"readOnlyHint": True, "idempotentHint": True}})
+
+
+class FakeGate:
+    """Keys as a dict; records what the route settles, like the service's store would."""
+
+    def __init__(self, keys: dict[str, str], refuse: Exception | None = None) -> None:
+        self.keys, self.refuse, self.settled = keys, refuse, []  # type: ignore[var-annotated]
+
+    async def admit(self, headers: Any) -> str:
+        auth = headers.get("authorization", "")
+        account = self.keys.get(auth.removeprefix("Bearer ")) if auth.startswith("Bearer ") \
+            else None
+        if account is None:
+            raise Unauthorized("a valid API key is required")
+        if self.refuse is not None:
+            raise self.refuse
+        return account
+
+    async def settle(self, ticket: Any, **record: Any) -> list[tuple[bytes, bytes]]:
+        self.settled.append((ticket, record))
+        return [(b"x-quota-used", str(len(self.settled)).encode())]
+
+
+def call(endpoint: McpEndpoint, message: Any, headers: dict[str, str] | None = None,
+         method: str = "POST", gate: FakeGate | None = None) -> Reply:
+    body = message if isinstance(message, bytes) else orjson.dumps(message)
+
+    async def run() -> Reply:
+        return await endpoint.handle(method, headers or {}, body, gate)
+    return anyio.run(run)
+
+
+def rpc(method: str, params: dict[str, Any] | None = None, rid: int | str = 1) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def result_of(reply: Reply) -> dict[str, Any]:
+    assert reply.status == 200, reply.body
+    message = types.jsonrpc_message_adapter.validate_json(reply.body)
+    assert isinstance(message, types.JSONRPCResponse), reply.body
+    return message.result
+
+
+def error_of(reply: Reply) -> types.ErrorData:
+    message = types.jsonrpc_message_adapter.validate_json(reply.body)
+    assert isinstance(message, types.JSONRPCError), reply.body
+    return message.error
+
+
+@pytest.fixture
+def open_endpoint() -> McpEndpoint:
+    return McpEndpoint({"echo_chord": ECHO})
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+def test_initialize_echoes_every_handshake_version_the_sdk_speaks(open_endpoint, version):
+    reply = call(open_endpoint, rpc("initialize", {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}))
+    init = types.InitializeResult.model_validate(result_of(reply))
+    assert init.protocol_version == version
+    assert init.server_info.name == "harmony" and init.server_info.version == "0.4.0"
+    assert init.capabilities.tools is not None
+    assert init.capabilities.resources is None and init.capabilities.prompts is None
+
+
+def test_initialize_offers_the_newest_version_for_an_unknown_one(open_endpoint):
+    reply = call(open_endpoint, rpc("initialize", {"protocolVersion": "2030-01-01",
+                                                   "capabilities": {}}))
+    assert result_of(reply)["protocolVersion"] == LATEST_HANDSHAKE_VERSION
+
+
+def test_notifications_and_client_responses_are_accepted_with_202(open_endpoint):
+    for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 3}}):
+        reply = call(open_endpoint, message)
+        assert (reply.status, reply.body) == (202, b"")
+
+
+def test_ping_and_tools_list_need_no_key():
+    endpoint, gate = McpEndpoint({"echo_chord": ECHO}), FakeGate({})
+    ping = result_of(call(endpoint, rpc("ping"), gate=gate))
+    assert types.EmptyResult.model_validate(ping) is not None
+    listing = types.ListToolsResult.model_validate(result_of(call(endpoint, rpc("tools/list"),
+                                                                  gate=gate)))
+    [tool] = listing.tools
+    assert tool.name == "echo_chord" and tool.output_schema is not None
+    assert tool.annotations is not None and tool.annotations.read_only_hint
+
+
+def test_a_call_returns_structured_content_and_the_same_json_as_text(open_endpoint):
+    reply = call(open_endpoint, rpc("tools/call", {"name": "echo_chord",
+                                                   "arguments": {"chord": "Dm7"}}, rid="a-1"))
+    assert orjson.loads(reply.body)["id"] == "a-1"
+    result = types.CallToolResult.model_validate(result_of(reply))
+    assert not result.is_error
+    assert result.structured_content == {"chord": "Dm7", "size": 1}
+    [text] = result.content
+    assert isinstance(text, types.TextContent)
+    assert text.text.encode() == orjson.dumps({"chord": "Dm7", "size": 1})
+
+
+def test_an_engine_error_is_a_tool_result_carrying_the_error_object(open_endpoint):
+    reply = call(open_endpoint, rpc("tools/call", {"name": "echo_chord",
+                                                   "arguments": {"chord": "H7"}}))
+    result = types.CallToolResult.model_validate(result_of(reply))
+    assert result.is_error
+    error = result.structured_content["error"]  # type: ignore[index]
+    assert (error["code"], error["symbol"]) == ("invalid_chord", "H7")
+    assert orjson.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("message", "code"), [
+    (rpc("resources/list"), -32601),
+    (rpc("tools/call", {"name": "no_such_tool", "arguments": {}}), -32602),
+    (rpc("tools/call", {"name": "echo_chord", "arguments": ["Dm7"]}), -32602),
+    (rpc("tools/call", {"arguments": {}}), -32602),
+    (rpc("initialize", {"capabilities": {}}), -32602),
+    ({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]}, -32602),
+])
+def test_json_rpc_errors_for_unknown_methods_and_bad_params(open_endpoint, message, code):
+    reply = call(open_endpoint, message)
+    assert reply.status == 200  # handshake era: protocol errors travel in a 200 body
+    assert error_of(reply).code == code
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    (b"{not json", -32700),
+    (b"[]", -32600),
+    (orjson.dumps([rpc("ping")]), -32600),  # batches were removed from the protocol
+    (orjson.dumps({"jsonrpc": "1.0", "id": 1, "method": "ping"}), -32600),
+    (orjson.dumps({"jsonrpc": "2.0", "id": True, "method": "ping"}), -32600),
+    (orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": 7}), -32600),
+])
+def test_bodies_that_are_not_one_json_rpc_request_are_400(open_endpoint, body, code):
+    reply = call(open_endpoint, body)
+    assert reply.status == 400
+    assert error_of(reply).code == code
+
+
+def test_an_unknown_protocol_version_header_is_400(open_endpoint):
+    reply = call(open_endpoint, rpc("tools/list"), {"mcp-protocol-version": "1999-01-01"})
+    assert reply.status == 400
+    error = error_of(reply)
+    assert error.data["requested"] == "1999-01-01" and MODERN in error.data["supported"]
+    ok = call(open_endpoint, rpc("tools/list"), {"mcp-protocol-version": "2025-06-18"})
+    assert ok.status == 200
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE", "PUT"])
+def test_methods_other_than_post_are_405_with_allow(open_endpoint, method):
+    reply = call(open_endpoint, b"", method=method)
+    assert reply.status == 405 and (b"allow", b"POST") in reply.headers
+
+
+def test_a_body_over_64_kib_is_413(open_endpoint):
+    assert call(open_endpoint, b" " * (64 * 1024 + 1)).status == 413
+
+
+def test_tools_call_needs_the_bearer_key():
+    gate = FakeGate({"hk_live_good": "acme"})
+    endpoint = McpEndpoint({"echo_chord": ECHO})
+    message = rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": "C"}})
+    for headers in ({}, {"authorization": "Bearer hk_live_bad"}, {"authorization": "hk_live_good"}):
+        reply = call(endpoint, message, headers, gate=gate)
+        assert reply.status == 401
+        assert dict(reply.headers)[b"www-authenticate"].startswith(b"Bearer")
+        assert error_of(reply).data["code"] == "unauthorized"
+    assert gate.settled == []
+    reply = call(endpoint, message, {"authorization": "Bearer hk_live_good"}, gate=gate)
+    assert types.CallToolResult.model_validate(result_of(reply)).structured_content["chord"] == "C"  # type: ignore[index]
+    assert (b"x-quota-used", b"1") in reply.headers
+
+
+def test_calls_are_settled_with_the_rest_status_of_their_outcome():
+    gate = FakeGate({"k": "acme"})
+    endpoint = McpEndpoint({"echo_chord": ECHO})
+    for chord in ("C", "H7"):
+        call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": chord}}),
+             {"authorization": "Bearer k"}, gate=gate)
+    [(ticket, ok), (_, failed)] = gate.settled
+    assert ticket == "acme"
+    assert (ok["operation"], ok["status"], ok["error"]) == ("echo", 200, None)
+    assert (failed["status"], failed["error"]) == (400, "invalid_chord")
+    assert orjson.loads(failed["body"]) == {"chord": "H7"}
+
+
+def test_limits_are_429_with_retry_after():
+    gate = FakeGate({"k": "acme"}, refuse=QuotaExceeded("monthly quota used up", retryAfter=3600))
+    endpoint = McpEndpoint({"echo_chord": ECHO})
+    reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
+                 {"authorization": "Bearer k"}, gate=gate)
+    assert reply.status == 429 and (b"retry-after", b"3600") in reply.headers
+    assert error_of(reply).data == {"code": "quota_exceeded", "message": "monthly quota used up",
+                                    "retryAfter": 3600}
+
+
+# -- the per-request era (2026-07-28): envelope in params._meta, routing headers --------------
+
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}
+
+
+def modern(endpoint: McpEndpoint, method: str, params: dict[str, Any] | None = None,
+           **headers: str) -> Reply:
+    routing = {"mcp-protocol-version": MODERN, "mcp-method": method, **headers}
+    return call(endpoint, rpc(method, {**(params or {}), "_meta": ENVELOPE}), routing)
+
+
+def test_discover_advertises_every_version_and_stamps_server_info(open_endpoint):
+    reply = modern(open_endpoint, "server/discover")
+    response = wire.DiscoverResultResponse.model_validate_json(reply.body)
+    assert MODERN in response.result.supported_versions
+    assert set(HANDSHAKE_PROTOCOL_VERSIONS) <= set(response.result.supported_versions)
+    assert response.result.meta.io_modelcontextprotocol_server_info == {  # type: ignore[union-attr]
+        "name": "harmony", "version": "0.4.0"}
+
+
+def test_modern_list_and_call_have_the_wire_shapes_of_2026_07_28(open_endpoint):
+    listing = wire.ListToolsResultResponse.model_validate_json(
+        modern(open_endpoint, "tools/list").body)
+    assert [t.name for t in listing.result.tools] == ["echo_chord"]
+    reply = modern(open_endpoint, "tools/call", {"name": "echo_chord",
+                                                 "arguments": {"chord": "G7"}},
+                   **{"mcp-name": "echo_chord"})
+    result = wire.CallToolResultResponse.model_validate_json(reply.body).result
+    assert result.structured_content == {"chord": "G7", "size": 1}
+    assert result.result_type == "complete"
+
+
+def test_modern_routing_headers_must_match_the_body(open_endpoint):
+    reply = modern(open_endpoint, "tools/call", {"name": "echo_chord", "arguments": {}},
+                   **{"mcp-name": "other_tool"})
+    assert reply.status == 400 and error_of(reply).code == -32020
+    reply = modern(open_endpoint, "resources/list")
+    assert reply.status == 404 and error_of(reply).code == -32601
+    reply = call(open_endpoint, rpc("tools/list", {"_meta": {**ENVELOPE,
+                 "io.modelcontextprotocol/protocolVersion": "2027-01-01"}}),
+                 {"mcp-protocol-version": MODERN, "mcp-method": "tools/list"})
+    assert reply.status == 400 and error_of(reply).code in (-32020, -32022)

@@ -1,0 +1,164 @@
+"""The ``mcp`` SDK's own client against /mcp on a real ``harmony serve`` (loopback, free port,
+throw-away database): both protocol eras, every tool, error results, 401 without a key, and the
+monthly quota spent by tool calls exactly as by REST calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import mcp.types as types
+import orjson
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+import engine
+from server.schemas import OPERATIONS
+from tests.mcp_live import LiveServer, running_server
+
+EXAMPLES = {"analyze_chord": ("analyze", {"chord": "Dm7b5", "keyContext": "Cm"}),
+         "resolve_chord": ("resolve", {"chord": "G13", "octave": 3}),
+         "generate_voicing": ("voicing", {"chord": "Cmaj7", "style": "drop2"}),
+         "reharmonize": ("reharmonize", {"progression": "Dm7 G7 Cmaj7", "key": "C"}),
+         "conduct_band": ("conduct", {"prompt": "medium swing blues in F, 12 bars",
+                                      "durationSec": 20})}
+# Every tool whose engine operation has landed (the service serves exactly those).
+TOOLS = {tool: example for tool, example in EXAMPLES.items()
+         if OPERATIONS[example[0]].available}
+
+
+# Until an engine operation has landed there is no tool to drive end to end.
+pytestmark = pytest.mark.skipif(not TOOLS, reason="no engine operation has landed yet")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with running_server(tmp_path_factory.mktemp("mcp-client"), per_month=1000) as live:
+        yield live
+
+
+def session(live: LiveServer, mode: str, key: str | None, script: Any) -> Any:
+    """Run ``script(client)`` with the SDK's client over streamable HTTP, in ``mode``."""
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+
+    async def run() -> Any:
+        with anyio.fail_after(60):
+            async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+                transport = streamable_http_client(live.url + "/mcp", http_client=http)
+                async with Client(transport, mode=mode) as client:
+                    return await script(client)
+    return anyio.run(run)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_initialize_list_and_call_every_tool(server: LiveServer, mode: str) -> None:
+    assert {"analyze_chord", "resolve_chord"} <= set(TOOLS)
+    async def script(client: Client) -> Any:
+        listing = await client.list_tools()
+        calls = {name: await client.call_tool(name, args) for name, (_, args) in TOOLS.items()}
+        return client.protocol_version, client.server_info, listing, calls
+
+    version, info, listing, calls = session(server, mode, server.key, script)
+    assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+    assert (info.name, info.version) == ("harmony", "0.4.0")
+    assert sorted(t.name for t in listing.tools) == sorted(TOOLS)
+    for name, (operation, args) in TOOLS.items():
+        result = calls[name]
+        assert isinstance(result, types.CallToolResult) and not result.is_error, name
+        # the same result as the engine (and REST), as structured content and as text
+        expected = getattr(engine, operation)(args)
+        assert result.structured_content == orjson.loads(orjson.dumps(expected))
+        assert result.content[0].text.encode() == orjson.dumps(expected)  # type: ignore[union-attr]
+
+
+def test_tools_carry_descriptions_schemas_and_annotations(server: LiveServer) -> None:
+    async def script(client: Client) -> Any:
+        return await client.list_tools()
+
+    for tool in session(server, "legacy", None, script).tools:
+        assert tool.description and tool.description.endswith(".")
+        assert tool.input_schema["type"] == "object" and tool.output_schema is not None
+        for prop in tool.input_schema["properties"].values():
+            assert prop.get("description"), tool.name
+        if "key" in tool.input_schema["properties"]:
+            assert "keyContext" in tool.input_schema["properties"]
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint and tool.annotations.idempotent_hint
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_engine_errors_are_error_results(server: LiveServer, mode: str) -> None:
+    async def script(client: Client) -> Any:
+        return (await client.call_tool("analyze_chord", {"chord": "H7"}),
+                await client.call_tool("resolve_chord", {"chord": "C", "octave": 12}))
+
+    bad_chord, bad_octave = session(server, mode, server.key, script)
+    assert bad_chord.is_error and bad_chord.structured_content["error"]["code"] == "invalid_chord"
+    assert bad_chord.structured_content["error"]["symbol"] == "H7"
+    assert bad_octave.is_error
+    assert bad_octave.structured_content["error"]["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_tools_call_without_a_key_is_refused_but_listing_is_open(server: LiveServer,
+                                                                  mode: str) -> None:
+    async def script(client: Client) -> Any:
+        listing = await client.list_tools()
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("analyze_chord", {"chord": "C7"})
+        return listing, refused.value
+
+    listing, refused = session(server, mode, None, script)
+    assert len(listing.tools) == len(TOOLS)
+    assert refused.error.data["code"] == "unauthorized"
+    raw = httpx.post(server.url + "/mcp", json={
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "analyze_chord", "arguments": {"chord": "C7"}}})
+    assert raw.status_code == 401 and raw.headers["www-authenticate"].startswith("Bearer")
+    assert raw.json()["error"]["data"]["code"] == "unauthorized"
+
+
+def test_tool_calls_spend_the_rest_quota(server: LiveServer) -> None:
+    def used() -> int:
+        reply = httpx.post(server.url + "/v2/analyze", json={"chord": "C"},
+                           headers={"authorization": f"Bearer {server.key}"})
+        assert reply.status_code == 200
+        return int(reply.headers["x-quota-used"])
+
+    async def script(client: Client) -> Any:
+        await client.call_tool("analyze_chord", {"chord": "A7"})
+        await client.call_tool("resolve_chord", {"chord": "A7"})
+        await client.call_tool("analyze_chord", {"chord": "H7"})  # an error: not counted
+
+    before = used()
+    session(server, "legacy", server.key, script)
+    assert used() == before + 1 + 2
+
+
+def test_http_surface_of_the_route(server: LiveServer) -> None:
+    assert httpx.get(server.url + "/mcp").status_code == 405
+    assert httpx.get(server.url + "/mcp").headers["allow"] == "POST"
+    assert httpx.delete(server.url + "/mcp").status_code == 405
+    assert httpx.get(server.url + "/").status_code == 404
+    bad = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                     headers={"mcp-protocol-version": "2001-01-01"})
+    assert bad.status_code == 400
+
+
+def test_quota_exhaustion_is_429(tmp_path: Path) -> None:
+    with running_server(tmp_path, per_month=1) as live:
+        async def script(client: Client) -> Any:
+            first = await client.call_tool("analyze_chord", {"chord": "C"})
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("analyze_chord", {"chord": "C"})
+            return first, refused.value
+
+        first, refused = session(live, "legacy", live.key, script)
+        assert not first.is_error
+        assert refused.error.data["code"] == "quota_exceeded"
