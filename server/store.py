@@ -310,13 +310,14 @@ class Store:
         rows = list(rows)
         now = time.time()
         batch: list[tuple[Any, ...]] = []
-        odd: list[tuple[Any, ...]] = []      # bodies that are not UTF-8 (rare): one by one
+        odd: list[tuple[Any, ...]] = []      # bodies not UTF-8 or with a NUL (rare): one by one
         for r in rows:
             values = (r.ts, r.key_id, r.surface, r.operation, r.status, r.error, r.latency_us)
-            try:
-                batch.append((*values, r.body.decode() if r.body else None))
-            except UnicodeDecodeError:
+            text = _as_text(r.body)
+            if r.body and text is None:
                 odd.append((*values, r.body))
+            else:
+                batch.append((*values, text))
         with self.write() as c:
             # The whole batch is one statement reading one JSON text: SQLite parses it with the
             # GIL released. Row by row (executemany) took the GIL back at every row, in a tug
@@ -371,6 +372,17 @@ class Store:
         rows = self.conn.execute("SELECT symbol, count, last_seen FROM vocab_gaps "
                                  "ORDER BY count DESC, symbol LIMIT ?", (limit,))
         return [{"symbol": s, "count": n, "lastSeen": _iso(t)} for s, n, t in rows]
+
+
+def _as_text(body: bytes | None) -> str | None:
+    """The body as text that SQLite's JSON functions give back byte for byte, else None (a NUL
+    would end SQLite's text early)."""
+    if not body or b"\0" in body:
+        return None
+    try:
+        return body.decode()
+    except UnicodeDecodeError:
+        return None
 
 
 def _percentile(sorted_values: list[int], q: float) -> int:
