@@ -23,6 +23,11 @@ def test_one_voicing_with_previous(benchmark: Any) -> None:
     assert result["voiceLeading"] <= 4
 
 
+def test_one_voicing_without_previous(benchmark: Any) -> None:
+    result = benchmark(voicing, {"chord": "Cmaj7", "style": "rootless"})
+    assert result["midi"] == [62, 64, 67, 71]       # the middle of 48..84, not the bottom
+
+
 def test_progression_256_chords(benchmark: Any) -> None:
     request = {"progression": PROGRESSION, "style": "rootless"}
     result = benchmark(voicing, request)

@@ -13,12 +13,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# The search minimises one int64 key per path that packs three criteria lexicographically:
-# total motion, then (negated) guide tones kept, then register (sum of all MIDI notes).
-# Bounds for a 256-chord progression of <= 8 voices: register < 256*8*128 < 2**20, guide
-# count <= 256*8 so guide*2**20 < 2**32, motion < 2**19 so motion*2**32 < 2**51.
-KEY_GUIDE = np.int64(1 << 20)
-KEY_MOTION = np.int64(1 << 32)
+# The search minimises one int64 key per path that packs its criteria lexicographically:
+# total motion, then (negated) guide tones kept, then register (``_register`` summed over the
+# chords). Bounds for a 256-chord progression of <= 8 voices: the distance from the centre
+# |2*sum - count*(low+high)| <= 8*254 < 2**11, so a free register cost is < 2**11 * 2**9 and
+# its sum < 2**28 (anchored: a sum of notes < 256*8*128 = 2**18); guide count <= 256*8 = 2**11
+# so guide*2**28 <= 2**39; motion < 2**19 so motion*2**40 < 2**59. Each criterion's whole
+# range stays below the next one's unit.
+KEY_ABOVE = 1 << 9          # > 256 chords: the count above the centre only breaks ties
+KEY_GUIDE = np.int64(1 << 28)
+KEY_MOTION = np.int64(1 << 40)
 _INF = np.int64(1 << 40)
 _TOP = np.int64((1 << 63) - 1)
 
@@ -73,8 +77,26 @@ def _guides_near(prev: np.ndarray, n_prev: int, row: np.ndarray, n_row: int,
 
 
 @njit(cache=True)
+def _register(row: np.ndarray, n_row: int, centre2: int, anchored: bool) -> int:
+    """The register cost of voicing ``row[:n_row]`` (smaller is preferred).
+
+    Anchored (the search starts from a previous voicing): the sum of its notes, i.e. the lower
+    register. Free: how far its mean pitch lies from the range centre ``centre2 / 2`` (integers
+    only: ``d = |2 * sum - n_row * centre2|``) in units of ``KEY_ABOVE``, plus 1 when it lies
+    above the centre, so that equal distances go to the lower voicing."""
+    total = 0
+    for v in range(n_row):
+        total += row[v]
+    if anchored:
+        return total
+    off = 2 * total - n_row * centre2
+    return off * KEY_ABOVE + 1 if off > 0 else -off * KEY_ABOVE
+
+
+@njit(cache=True)
 def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray,
-            guide: np.ndarray, offsets: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+            guide: np.ndarray, offsets: np.ndarray, step: int, centre2: int
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Choose one candidate voicing per chord so that total motion is least over the whole
     progression (dynamic programming, not greedy).
 
@@ -83,9 +105,15 @@ def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray
     ``guide`` int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th);
     ``offsets`` int64[T+1], chord t owning rows ``offsets[t]:offsets[t+1]`` (none empty).
 
-    Ties in motion go to more guide tones kept (within ``step`` semitones of a note of the
-    voicing before), then to the lower register (smaller sum of notes), then to the lowest
-    candidate index, scanning from the last chord backwards.
+    Objective, lexicographic over the whole path: least total motion; then most guide tones
+    kept (within ``step`` semitones of a note of the voicing before); then the register cost
+    (``_register`` summed over the chords): from a previous voicing (``n_prev > 0``) the lower
+    register, without one the voicings nearest the range centre ``centre2 / 2`` (``centre2 =
+    low + high``), ties to the lower; then the lowest candidate index, scanning from the last
+    chord backwards. Each criterion is a sum over the path's chords, so one packed key per
+    candidate keeps the DP exact. A single chord without a previous voicing is therefore
+    placed in the middle of the range, where a pianist would put it, and a progression among
+    its equally smooth paths takes the one that stays nearest the middle.
 
     Returns ``choice`` int64[T] (global row per chord) and ``moved`` int64[T] (semitones moved
     into chord t from the voicing before it; chord 0 from ``prev``, 0 without one).
@@ -94,19 +122,16 @@ def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray
     n_cand = notes.shape[0]
     best = np.empty(n_cand, dtype=np.int64)
     pred = np.full(n_cand, -1, dtype=np.int64)
+    anchored = n_prev > 0
     for j in range(offsets[0], offsets[1]):
-        key = np.int64(0)
-        for v in range(counts[j]):
-            key += notes[j, v]
-        if n_prev > 0:
+        key = np.int64(_register(notes[j], counts[j], centre2, anchored))
+        if anchored:
             key += _motion(prev, n_prev, notes[j], counts[j]) * KEY_MOTION
             key -= _guides_near(prev, n_prev, notes[j], counts[j], guide[j], step) * KEY_GUIDE
         best[j] = key
     for t in range(1, n_chords):
         for j in range(offsets[t], offsets[t + 1]):
-            register = np.int64(0)
-            for v in range(counts[j]):
-                register += notes[j, v]
+            register = _register(notes[j], counts[j], centre2, anchored)
             top = _TOP
             arg = -1
             for i in range(offsets[t - 1], offsets[t]):

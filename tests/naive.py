@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from itertools import product
 
-from engine.kernels import KEY_GUIDE, KEY_MOTION
-
 Voicing = list[int]
 
 
@@ -32,24 +30,39 @@ def guides_near(prev: Voicing, row: Voicing, guide: list[int], step: int) -> int
                if g and any(abs(v - p) <= step for p in prev))
 
 
-def _edge(prev: Voicing, row: Voicing, guide: list[int], step: int) -> int:
-    key = sum(row)
-    if prev:
-        key += motion(prev, row) * int(KEY_MOTION) - guides_near(prev, row, guide, step) * \
-            int(KEY_GUIDE)
-    return key
+Cost = tuple[int, int, int, int]
+
+
+def _edge(prev: Voicing, row: Voicing, guide: list[int], step: int, centre2: int,
+          anchored: bool) -> Cost:
+    """The cost of one step, compared as a tuple: motion and -guide tones kept from ``prev``;
+    then register: anchored (the search began from a previous voicing) the sum of the notes;
+    free, the distance of the mean from ``centre2 / 2`` (scaled by ``2 * len(row)``), then 1
+    when the voicing lies above the centre."""
+    moved = motion(prev, row) if prev else 0
+    kept = guides_near(prev, row, guide, step) if prev else 0
+    if anchored:
+        return moved, -kept, sum(row), 0
+    off = 2 * sum(row) - len(row) * centre2
+    return moved, -kept, abs(off), int(off > 0)
+
+
+def _add(a: Cost, b: Cost) -> Cost:
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]
 
 
 def search(prev: Voicing, chords: list[list[Voicing]], guides: list[list[list[int]]],
-           step: int) -> list[int]:
-    """Brute force over every path: least (motion, -guide tones kept, register); among equal
-    paths the one whose indices, read from the last chord backwards, are smallest."""
-    best: tuple[int, tuple[int, ...]] | None = None
+           step: int, centre2: int) -> list[int]:
+    """Brute force over every path: least (motion, -guide tones kept, register), each summed
+    over the path; among equal paths the one whose indices, read from the last chord
+    backwards, are smallest."""
+    best: tuple[Cost, tuple[int, ...]] | None = None
     for path in product(*(range(len(c)) for c in chords)):
-        key = 0
+        key: Cost = (0, 0, 0, 0)
         before = prev
         for t, k in enumerate(path):
-            key += _edge(before, chords[t][k], guides[t][k], step)
+            key = _add(key, _edge(before, chords[t][k], guides[t][k], step, centre2,
+                                  bool(prev)))
             before = chords[t][k]
         rank = (key, tuple(reversed(path)))
         if best is None or rank < best:
@@ -59,12 +72,13 @@ def search(prev: Voicing, chords: list[list[Voicing]], guides: list[list[list[in
 
 
 def greedy(prev: Voicing, chords: list[list[Voicing]], guides: list[list[list[int]]],
-           step: int) -> list[int]:
+           step: int, centre2: int) -> list[int]:
     """Chord by chord, the locally best candidate: what the search must never be worse than."""
     path = []
     before = prev
     for t, rows in enumerate(chords):
-        keys = [_edge(before, r, guides[t][k], step) for k, r in enumerate(rows)]
+        keys = [_edge(before, r, guides[t][k], step, centre2, bool(prev))
+                for k, r in enumerate(rows)]
         k = keys.index(min(keys))
         path.append(k)
         before = rows[k]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +17,11 @@ from engine import kernels
 from tests import naive
 
 STEP = 2
+CENTRE2 = 48 + 84                 # low + high of the default range
 JIT_OFF = os.environ.get("NUMBA_DISABLE_JIT") == "1"
 
 voicing = st.lists(st.integers(0, 127), min_size=1, max_size=5).map(sorted)
+centre2 = st.integers(0, 254)
 chord = st.lists(voicing, min_size=1, max_size=4)
 guides = st.lists(st.integers(0, 1), min_size=5, max_size=5)
 
@@ -42,10 +45,11 @@ def _prev(prev: list[int]) -> np.ndarray:
     return out
 
 
-def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[int]]]
-         ) -> tuple[list[int], list[int]]:
+def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[int]]],
+         centre2: int = CENTRE2) -> tuple[list[int], list[int]]:
     notes, counts, guide, offsets = _pack(chords, flags)
-    choice, moved = kernels._search(_prev(prev), len(prev), notes, counts, guide, offsets, STEP)
+    choice, moved = kernels._search(_prev(prev), len(prev), notes, counts, guide, offsets, STEP,
+                                    centre2)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -83,26 +87,44 @@ def test_guides_near(prev: list[int], row: list[int], bits: list[int]) -> None:
     assert got == naive.guides_near(prev, row, flags, STEP)
 
 
+@given(voicing, voicing, centre2)
+def test_register_prefers_the_mean_nearest_the_centre_then_the_lower(
+        a: list[int], b: list[int], c2: int) -> None:
+    b = (b * len(a))[:len(a)]      # same voice count, like two placements of one chord
+
+    def free(row: list[int]) -> int:
+        return int(kernels._register(np.array(row, dtype=np.int64), len(row), c2, False))
+
+    def expected(row: list[int]) -> tuple[Fraction, bool]:
+        mean = Fraction(sum(row), len(row))
+        return abs(mean - Fraction(c2, 2)), mean > Fraction(c2, 2)
+
+    assert (free(a) < free(b)) == (expected(a) < expected(b))
+    assert (free(a) == free(b)) == (expected(a) == expected(b))
+    anchored = kernels._register(np.array(a, dtype=np.int64), len(a), c2, True)
+    assert anchored == sum(a)
+
+
 @given(st.lists(st.integers(0, 127), max_size=4).map(sorted),
-       st.lists(chord, min_size=1, max_size=4), guides)
+       st.lists(chord, min_size=1, max_size=4), guides, centre2)
 def test_search_matches_brute_force(prev: list[int], chords: list[list[list[int]]],
-                                   bits: list[int]) -> None:
+                                   bits: list[int], c2: int) -> None:
     flags = _flags(chords, bits)
-    path, moved = _run(prev, chords, flags)
-    assert path == naive.search(prev, chords, flags, STEP)
+    path, moved = _run(prev, chords, flags, c2)
+    assert path == naive.search(prev, chords, flags, STEP, c2)
     before = prev
     for t, k in enumerate(path):
         assert moved[t] == naive.motion(before, chords[t][k])
         before = chords[t][k]
 
 
-@given(st.lists(st.integers(40, 90), min_size=1, max_size=4).map(sorted),
+@given(st.lists(st.integers(40, 90), max_size=4).map(sorted),
        st.lists(chord, min_size=1, max_size=6), guides)
 def test_search_never_worse_than_greedy(prev: list[int], chords: list[list[list[int]]],
                                         bits: list[int]) -> None:
     flags = _flags(chords, bits)
     path, moved = _run(prev, chords, flags)
-    greedy = naive.greedy(prev, chords, flags, STEP)
+    greedy = naive.greedy(prev, chords, flags, STEP, CENTRE2)
     assert sum(moved) == naive.total_motion(prev, chords, path)
     assert sum(moved) <= naive.total_motion(prev, chords, greedy)
 
@@ -115,11 +137,28 @@ def test_search_beats_greedy_when_the_nearest_step_leads_away() -> None:
     path, moved = _run([60], chords, flags)
     assert path == [1, 0]
     assert moved == [2, 8]
-    assert naive.greedy([60], chords, flags, STEP) == [0, 0]
+    assert naive.greedy([60], chords, flags, STEP, CENTRE2) == [0, 0]
+
+
+def test_without_previous_the_first_chord_sits_nearest_the_centre() -> None:
+    # one chord: of C major triads at 48, 60 and 72 (means 51.7, 63.7, 75.7) the middle one is
+    # nearest 66, the centre of 48..84; the lowest wins only when asked for range 36..72
+    rows = [[[48, 52, 55], [60, 64, 67], [72, 76, 79]]]
+    flags = [[[0, 1, 0]] * 3]
+    assert _run([], rows, flags)[0] == [1]
+    assert _run([], rows, flags, 36 + 60)[0] == [0]
+    # equally far from the centre (62 and 70 around 66): the lower
+    assert _run([], [[[70], [62]]], [[[1], [1]]])[0] == [1]
+    # motion still comes first: starting at 60 would cost a jump of 12 into the only voicing of
+    # the second chord, so the search starts at 48 although 60 is nearer the centre
+    chords = [[[48], [60]], [[48]]]
+    assert _run([], chords, [[[1], [1]], [[1]]]) == ([0, 0], [0, 0])
+    # with a previous voicing the centre plays no part: least motion, then the lower register
+    assert _run([66], [[[60], [72]]], [[[1], [1]]])[0] == [0]
 
 
 def test_kernels_are_private_and_cached() -> None:
-    for name in ("_motion", "_guides_near", "_search"):
+    for name in ("_motion", "_guides_near", "_register", "_search"):
         kernel = getattr(kernels, name)
         if not JIT_OFF:
             assert kernel._cache.__class__.__name__ == "FunctionCache", name

@@ -87,18 +87,22 @@ SYMBOLS = ["Dm7", "G7", "Cmaj7", "A7b9", "Fm6", "Bb13", "Ebmaj7#11", "Abdim7", "
 @settings(max_examples=25)
 @given(st.lists(st.sampled_from(SYMBOLS), min_size=1, max_size=3),
        st.sampled_from(sorted(STYLES)),
-       st.lists(st.integers(48, 84), max_size=4))
+       st.lists(st.integers(48, 84), max_size=4),
+       st.sampled_from([(48, 84), (36, 72), (43, 90)]))
 def test_progression_is_optimal_against_brute_force(symbols: list[str], style: str,
-                                                    previous: list[int]) -> None:
+                                                    previous: list[int],
+                                                    span: tuple[int, int]) -> None:
+    low, high = span
     chords = [parse(s) for s in symbols]
-    tables = [candidates(c, STYLES[style], 48, 84) for c in chords]
+    tables = [candidates(c, STYLES[style], low, high) for c in chords]
     rows = [[[int(m) for m in r] for r in t.midi] for t in tables]
     flags = [[[int(g) for g in r] for r in t.guide] for t in tables]
     prev = sorted(previous)
-    best = naive.search(prev, rows, flags, GUIDE_STEP)
-    result = voicing({"progression": symbols, "style": style, "previous": previous})
+    best = naive.search(prev, rows, flags, GUIDE_STEP, low + high)
+    result = voicing({"progression": symbols, "style": style, "previous": previous,
+                      "range": [low, high]})
     assert [v["midi"] for v in result["voicings"]] == [rows[t][k] for t, k in enumerate(best)]
-    greedy = naive.greedy(prev, rows, flags, GUIDE_STEP)
+    greedy = naive.greedy(prev, rows, flags, GUIDE_STEP, low + high)
     assert result["totalVoiceLeading"] == naive.total_motion(prev, rows, best)
     assert result["totalVoiceLeading"] <= naive.total_motion(prev, rows, greedy)
 
