@@ -1,11 +1,13 @@
-"""The ASGI application: routes as data, the guards in one visible loop, one error table.
+"""The application: routes as data, the guards in one visible loop, one error table.
 
     build_app(settings, store=None, operations=None) -> HarmonyApp
 
-A request passes the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS,
-User-Agent policy, declared body size, key, limits); any guard may answer early. The body is
-then read (never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and
-quota headers, settles the monthly quota, queues the log row and observes metrics.
+``HarmonyApp`` is a plain ASGI app (the tests drive it through httpx) and also speaks granian's
+RSGI, which ``harmony serve`` uses; both enter the same pipeline, ``_respond``. A request passes
+the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS, User-Agent policy,
+declared body size, key, limits); any guard may answer early. The body of a POST is then read
+(never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and quota
+headers, settles the monthly quota, queues the log row and observes metrics.
 """
 
 from __future__ import annotations
