@@ -54,6 +54,7 @@ class SharedCounters:
         self._size = (1 + slots) * SLOT_SIZE
         self._thread_lock = threading.Lock()
         self._touched: set[int] = set()      # account slots changed since the last flush
+        self._ended: list[tuple[int, str, int, int]] = []  # months closed since then
         self._pid = -1
         self._open()
 
@@ -85,7 +86,10 @@ class SharedCounters:
                 at = self._slot(b"a:%d" % account)
                 period, used, version = VALUES.unpack_from(m, at)
                 if period != month:
-                    used = 0
+                    if period:  # the month turned: keep its final total for the next flush
+                        self._ended.append((account, _month_text(period), used, version))
+                    used, version = 0, version + 1
+                    VALUES.pack_into(m, at, month, used, version)
                 if count <= minute_limit and used < month_limit:
                     used += 1
                     VALUES.pack_into(m, at, month, used, version + 1)
@@ -107,7 +111,8 @@ class SharedCounters:
         """Write the monthly totals changed since the last flush to SQLite; returns how many."""
         with self._locked():
             touched, self._touched = self._touched, set()
-            rows = []
+            rows, self._ended = self._ended, []
+            ended = list(rows)
             for at in touched:
                 name = bytes(self._map[at - NAME:at]).rstrip(b"\0")
                 period, used, version = VALUES.unpack_from(self._map, at)
@@ -116,8 +121,9 @@ class SharedCounters:
             try:
                 self.store.save_month_usage(rows)
             except Exception:
-                with self._thread_lock:
-                    self._touched |= touched  # try again on the next round
+                with self._thread_lock:  # try again on the next round
+                    self._touched |= touched
+                    self._ended[:0] = ended
                 raise
         return len(rows)
 

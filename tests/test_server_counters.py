@@ -51,7 +51,7 @@ def test_exact_across_processes(tmp_path: Path) -> None:
     counters = SharedCounters(Store(db))
     assert counters.take("key_a", MINUTE, 10**9, 1, MONTH, quota) == \
         Taken(2 * CALLS + 1, quota, False)
-    assert Store(db).month_usage() == [(1, "2027-01", quota, quota)]
+    assert [row[:3] for row in Store(db).month_usage()] == [(1, "2027-01", quota)]
 
 
 @pytest.fixture(params=["shared", "sqlite"])
@@ -107,3 +107,15 @@ def test_a_counters_file_of_another_database_is_rebuilt(tmp_path: Path) -> None:
     (tmp_path / "two.db.counters").write_bytes(Path(first.path).read_bytes())
     second = SharedCounters(Store(str(tmp_path / "two.db")))
     assert second.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(1, 1, True)
+
+
+def test_a_closed_month_keeps_its_final_total(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "harmony.db"))
+    counters = SharedCounters(store)
+    for _ in range(3):
+        counters.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    # The month turns before the writer ran: the old total is still written, once.
+    assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(1, 1, True)
+    assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(2, 2, True)
+    counters.flush()
+    assert [row[:3] for row in store.month_usage()] == [(1, "2027-01", 3), (1, "2027-02", 2)]
