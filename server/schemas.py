@@ -53,16 +53,23 @@ def _object(properties: JSON, required: list[str] | None = None, description: st
     return schema
 
 
+def _or_null(schema: JSON) -> JSON:
+    """An optional request field: null is read as absent (``engine.requests``), so the schema
+    says so too, and REST may leave validation to the engine (``Operation.engine_checks``)."""
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    kind = schema["type"]
+    return {**schema, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+
+
 NULLABLE_STR = {"type": ["string", "null"]}
 STRINGS = {"type": "array", "items": {"type": "string"}}
 INTS = {"type": "array", "items": {"type": "integer"}}
 
 CHORD = _str("A chord symbol, e.g. 'Dm7b5', 'G7(b9,#11)', 'C/E'.", minLength=1,
              maxLength=MAX_SYMBOL)
-# Optional fields may be null: the engine reads null as absent (engine.requests).
-KEY = {"type": ["string", "null"],
-       "description": "The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', 'C-' or 'C minor'. "
-                      "Modes are refused. Default 'C'.", "maxLength": MAX_SYMBOL}
+KEY = _or_null(_str("The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', 'C-' or 'C minor'. "
+                    "Modes are refused. Default 'C'.", maxLength=MAX_SYMBOL))
 KEY_CONTEXT = {**KEY, "description": "Alias of 'key'."}
 PROGRESSION = {
     "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
@@ -102,10 +109,10 @@ ANALYZE_REQUEST = _object({
 
 RESOLVE_REQUEST = _object({
     "chord": CHORD,
-    "octave": {"type": ["integer", "null"], "description": "Octave of the root (C4 = MIDI 60); "
-               "every note must stay within MIDI 0..127. Default 4."},
-    "tuning": {"type": ["number", "null"], "description": "Frequency of A4 in Hz. Default 440.",
-               "minimum": TUNING_RANGE[0], "maximum": TUNING_RANGE[1]},
+    "octave": _or_null(_int("Octave of the root (C4 = MIDI 60); every note must stay within "
+                            "MIDI 0..127. Default 4.")),
+    "tuning": _or_null(_num("Frequency of A4 in Hz. Default 440.", minimum=TUNING_RANGE[0],
+                            maximum=TUNING_RANGE[1])),
 }, ["chord"])
 
 VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
@@ -113,15 +120,16 @@ VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tone
 MIDI_NOTE = {"type": "integer", "minimum": 0, "maximum": 127}
 
 VOICING_REQUEST = _object({
-    "chord": CHORD,
-    "progression": PROGRESSION,
-    "style": _str("Voicing style: " + ", ".join(VOICING_STYLES) +
-                  ". Default 'rootless'; an unknown style falls back to 'rootless'."),
-    "previous": _array({"type": ["string", "integer"]},
-                       "The previous voicing, as note names with octave ('E3') or MIDI "
-                       "numbers, to lead from with the least motion.", maxItems=MAX_PREVIOUS),
-    "range": _array(MIDI_NOTE, "Lowest and highest MIDI note. Default [48, 84].",
-                    minItems=2, maxItems=2),
+    "chord": _or_null(CHORD),
+    "progression": _or_null(PROGRESSION),
+    "style": _or_null(_str("Voicing style: " + ", ".join(VOICING_STYLES) +
+                           ". Default 'rootless'; an unknown style falls back to 'rootless'.")),
+    "previous": _or_null(_array({"type": ["string", "integer"]},
+                                "The previous voicing, as note names with octave ('E3') or MIDI "
+                                "numbers, to lead from with the least motion.",
+                                maxItems=MAX_PREVIOUS)),
+    "range": _or_null(_array(MIDI_NOTE, "Lowest and highest MIDI note. Default [48, 84].",
+                             minItems=2, maxItems=2)),
 }, anyOf=[{"required": ["chord"]}, {"required": ["progression"]}])
 
 TECHNIQUES = ["tritone_sub", "ii_v_insertion", "modal_interchange", "secondary_dominants",
@@ -131,18 +139,19 @@ REHARMONIZE_REQUEST = _object({
     "progression": PROGRESSION,
     "key": KEY,
     "keyContext": KEY_CONTEXT,
-    "techniques": _array({"type": "string", "enum": TECHNIQUES},
-                         "Restrict to these techniques. Default: all."),
+    "techniques": _or_null(_array({"type": "string", "enum": TECHNIQUES},
+                                  "Restrict to these techniques. Default: all.")),
 }, ["progression"])
 
 CONDUCT_REQUEST = _object({
     "prompt": _str("What to play, in English: style, tempo, key, form, feel, e.g. 'medium "
                    "swing blues in F, 24 bars, walking bass'.", minLength=1,
                    maxLength=MAX_PROMPT),
-    "durationSec": _num("Length of the arrangement in seconds (5-900); the tempo is fitted.",
-                        minimum=5, maximum=900),
-    "progression": {**PROGRESSION, "description": "Your own changes to arrange ('|' marks bars)."},
-    "seed": _int("Seed for the arrangement's choices. Default 0."),
+    "durationSec": _or_null(_num("Length of the arrangement in seconds (5-900); the tempo is "
+                                 "fitted.", minimum=5, maximum=900)),
+    "progression": _or_null({**PROGRESSION,
+                             "description": "Your own changes to arrange ('|' marks bars)."}),
+    "seed": _or_null(_int("Seed for the arrangement's choices. Default 0.")),
 }, ["prompt"])
 
 # ---------------------------------------------------------------- results
@@ -311,13 +320,13 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         RESOLVE_REQUEST, RESOLVE_RESULT, engine_checks=True, cache=4096),
     _op("voicing", "generate_voicing",
         "Voice a chord or a whole progression in a jazz style with the least voice motion.",
-        VOICING_REQUEST, VOICING_RESULT),
+        VOICING_REQUEST, VOICING_RESULT, engine_checks=True),
     _op("reharmonize", "reharmonize",
         "Suggest reharmonizations of a progression, one per applicable jazz technique.",
-        REHARMONIZE_REQUEST, REHARMONIZE_RESULT),
+        REHARMONIZE_REQUEST, REHARMONIZE_RESULT, engine_checks=True),
     _op("conduct", "conduct_band",
         "Arrange a prompt for a jazz band: form, changes, four MIDI lanes and a MIDI file.",
-        CONDUCT_REQUEST, CONDUCT_RESULT),
+        CONDUCT_REQUEST, CONDUCT_RESULT, engine_checks=True),
 )}
 
 BY_PATH: dict[str, Operation] = {op.path: op for op in OPERATIONS.values()}

@@ -96,7 +96,39 @@ AGREEMENT: dict[str, tuple[list[Any], list[Any]]] = {
          {"chord": "C", "tuning": 0}, {"chord": "C", "tuning": -440}, {"chord": "C", "tuning": 1e6},
          {"chord": "C" * 40, "octave": 4}],
     ),
+    "voicing": (
+        [{"chord": "Cmaj7"}, {"progression": "Dm7 G7 | Cmaj7", "style": "drop2"},
+         {"chord": "G7", "previous": ["F3", 59], "range": [40, 80], "style": None}],
+        [{}, {"style": "shell"}, {"chord": "C", "range": [0, 200]}, {"chord": "C", "range": [48]},
+         {"chord": "C", "previous": [1.5]}, {"chord": "C", "previous": ["C4"] * 9},
+         {"chord": "C", "style": 5}, {"progression": []}, {"progression": ""},
+         {"progression": ["C"] * 257}, {"chord": "C", "range": [-1, 84]}],
+    ),
+    "reharmonize": (
+        [{"progression": "Dm7 G7 Cmaj7"}, {"progression": ["Dm7", "G7"], "key": None,
+                                            "techniques": ["tritone_sub"]}],
+        [{}, {"progression": "Dm7 G7", "techniques": ["nope"]},
+         {"progression": "Dm7", "techniques": "tritone_sub"}, {"progression": "Dm7", "key": 5},
+         {"progression": [1, 2]}, {"progression": None}],
+    ),
+    "conduct": (
+        [{"prompt": "medium swing blues in F", "seed": None, "durationSec": None}],
+        [{}, {"prompt": ""}, {"prompt": "x" * 2001}, {"prompt": "swing", "durationSec": 1},
+         {"prompt": "swing", "durationSec": 1000}, {"prompt": "swing", "seed": 1.5},
+         {"prompt": "swing", "seed": "1"}, {"prompt": "swing", "progression": []}],
+    ),
 }
+
+# One valid request per operation; the sweep sets one field at a time to each odd value.
+BASE: dict[str, dict[str, Any]] = {
+    "analyze": {"chord": "Dm7", "key": "C"},
+    "resolve": {"chord": "G13"},
+    "voicing": {"chord": "Cmaj7"},
+    "reharmonize": {"progression": "Dm7 G7 Cmaj7", "key": "C"},
+    "conduct": {"prompt": "medium swing blues in F"},
+}
+ODD: list[Any] = [None, True, False, 0, -1, 7, 1.5, 10**9, "", " ", "x" * 300, "C", [], [None],
+                  ["C"] * 300, [1, 2], [48, 84, 90], {}, {"a": 1}]
 
 
 def _engine_refuses(name: str, request: Any) -> bool:
@@ -108,7 +140,7 @@ def _engine_refuses(name: str, request: Any) -> bool:
 
 
 def test_operations_that_skip_the_schema_have_agreement_cases() -> None:
-    assert {n for n, op in OPERATIONS.items() if op.engine_checks} <= set(AGREEMENT)
+    assert {n for n, op in OPERATIONS.items() if op.engine_checks} <= set(AGREEMENT) & set(BASE)
 
 
 @pytest.mark.parametrize("name", CHECKED)
@@ -121,6 +153,19 @@ def test_schema_and_engine_agree_on_chosen_requests(name: str) -> None:
     for request in invalid:
         assert not validator.is_valid(request), request
         assert _engine_refuses(name, request), request
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_engine_refuses_every_odd_field_the_schema_refuses(name: str) -> None:
+    op = OPERATIONS[name]
+    for field in [*op.request_schema["properties"], "other"]:
+        base = BASE[name]
+        if field == "keyContext":  # the alias is read only when 'key' is absent
+            base = {k: v for k, v in base.items() if k != "key"}
+        for value in ODD:
+            request = {**base, field: value}
+            if not op.validator.is_valid(request):
+                assert _engine_refuses(name, request), request
 
 
 def _value() -> st.SearchStrategy[Any]:
