@@ -61,6 +61,9 @@ class SharedCounters:
     def _open(self) -> None:
         # Per process: a descriptor inherited through fork would share its flock with the
         # parent, which would then exclude nothing.
+        if self._pid != -1:  # a forked child lets go of its parent's copies
+            self._map.close()
+            os.close(self._fd)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         self._pid = os.getpid()
         self._where: dict[bytes, int] = {}   # name -> offset of its values (slots never move)

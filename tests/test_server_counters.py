@@ -119,3 +119,20 @@ def test_a_closed_month_keeps_its_final_total(tmp_path: Path) -> None:
     assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(2, 2, True)
     counters.flush()
     assert [row[:3] for row in store.month_usage()] == [(1, "2027-01", 3), (1, "2027-02", 2)]
+
+
+def _child_takes(counters: SharedCounters, out: Any) -> None:
+    out.put(counters.take("key_a", MINUTE, 100, 1, MONTH, 1000))
+
+
+def test_a_worker_forked_after_opening_counts_into_the_same_file(tmp_path: Path) -> None:
+    # granian forks its workers: the child reopens the file (its own descriptor and flock).
+    counters = SharedCounters(Store(str(tmp_path / "harmony.db")))
+    counters.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_child_takes, args=(counters, out))
+    child.start()
+    assert out.get(timeout=60) == Taken(2, 2, True)
+    child.join(60)
+    assert counters.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(3, 3, True)
