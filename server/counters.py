@@ -47,6 +47,8 @@ class CounterTableFull(RuntimeError):
 class SharedCounters:
     """``Counters`` exact across processes on one machine (see the module docstring)."""
 
+    _map: mmap.mmap
+
     def __init__(self, store: Store, path: str | None = None, slots: int = DEFAULT_SLOTS) -> None:
         self.store = store
         self.path = path or store.path + ".counters"
@@ -56,12 +58,13 @@ class SharedCounters:
         self._touched: set[int] = set()      # account slots changed since the last flush
         self._ended: list[tuple[int, str, int, int]] = []  # months closed since then
         self._pid = -1
+        self._fd = -1                        # the file, opened per process by _open
         self._open()
 
     def _open(self) -> None:
         # Per process: a descriptor inherited through fork would share its flock with the
         # parent, which would then exclude nothing.
-        if self._pid != -1:  # a forked child lets go of its parent's copies
+        if self._fd != -1:  # a forked child lets go of its parent's copies
             self._map.close()
             os.close(self._fd)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
