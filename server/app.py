@@ -1,16 +1,20 @@
-"""The ASGI application: routes as data, the guards in one visible loop, one error table.
+"""The application: routes as data, the guards in one visible loop, one error table.
 
     build_app(settings, store=None, operations=None) -> HarmonyApp
 
-A request passes the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS,
-User-Agent policy, declared body size, key, limits); any guard may answer early. The body is
-then read (never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and
-quota headers, settles the monthly quota, queues the log row and observes metrics.
+``HarmonyApp`` is a plain ASGI app (the tests drive it through httpx) and also speaks granian's
+RSGI, which ``harmony serve`` uses; both enter the same pipeline, ``_respond``. A request passes
+the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS, User-Agent policy,
+declared body size, key, limits); any guard may answer early. The body of a POST is then read
+(never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and quota
+headers, settles the monthly quota, queues the log row and observes metrics.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import gc
 import importlib
 import sys
 import time
@@ -29,14 +33,16 @@ from engine.errors import (
     PayloadTooLarge,
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
+from server import rsgi
 from server.auth import Authenticator
+from server.counters import SharedCounters
 from server.gateway import Gateway
-from server.limits import Admission, Counters, FloodThrottle, Limiter, SqliteCounters
+from server.limits import Admission, Counters, FloodThrottle, Limiter
 from server.mcp import McpEndpoint, tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
-from server.responses import Response, error_response
+from server.responses import ClientDisconnected, Response, error_response
 from server.routes import Context, build_routes
 from server.schemas import OPERATIONS, Operation
 from server.settings import Settings
@@ -48,8 +54,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 Guard = Callable[[Context], Response | None]
 
 
-class ClientDisconnected(Exception):
-    pass
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})  # a GET's body, if any, is never read
 
 
 class HarmonyApp:
@@ -63,10 +68,12 @@ class HarmonyApp:
         self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
                                allow_loopback=settings.profile == "local")
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
-        self.counters = counters or SqliteCounters(store)
+        self.counters = counters or SharedCounters(store)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
-        self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days)
+        # The writer also persists the monthly totals, in the same background thread.
+        self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
+                              also=self.counters.flush)
         self.metrics = Metrics()
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
@@ -98,6 +105,40 @@ class HarmonyApp:
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
                       client[0] if client else "unknown", time.perf_counter())
+        response = await self._respond(ctx, lambda: _read_body(receive, self.settings.max_body))
+        if response is None:
+            return
+        await send({"type": "http.response.start", "status": response.status,
+                    "headers": response.raw_headers()})
+        await send({"type": "http.response.body",
+                    "body": b"" if ctx.method == "HEAD" else response.body})
+
+    # ------------------------------------------------------------------ RSGI (granian)
+    # ``harmony serve`` runs granian's RSGI interface: the same pipeline, but the answer
+    # leaves in one synchronous call instead of two awaited ASGI sends. Measured on this
+    # 2-core machine with a no-op app: sequential p50 72 µs (GET) / 108 µs (POST) against
+    # 204 / 285 µs over ASGI.
+
+    async def __rsgi__(self, scope: Any, protocol: Any) -> None:
+        ctx = Context(scope.method, scope.path, dict(scope.headers.items()),
+                      rsgi.client_host(scope.client), time.perf_counter())
+        response = await self._respond(
+            ctx, lambda: rsgi.read_body(protocol, ctx.headers, self.settings.max_body))
+        if response is not None:
+            rsgi.answer(protocol, ctx.method, response)
+
+    def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.run_until_complete(self.startup())
+        _freeze_heap()
+
+    def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
+        loop.run_until_complete(self.shutdown())
+
+    # ------------------------------------------------------------------ the pipeline
+
+    async def _respond(self, ctx: Context,
+                       read_body: Callable[[], Awaitable[bytes]]) -> Response | None:
+        """Guards, body, handler and ``_finish``; None when the client has gone."""
         response: Response | None = None
         try:
             for guard in self.guards:
@@ -106,10 +147,13 @@ class HarmonyApp:
                     break
             else:
                 assert ctx.route is not None
-                ctx.body = await _read_body(receive, self.settings.max_body)
+                if ctx.method in _WITH_BODY:
+                    ctx.body = await read_body()
                 response = await ctx.route.handler(self, ctx, ctx.body)
         except ClientDisconnected:
-            return
+            if ctx.admission is not None:  # nothing was served: the month's unit goes back
+                ctx.admission.settle(self.counters, 499)
+            return None
         except HarmonyError as exc:
             ctx.error = exc
             response = error_response(exc)
@@ -119,10 +163,7 @@ class HarmonyApp:
             ctx.error = InternalError("internal error")
             response = error_response(ctx.error)
         self._finish(ctx, response)
-        await send({"type": "http.response.start", "status": response.status,
-                    "headers": response.raw_headers()})
-        await send({"type": "http.response.body",
-                    "body": b"" if ctx.method == "HEAD" else response.body})
+        return response
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -130,6 +171,7 @@ class HarmonyApp:
             if message["type"] == "lifespan.startup":
                 try:
                     await self.startup()
+                    _freeze_heap()
                 except Exception as exc:
                     await send({"type": "lifespan.startup.failed", "message": repr(exc)})
                     return
@@ -261,6 +303,15 @@ class McpGate:
             return []
         ticket.settle(self.app.counters, status)
         return ticket.headers()
+
+
+def _freeze_heap() -> None:
+    """Move what start-up built (modules, numba's compiled kernels, tables) out of the garbage
+    collector's sight: a full collection over that heap (135k objects) took 60 ms, a pause
+    every request in flight would wait for; after ``gc.freeze`` it takes under 0.1 ms. Servers
+    only: tests start many apps in one process and keep their collector as it is."""
+    gc.collect()
+    gc.freeze()
 
 
 def _is_preflight(ctx: Context) -> bool:

@@ -188,7 +188,8 @@ def cmd_serve(ns: argparse.Namespace) -> int:
         print(secret, flush=True)
     store.close()
     os.environ.update(settings.to_env())
-    Granian("server.app:make_app", address=ns.host, port=ns.port, interface=Interfaces.ASGI,
+    # RSGI: granian's own interface, the lower latency (server.app, HarmonyApp.__rsgi__).
+    Granian("server.app:make_app", address=ns.host, port=ns.port, interface=Interfaces.RSGI,
             workers=ns.workers, factory=True, log_access=False,
             workers_kill_timeout=30).serve()
     return 0

@@ -5,9 +5,10 @@ authenticated call counts towards the minute. A call reserves one unit of the mo
 runs and gives it back unless it succeeds (2xx), so the quota is never overshot, even with
 calls racing in several workers.
 
-Counting goes through the small ``Counters`` interface. ``SqliteCounters`` is exact across the
-granian workers of one machine; a shared network store can implement the same two methods when
-several machines serve.
+Counting goes through the small ``Counters`` interface: ``server.counters.SharedCounters``
+(a memory-mapped file, exact across the granian workers of one machine) is the default;
+``SqliteCounters`` is the same in SQLite transactions. A shared network store can implement the
+three methods when several machines serve.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from engine.errors import HarmonyError, QuotaExceeded, RateLimited
 from server.store import KeyRecord, Store
@@ -25,49 +26,59 @@ from server.store import KeyRecord, Store
 Clock = Callable[[], float]
 
 
-@dataclass(frozen=True)
-class Taken:
+class Taken(NamedTuple):  # made on every call: 0.36 µs, a frozen dataclass 0.79 µs
     minute_count: int      # calls in this minute, this one included
     month_used: int        # successful calls this month, this one included if reserved
     reserved: bool         # one unit of the month is held for this call
 
 
 class Counters(Protocol):
-    def take(self, minute: str, minute_limit: int, month: str, month_limit: int,
-             expires: float) -> Taken:
-        """Count a call in ``minute``; reserve a unit of ``month`` if both limits allow."""
+    def take(self, key: str, minute: int, minute_limit: int, account: int, month: int,
+             month_limit: int) -> Taken:
+        """Count a call of ``key`` in ``minute``; reserve a unit of ``account``'s ``month`` if
+        both limits allow. ``minute`` and ``month`` are period numbers (minutes since the epoch,
+        months since year 0)."""
 
-    def refund(self, month: str) -> None:
+    def refund(self, account: int, month: int) -> None:
         """Give back a unit reserved by ``take``."""
+
+    def flush(self) -> int:
+        """Persist what needs persisting (called by the background writer); returns a count."""
 
 
 class SqliteCounters:
-    """Counters in the store's SQLite file: one short write transaction per call."""
+    """Counters in the store's SQLite file: one short write transaction per call (41-48 µs
+    measured, and one write lock for all workers: the reason for ``SharedCounters``)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    def take(self, minute: str, minute_limit: int, month: str, month_limit: int,
-             expires: float) -> Taken:
+    def take(self, key: str, minute: int, minute_limit: int, account: int, month: int,
+             month_limit: int) -> Taken:
+        expires = (minute + 2) * 60
         with self.store.write() as c:
             minute_count = c.execute(
                 "INSERT INTO counters VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
-                "count = count + 1 RETURNING count", (minute, expires)).fetchone()[0]
+                "count = count + 1 RETURNING count", (f"m:{key}:{minute}", expires)).fetchone()[0]
+            name = f"M:{account}:{month}"
             if minute_count <= minute_limit and month_limit > 0:
                 # Reserve a unit only while the month is below its quota: one statement.
                 row = c.execute(
                     "INSERT INTO counters VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
                     "count = count + 1 WHERE count < ? RETURNING count",
-                    (month, expires + 40 * 86400, month_limit)).fetchone()
+                    (name, expires + 40 * 86400, month_limit)).fetchone()
                 if row is not None:
                     return Taken(minute_count, row[0], True)
-            row = c.execute("SELECT count FROM counters WHERE name = ?", (month,)).fetchone()
+            row = c.execute("SELECT count FROM counters WHERE name = ?", (name,)).fetchone()
             return Taken(minute_count, row[0] if row else 0, False)
 
-    def refund(self, month: str) -> None:
+    def refund(self, account: int, month: int) -> None:
         with self.store.write() as c:
             c.execute("UPDATE counters SET count = count - 1 WHERE name = ? AND count > 0",
-                      (month,))
+                      (f"M:{account}:{month}",))
+
+    def flush(self) -> int:
+        return 0  # every call is already a committed transaction
 
 
 @dataclass
@@ -75,14 +86,14 @@ class Admission:
     """The limit state of one call; turned into response headers when it ends."""
 
     key: KeyRecord
-    month: str
+    month: int              # months since year 0
     taken: Taken
     reset: int              # seconds until the minute window ends
     error: HarmonyError | None
 
     def settle(self, counters: Counters, status: int) -> None:
         if self.taken.reserved and not 200 <= status < 300:
-            counters.refund(self.month)
+            counters.refund(self.key.account_id, self.month)
             self.taken = Taken(self.taken.minute_count, self.taken.month_used - 1, False)
 
     def headers(self) -> list[tuple[bytes, bytes]]:
@@ -106,9 +117,9 @@ class Limiter:
         window = int(now // 60)
         reset = max(1, math.ceil((window + 1) * 60 - now))
         tm = time.gmtime(now)
-        month = f"M:{key.account_id}:{tm.tm_year:04d}-{tm.tm_mon:02d}"
-        taken = self.counters.take(f"m:{key.key_id}:{window}", key.per_minute, month,
-                                   key.per_month, (window + 2) * 60)
+        month = tm.tm_year * 12 + tm.tm_mon - 1
+        taken = self.counters.take(key.key_id, window, key.per_minute, key.account_id, month,
+                                   key.per_month)
         error: HarmonyError | None = None
         if taken.minute_count > key.per_minute:
             error = RateLimited(f"more than {key.per_minute} calls a minute on this key",

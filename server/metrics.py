@@ -16,9 +16,16 @@ class Metrics:
         self.latency = Histogram("harmony_request_seconds", "Time to answer, by route.",
                                  ["route"], buckets=_BUCKETS, registry=self.registry)
 
+        # The labelled children, looked up once: labels() cost 3 µs a call (cProfile).
+        self._children: dict[tuple[str, int], tuple[Counter, Histogram]] = {}
+
     def observe(self, route: str, status: int, seconds: float) -> None:
-        self.requests.labels(route, str(status)).inc()
-        self.latency.labels(route).observe(seconds)
+        children = self._children.get((route, status))
+        if children is None:
+            children = (self.requests.labels(route, str(status)), self.latency.labels(route))
+            self._children[(route, status)] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def render(self) -> tuple[bytes, bytes]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST.encode()

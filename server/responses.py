@@ -26,6 +26,11 @@ STATUS: dict[str, int] = {
 }
 
 JSON_TYPE = b"application/json"
+
+
+class ClientDisconnected(Exception):
+    """The client went away before its request was read: there is no one to answer."""
+
 Headers = list[tuple[bytes, bytes]]
 
 

@@ -3,6 +3,7 @@ one engine function, encode (orjson)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ class Route:
     surface: str | None = None        # "rest" or "mcp": logged, UA policy; None: meta routes
     needs_key: bool = False           # the bearer key is checked before the handler runs
     operation: Operation | None = None
+    answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
 
 
 @dataclass
@@ -62,11 +64,13 @@ def decode(body: bytes) -> Any:
 def run_operation(op: Operation, request: Any) -> dict[str, Any]:
     """Validate ``request`` against the operation's schema, then call the engine.
 
-    When the schema rejects a request, the engine is asked first: its error is the precise one
+    Where the engine is known to refuse all the schema refuses (``op.engine_checks``), the
+    engine alone validates: the same errors, without the cost of jsonschema. When the schema
+    rejects a request, the engine is asked first: its error is the precise one
     (the same bytes as the Python surface). Only if it accepts what the schema refuses does the
     schema's finding become the error, so REST never serves what the schema forbids.
     """
-    if op.validator.is_valid(request):
+    if op.engine_checks or op.validator.is_valid(request):
         return op.function(request)
     op.function(request)  # raises the engine's own error for the bad field
     problem = jsonschema.exceptions.best_match(op.validator.iter_errors(request))
@@ -76,10 +80,30 @@ def run_operation(op: Operation, request: Any) -> dict[str, Any]:
                          field=where.split(".")[0] or None)
 
 
+MAX_CACHED_BODY = 512   # bytes: longer requests are computed every time
+
+
+def answerer(op: Operation) -> Callable[[bytes], bytes]:
+    """Request bytes -> response bytes of ``op``; with ``op.cache``, the last answers are kept
+    (an LRU in C, so a repeated request skips decoding, the engine and encoding: the engine's
+    analyze alone is 24 µs, a hit under 1 µs). Errors propagate and are never kept, so each is
+    logged and counted for vocab-gaps as it happens."""
+    def compute(body: bytes) -> bytes:
+        return orjson.dumps(run_operation(op, decode(body)))
+
+    if op.cache <= 0:
+        return compute
+    kept = functools.lru_cache(maxsize=op.cache)(compute)
+
+    def answer(body: bytes) -> bytes:
+        return kept(body) if len(body) <= MAX_CACHED_BODY else compute(body)
+
+    return answer
+
+
 async def operation_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Response:
-    assert ctx.route is not None and ctx.route.operation is not None
-    result = run_operation(ctx.route.operation, decode(body))
-    return Response(200, orjson.dumps(result))
+    assert ctx.route is not None and ctx.route.answer is not None
+    return Response(200, ctx.route.answer(body))
 
 
 async def health_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Response:
@@ -114,6 +138,6 @@ def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
         Route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
     ]
     routes += [Route(op.path, frozenset({"POST"}), operation_handler, surface="rest",
-                     needs_key=True, operation=op)
+                     needs_key=True, operation=op, answer=answerer(op))
                for op in operations.values() if op.available]
     return {r.path: r for r in routes}

@@ -4,6 +4,7 @@ body limits, CORS, User-Agent policy, keys, limits and the request log."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,15 @@ import orjson
 
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.responses import STATUS
-from tests.server_fixtures import Clock, bearer, make, new_key, running
+from tests.server_fixtures import (
+    FAKE_OPERATIONS,
+    Clock,
+    bearer,
+    fake_analyze,
+    make,
+    new_key,
+    running,
+)
 
 
 def run(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -401,3 +410,31 @@ def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -
     run(scenario())
     assert [(r[1], r[2], r[3], r[4], r[5]) for r in store.log_rows()] == [
         (key_id, "mcp", "analyze", 200, None), (key_id, "mcp", "analyze", 400, "invalid_chord")]
+
+
+def test_repeated_requests_are_answered_from_the_cache_and_still_counted(tmp_path: Path) -> None:
+    calls: list[Any] = []
+
+    def counting(request: Any) -> dict[str, Any]:
+        calls.append(request)
+        return fake_analyze(request)
+
+    ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
+    app, store = make(tmp_path, operations=ops)
+    _, secret = new_key(store)
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app, headers=bearer(secret)) as http:
+            return [await http.post("/v2/analyze", content=body) for body in (
+                b'{"chord":"Dm7"}', b'{"chord":"Dm7"}', b'{"chord": "Dm7"}', b'{"chord":"H7"}',
+                b'{"chord":"H7"}', b'{"chord":"Dm7"}')]
+
+    answers = run(scenario())
+    # Computed once per distinct body; errors are computed (and logged as gaps) every time.
+    assert calls == [{"chord": "Dm7"}, {"chord": "Dm7"}, {"chord": "H7"}, {"chord": "H7"}]
+    assert answers[0].content == answers[1].content == answers[2].content == answers[5].content
+    assert [r.status_code for r in answers] == [200, 200, 200, 400, 400, 200]
+    # Kept answers still pass the key, the limits, the quota and the log.
+    assert [r.headers["x-quota-used"] for r in answers] == ["1", "2", "3", "3", "3", "4"]
+    assert len(store.log_rows()) == 6
+    assert store.vocab_gaps()[0]["count"] == 2

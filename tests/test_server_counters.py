@@ -1,0 +1,138 @@
+"""The limit counters: exact across processes, monthly totals kept in SQLite and rebuilt from it,
+and the same answers from both implementations of the ``Counters`` interface."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server.counters import SharedCounters
+from server.limits import Counters, SqliteCounters, Taken
+from server.store import Store
+
+MONTH = 2027 * 12 + 0            # January 2027, as months since year 0
+MINUTE = 30_000_000
+
+
+CALLS = 20_000
+
+
+def _hammer(db: str, start: Any, out: Any) -> None:
+    """In a separate process: CALLS takes; puts (units reserved, highest minute count)."""
+    counters = SharedCounters(Store(db))
+    reserved = highest = 0
+    start.wait()  # both processes race from here
+    for _ in range(CALLS):
+        taken = counters.take("key_a", MINUTE, 10**9, 1, MONTH, CALLS + CALLS // 2)
+        reserved += taken.reserved
+        highest = max(highest, taken.minute_count)
+    counters.flush()
+    out.put((reserved, highest))
+
+
+def test_exact_across_processes(tmp_path: Path) -> None:
+    db = str(tmp_path / "harmony.db")
+    Store(db)
+    ctx = multiprocessing.get_context("spawn")
+    start, out = ctx.Barrier(2), ctx.Queue()
+    workers = [ctx.Process(target=_hammer, args=(db, start, out)) for _ in range(2)]
+    for w in workers:
+        w.start()
+    results = [out.get(timeout=120) for _ in workers]
+    for w in workers:
+        w.join(60)
+    # Every call counted once in the minute, the quota never overshot, whoever ran it.
+    quota = CALLS + CALLS // 2
+    assert max(highest for _, highest in results) == 2 * CALLS
+    assert sum(reserved for reserved, _ in results) == quota
+    counters = SharedCounters(Store(db))
+    assert counters.take("key_a", MINUTE, 10**9, 1, MONTH, quota) == \
+        Taken(2 * CALLS + 1, quota, False)
+    assert [row[:3] for row in Store(db).month_usage()] == [(1, "2027-01", quota)]
+
+
+@pytest.fixture(params=["shared", "sqlite"])
+def counters(request: pytest.FixtureRequest, tmp_path: Path) -> Counters:
+    store = Store(str(tmp_path / "harmony.db"))
+    return SharedCounters(store) if request.param == "shared" else SqliteCounters(store)
+
+
+def test_minute_month_and_refund(counters: Counters) -> None:
+    take = counters.take
+    assert take("key_a", MINUTE, 2, 1, MONTH, 3) == Taken(1, 1, True)
+    assert take("key_a", MINUTE, 2, 1, MONTH, 3) == Taken(2, 2, True)
+    # Over the minute: counted, nothing reserved.
+    assert take("key_a", MINUTE, 2, 1, MONTH, 3) == Taken(3, 2, False)
+    # A new minute, another key of the same account: the month is the account's.
+    assert take("key_b", MINUTE, 2, 1, MONTH, 3) == Taken(1, 3, True)
+    assert take("key_a", MINUTE + 1, 2, 1, MONTH, 3) == Taken(1, 3, False)
+    counters.refund(1, MONTH)  # a failed call gives its unit back
+    assert take("key_a", MINUTE + 1, 2, 1, MONTH, 3) == Taken(2, 3, True)
+    # Another account and the next month start from zero.
+    assert take("key_c", MINUTE, 2, 2, MONTH, 3) == Taken(1, 1, True)
+    assert take("key_b", MINUTE + 2, 2, 1, MONTH + 1, 3) == Taken(1, 1, True)
+
+
+def test_monthly_totals_survive_a_lost_counters_file(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "harmony.db"))
+    counters = SharedCounters(store)
+    for _ in range(7):
+        counters.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    counters.refund(1, MONTH)
+    assert counters.flush() == 1
+    assert counters.flush() == 0  # nothing changed since
+    counters.close()
+    Path(counters.path).unlink()
+    again = SharedCounters(store)
+    assert again.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(1, 7, True)
+
+
+def test_a_stale_snapshot_never_rolls_a_total_back(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "harmony.db"))
+    store.save_month_usage([(1, "2027-01", 10, 10)])
+    store.save_month_usage([(1, "2027-01", 9, 9)])   # an older snapshot from another worker
+    assert store.month_usage() == [(1, "2027-01", 10, 10)]
+
+
+def test_a_counters_file_of_another_database_is_rebuilt(tmp_path: Path) -> None:
+    first = SharedCounters(Store(str(tmp_path / "one.db")))
+    for _ in range(5):
+        first.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    first.close()
+    # A new database at the same place (say the old one was deleted): its account 1 is not
+    # the old account 1, and must not inherit its usage.
+    (tmp_path / "two.db.counters").write_bytes(Path(first.path).read_bytes())
+    second = SharedCounters(Store(str(tmp_path / "two.db")))
+    assert second.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(1, 1, True)
+
+
+def test_a_closed_month_keeps_its_final_total(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "harmony.db"))
+    counters = SharedCounters(store)
+    for _ in range(3):
+        counters.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    # The month turns before the writer ran: the old total is still written, once.
+    assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(1, 1, True)
+    assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(2, 2, True)
+    counters.flush()
+    assert [row[:3] for row in store.month_usage()] == [(1, "2027-01", 3), (1, "2027-02", 2)]
+
+
+def _child_takes(counters: SharedCounters, out: Any) -> None:
+    out.put(counters.take("key_a", MINUTE, 100, 1, MONTH, 1000))
+
+
+def test_a_worker_forked_after_opening_counts_into_the_same_file(tmp_path: Path) -> None:
+    # granian forks its workers: the child reopens the file (its own descriptor and flock).
+    counters = SharedCounters(Store(str(tmp_path / "harmony.db")))
+    counters.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_child_takes, args=(counters, out))
+    child.start()
+    assert out.get(timeout=60) == Taken(2, 2, True)
+    child.join(60)
+    assert counters.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(3, 3, True)

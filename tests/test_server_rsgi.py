@@ -1,0 +1,132 @@
+"""The RSGI entry (``harmony serve`` runs granian's RSGI interface) gives the same answers as the
+ASGI app: driven here in-process with a scope and protocol shaped like granian's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from server.app import HarmonyApp
+from server.rsgi import client_host
+from tests.server_fixtures import make, new_key
+
+
+class Headers(dict[str, str]):
+    """Stands in for granian's RSGIHeaders (lower-case names, ``items()``)."""
+
+
+@dataclass
+class Scope:
+    method: str
+    path: str
+    headers: Headers
+    client: str = "203.0.113.7:4711"
+
+
+@dataclass
+class Protocol:
+    """Records the answer; serves the body whole or in chunks, or fails as a closed socket."""
+
+    chunks: list[bytes] = field(default_factory=list)
+    closed: bool = False
+    reads: int = 0
+    answer: tuple[str, int, dict[str, str], bytes] | None = None
+
+    async def __call__(self) -> bytes:
+        if self.closed:
+            raise RuntimeError("protocol closed")
+        self.reads += len(self.chunks)
+        return b"".join(self.chunks)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            self.reads += 1
+            yield chunk
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.answer = ("bytes", status, dict(headers), body)
+
+    def response_empty(self, status: int, headers: list[tuple[str, str]]) -> None:
+        self.answer = ("empty", status, dict(headers), b"")
+
+
+def call(app: HarmonyApp, method: str, path: str, headers: dict[str, str],
+         protocol: Protocol) -> tuple[str, int, dict[str, str], bytes]:
+    async def go() -> None:
+        await app.startup()
+        try:
+            await app.__rsgi__(Scope(method, path, Headers(headers)), protocol)
+        finally:
+            await app.shutdown()
+
+    asyncio.run(go())
+    assert protocol.answer is not None
+    return protocol.answer
+
+
+def test_operation_health_and_head(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    body = b'{"chord":"Dm7","key":"C"}'
+    auth = {"authorization": f"Bearer {secret}", "content-length": str(len(body))}
+    kind, status, headers, content = call(app, "POST", "/v2/analyze", auth,
+                                          Protocol([body]))
+    assert (kind, status, orjson.loads(content)) == ("bytes", 200, {"chord": "Dm7", "key": "C"})
+    assert headers["content-type"] == "application/json"
+    assert (headers["x-quota-used"], headers["ratelimit-remaining"]) == ("1", "29")
+    kind, status, headers, content = call(app, "HEAD", "/health", {}, Protocol())
+    assert (kind, status, content) == ("empty", 200, b"")
+    assert int(headers["content-length"]) == len(app.health_body)
+
+
+def test_errors_keep_their_status_and_headers(tmp_path: Path) -> None:
+    app, _ = make(tmp_path)
+    _, status, headers, content = call(app, "POST", "/v2/analyze", {}, Protocol([b"{}"]))
+    assert (status, orjson.loads(content)["error"]["code"]) == (401, "unauthorized")
+    assert headers["www-authenticate"].startswith("Bearer")
+    _, status, headers, _ = call(app, "PUT", "/health", {}, Protocol())
+    assert (status, headers["allow"]) == (405, "GET, HEAD")
+
+
+def test_a_streamed_body_stops_at_the_limit_and_its_unit_goes_back(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    protocol = Protocol([b"x" * 40_000] * 3)   # 120 KB, no declared length
+    _, status, headers, content = call(app, "POST", "/v2/analyze",
+                                       {"authorization": f"Bearer {secret}"}, protocol)
+    assert (status, orjson.loads(content)["error"]["code"]) == (413, "payload_too_large")
+    assert protocol.reads == 2 and headers["x-quota-used"] == "0"
+
+
+def test_a_client_gone_before_its_body_gets_no_answer_and_spends_no_quota(
+        tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    headers = {"authorization": f"Bearer {secret}", "content-length": "20"}
+
+    async def go() -> Protocol:
+        await app.startup()
+        gone = Protocol(closed=True)
+        try:
+            await app.__rsgi__(Scope("POST", "/v2/analyze", Headers(headers)), gone)
+        finally:
+            await app.shutdown()
+        return gone
+
+    assert asyncio.run(go()).answer is None
+    body = b'{"chord":"C"}'
+    headers["content-length"] = str(len(body))
+    _, status, answer_headers, _ = call(app, "POST", "/v2/analyze", headers, Protocol([body]))
+    # The minute counted both calls; the month only the one that was answered.
+    assert (status, answer_headers["x-quota-used"]) == (200, "1")
+    assert answer_headers["ratelimit-remaining"] == "28"
+
+
+def test_client_host() -> None:
+    assert client_host("203.0.113.7:4711") == "203.0.113.7"
+    assert client_host("[::1]:4711") == "::1"
+    assert client_host("") == "unknown"
