@@ -36,6 +36,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = True) -> None:
+    """API.md writes ``harmony serve --db PATH``: every command also takes ``--db`` after its
+    name (SUPPRESS keeps the top-level value when it is not given there)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _accept_db_on_every_command(child, top=False)
+            return
+    if not top:
+        parser.add_argument("--db", default=argparse.SUPPRESS,
+                            help="SQLite file (also accepted before the command)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="harmony", description="The harmony engine service.")
     parser.add_argument("--db", default=os.environ.get("HARMONY_DB", "harmony.db"),
@@ -110,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         batch = sub.choices.get("batch")
         if batch is not None and batch.get_default("run") is None:
             batch.set_defaults(run=batch_cli.run)
+    _accept_db_on_every_command(parser)
     return parser
 
 

@@ -100,3 +100,15 @@ def test_conduct_writes_the_midi_file(tmp_path: Path, capsys: pytest.CaptureFixt
                          "--duration", "30", "--midi", str(out_file))
     assert code == 0 and out_file.read_bytes() == smf
     assert seen == {"prompt": "swing blues in F", "durationSec": 30.0}
+
+
+def test_db_is_accepted_after_the_command_as_the_contract_writes_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "after.db"
+    assert main(["accounts", "create", "band", "--plan", "free", "--db", str(db)]) == 0
+    assert main(["keys", "create", "band", "--db", str(db)]) == 0
+    secret = capsys.readouterr().out.strip()
+    assert secret.startswith("hk_live_")
+    # The same file, named before the command, holds the key.
+    assert main(["--db", str(db), "keys", "list", "band"]) == 0
+    assert "band" in capsys.readouterr().out
