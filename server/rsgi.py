@@ -28,6 +28,8 @@ async def read_body(protocol: Any, headers: Mapping[str, str], limit: int) -> by
     is streamed and refused as soon as it passes ``limit``."""
     try:
         if "content-length" in headers:
+            # One await for the whole body: reading it as chunks (``async for``) measured
+            # analyze p50 0.53 ms against 0.40 ms and 152 against 124 µs server CPU per call.
             body: bytes = await protocol()
             return body
         chunks: list[bytes] = []
