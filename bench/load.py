@@ -217,12 +217,52 @@ def measure(name: str, port: int, path: str, secret: str, bodies: Sequence[bytes
     return run
 
 
+def floor(args: argparse.Namespace, tmp: Path, secret: str, health: Run,
+          one: Run) -> None:
+    """The same GET and POST against ``bench/floor_app.py`` (no app work) on granian with
+    ``harmony serve``'s settings: how much of the analyze/health gap is granian's POST path."""
+    port = free_port()
+    code = ("from granian import Granian; from granian.constants import Interfaces, Loops; "
+            f"Granian('bench.floor_app:app', address='127.0.0.1', port={port}, "
+            f"workers={args.workers}, interface=Interfaces.RSGI, loop=Loops.uvloop).serve()")
+    server = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("floor app did not start") from None
+                time.sleep(0.2)
+
+        def cpu() -> float:
+            return cpu_seconds(server.pid)
+
+        get = measure("floor GET", port, "/health", secret, None, args, tmp, cpu)
+        post = measure("floor POST", port, "/v2/analyze", secret, [ONE_BODY], args, tmp, cpu)
+        print(f"granian floor (no app work): POST/GET throughput ratio {post.rps / get.rps:.2f}, "
+              f"POST p50 {post.p50:.3f} ms; the app adds "
+              f"{one.cpu_us - post.cpu_us:.0f} µs CPU to a POST and "
+              f"{health.cpu_us - get.cpu_us:.0f} µs to a GET")
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--requests", type=int, default=2000, help="sequential, asyncio client")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-floor", dest="floor", action="store_false",
+                        help="skip the no-op granian app (bench/floor_app.py) run at the end")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="harmony-bench-"))
@@ -264,6 +304,8 @@ def main() -> int:
         print(f"mcp tools/call analyze_chord / REST analyze throughput ratio "
               f"{mcp.rps / one.rps:.2f} (one body), {mcp.rps / varied.rps:.2f} (varied) "
               f"(aim >= 0.8); mcp p50 {mcp.p50:.3f} ms")
+        if args.floor:
+            floor(args=args, tmp=tmp, secret=secret, health=health, one=one)
         print(f"load average during the run: {os.getloadavg()[0]:.2f} on "
               f"{os.cpu_count()} cores")
     finally:
