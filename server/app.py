@@ -79,7 +79,10 @@ class HarmonyApp:
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
         self.openapi_body = orjson.dumps(openapi_document(available))
-        self.mcp = McpEndpoint(tool_table(available))  # built once: tools/list is pre-encoded
+        # Built once (tools/list is pre-encoded); tool calls share the routes' kept answers.
+        answers = {r.operation.name: r.answer for r in self.routes.values()
+                   if r.operation and r.answer}
+        self.mcp = McpEndpoint(tool_table(available, answers))
         # The pipeline: read top to bottom, this is the order every request meets.
         self.guards: tuple[Guard, ...] = (
             self._flood_guard,
@@ -291,14 +294,16 @@ class McpGate:
         return admission
 
     async def settle(self, ticket: Admission | None, *, operation: str, status: int,
-                     error: str | None, started: float, body: bytes) -> list[tuple[bytes, bytes]]:
-        """Spend the reserved quota only on success, log the tool call, give the headers."""
+                     error: str | None, started: float, body: bytes,
+                     symbol: str | None = None) -> list[tuple[bytes, bytes]]:
+        """Spend the reserved quota only on success, log the tool call (a chord symbol that
+        failed to parse is counted for vocab-gaps, as on REST), give the headers."""
         self.ctx.logged = True
         self.app.log.record(LogRow(
             ts=time.time(), key_id=ticket.key.key_id if ticket else None, surface="mcp",
             operation=operation, status=status, error=error,
             latency_us=max(0, int((time.perf_counter() - started) * 1e6)),
-            body=body if self.app.settings.store_bodies and body else None))
+            body=body if self.app.settings.store_bodies and body else None, symbol=symbol))
         if ticket is None:
             return []
         ticket.settle(self.app.counters, status)

@@ -438,3 +438,40 @@ def test_repeated_requests_are_answered_from_the_cache_and_still_counted(tmp_pat
     assert [r.headers["x-quota-used"] for r in answers] == ["1", "2", "3", "3", "3", "4"]
     assert len(store.log_rows()) == 6
     assert store.vocab_gaps()[0]["count"] == 2
+
+
+def test_mcp_tool_calls_share_the_rest_answers_and_are_still_counted(tmp_path: Path) -> None:
+    calls: list[Any] = []
+
+    def counting(request: Any) -> dict[str, Any]:
+        calls.append(request)
+        return fake_analyze(request)
+
+    ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
+    app, store = make(tmp_path, operations=ops)
+    _, secret = new_key(store)
+
+    def tool_call(arguments: dict[str, Any]) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                             "params": {"name": "analyze_chord", "arguments": arguments}})
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
+        async with running(app, headers=bearer(secret)) as http:
+            rest = await http.post("/v2/analyze", content=b'{"chord":"Dm7"}')
+            mcp = [await http.post("/mcp", content=tool_call(a), headers={
+                "accept": "application/json, text/event-stream"})
+                for a in ({"chord": "Dm7"}, {"chord": "Dm7"}, {"chord": "H7"}, {"chord": "H7"})]
+            return rest, mcp
+
+    rest, mcp = run(scenario())
+    # The REST answer is kept and serves both MCP calls; errors run (and are logged) each time.
+    assert calls == [{"chord": "Dm7"}, {"chord": "H7"}, {"chord": "H7"}]
+    for answer in mcp[:2]:
+        result = answer.json()["result"]
+        assert result["structuredContent"] == rest.json()
+        assert orjson.loads(result["content"][0]["text"]) == rest.json()
+        assert result["isError"] is False
+    assert [a.json()["result"]["isError"] for a in mcp[2:]] == [True, True]
+    assert [r.headers["x-quota-used"] for r in (rest, *mcp)] == ["1", "2", "3", "3", "3"]
+    assert [row[2] for row in store.log_rows()] == ["rest", "mcp", "mcp", "mcp", "mcp"]
+    assert [(g["symbol"], g["count"]) for g in store.vocab_gaps()] == [("H7", 2)]
