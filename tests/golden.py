@@ -5,6 +5,7 @@ hand; ``make golden`` (``python -m tests.golden write``) writes the matching
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,16 +41,41 @@ def answer(operation: str, request: dict[str, Any]) -> bytes:
 
 
 def write() -> int:
+    """Write every response; refuse when output changes without a new grid version.
+
+    A response that would differ from the one on disk is a change of engine output: it needs
+    ``engine.version.GRID_VERSION`` bumped past ``golden/GRID_VERSION`` and a CHANGELOG entry
+    for the new version first, so ``make golden`` cannot silently bless a change.
+    """
     ops = operations()
-    n = 0
-    for op, req, resp in cases():
-        if op not in ops:
-            continue
-        resp.write_bytes(answer(op, orjson.loads(req.read_bytes())))
-        n += 1
-    (GOLDEN / "GRID_VERSION").write_text(_grid_version() + "\n")
-    print(f"wrote {n} golden responses")
+    grid, recorded = _grid_version(), _recorded_version()
+    fresh = [(resp, answer(op, orjson.loads(req.read_bytes())))
+             for op, req, resp in cases() if op in ops]
+    changed = [resp for resp, body in fresh if resp.exists() and resp.read_bytes() != body]
+    if changed and grid == recorded:
+        names = ", ".join(f"{r.parent.name}/{r.name}" for r in changed[:5])
+        print(f"refused: {len(changed)} golden responses would change ({names}...) but the grid "
+              f"version is still {grid}: bump GRID_VERSION in engine/version.py and add a "
+              "CHANGELOG.md entry first", file=sys.stderr)
+        return 1
+    if not changelog_names(grid):
+        print(f"refused: CHANGELOG.md has no entry for grid {grid}", file=sys.stderr)
+        return 1
+    for resp, body in fresh:
+        resp.write_bytes(body)
+    (GOLDEN / "GRID_VERSION").write_text(grid + "\n")
+    print(f"wrote {len(fresh)} golden responses ({len(changed)} changed) for grid {grid}")
     return 0
+
+
+def _recorded_version() -> str:
+    path = GOLDEN / "GRID_VERSION"
+    return path.read_text().strip() if path.exists() else ""
+
+
+def changelog_names(grid: str) -> bool:
+    changelog = (GOLDEN.parent / "CHANGELOG.md").read_text()
+    return re.search(rf"^## .*grid {re.escape(grid)}\b", changelog, re.M) is not None
 
 
 def _grid_version() -> str:
