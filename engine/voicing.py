@@ -10,7 +10,9 @@ Decisions where API.md is silent:
   note of the smaller and every note of the smaller with at least one (voices split or merge);
   with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
 - Ties (with ``previous``): more guide tones kept, then the lower register (smaller sum of
-  MIDI notes), then the lowest candidate index.
+  MIDI notes), then the lowest candidate index. The search counts a guide tone as kept when it
+  lies within a step of any note of the voicing before (a cheap proxy in the kernel); the
+  reported ``guideTonesKept`` is the stricter guide-tone line below.
 - Without ``previous`` a voicing sits in the middle of ``range``, where a pianist puts it: the
   placement whose mean pitch is nearest the range centre, ties to the lower, then to the
   lowest index. (Until grid 1 the lowest placement won, which gave muddy clusters under the
