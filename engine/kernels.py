@@ -13,18 +13,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# The search minimises one int64 key per path that packs its criteria lexicographically:
-# total motion, then (negated) guide tones kept, then register (``_register`` summed over the
-# chords). Bounds for a 256-chord progression of <= 8 voices: the distance from the centre
-# |2*sum - count*(low+high)| <= 8*254 < 2**11, so a free register cost is < 2**11 * 2**9 and
-# its sum < 2**28 (anchored: a sum of notes < 256*8*128 = 2**18); guide count <= 256*8 = 2**11
-# so guide*2**28 <= 2**39; motion < 2**19 so motion*2**40 < 2**59. Each criterion's whole
-# range stays below the next one's unit.
-KEY_ABOVE = 1 << 9          # > 256 chords: the count above the centre only breaks ties
-KEY_GUIDE = np.int64(1 << 28)
-KEY_MOTION = np.int64(1 << 40)
+# The search minimises, per path, the pair (total motion, rest) lexicographically: motion is one
+# int64, and ``rest`` packs the two lesser criteria into another, (negated) guide tones kept
+# times KEY_GUIDE plus register (``_register`` summed over the chords). Bounds, for a path of at
+# most MAX_CHORDS = 2**16 chords of <= 8 voices inside MIDI 0..127: a free register cost is
+# d * KEY_ABOVE + 1 with d = |2*sum - count*(low+high)| <= 8*127 < 2**10, so < 2**19 per chord
+# and < 2**35 over the path (anchored: a sum of notes < 2**10 per chord); KEY_GUIDE = 2**36 lies
+# above that whole range, and the guide count <= 8 * 2**16 = 2**19 keeps |rest| < 2**56. Motion
+# is < 8*127 < 2**10 per chord, < 2**26 over the path. Nothing can overflow, and each criterion
+# only decides among paths equal in the ones before it. ``engine.voicing`` refuses longer
+# progressions (conduct voices at most MAX_FIT_BARS * beats per bar segments, far below).
+MAX_CHORDS = 1 << 16
+KEY_ABOVE = 1 << 9          # d counts in these units; the +1 (above the centre) breaks ties
+KEY_GUIDE = np.int64(1 << 36)
 _INF = np.int64(1 << 40)
-_TOP = np.int64((1 << 63) - 1)
 
 
 @njit(cache=True)
@@ -110,8 +112,9 @@ def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray
     (``_register`` summed over the chords): from a previous voicing (``n_prev > 0``) the lower
     register, without one the voicings nearest the range centre ``centre2 / 2`` (``centre2 =
     low + high``), ties to the lower; then the lowest candidate index, scanning from the last
-    chord backwards. Each criterion is a sum over the path's chords, so one packed key per
-    candidate keeps the DP exact. A single chord without a previous voicing is therefore
+    chord backwards. Each criterion is a sum over the path's chords, so one key pair per
+    candidate (motion; the rest packed in one int64) keeps the DP exact for up to
+    ``MAX_CHORDS`` chords (see the bounds above). A single chord without a previous voicing is therefore
     placed in the middle of the range, where a pianist would put it, and a progression among
     its equally smooth paths takes the one that stays nearest the middle.
 
@@ -120,34 +123,40 @@ def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray
     """
     n_chords = offsets.shape[0] - 1
     n_cand = notes.shape[0]
-    best = np.empty(n_cand, dtype=np.int64)
+    best_motion = np.zeros(n_cand, dtype=np.int64)
+    best_rest = np.empty(n_cand, dtype=np.int64)
     pred = np.full(n_cand, -1, dtype=np.int64)
     anchored = n_prev > 0
     for j in range(offsets[0], offsets[1]):
-        key = np.int64(_register(notes[j], counts[j], centre2, anchored))
+        rest = np.int64(_register(notes[j], counts[j], centre2, anchored))
         if anchored:
-            key += _motion(prev, n_prev, notes[j], counts[j]) * KEY_MOTION
-            key -= _guides_near(prev, n_prev, notes[j], counts[j], guide[j], step) * KEY_GUIDE
-        best[j] = key
+            best_motion[j] = _motion(prev, n_prev, notes[j], counts[j])
+            rest -= _guides_near(prev, n_prev, notes[j], counts[j], guide[j], step) * KEY_GUIDE
+        best_rest[j] = rest
     for t in range(1, n_chords):
         for j in range(offsets[t], offsets[t + 1]):
             register = _register(notes[j], counts[j], centre2, anchored)
-            top = _TOP
+            top_motion = _INF
+            top_rest = _INF
             arg = -1
             for i in range(offsets[t - 1], offsets[t]):
-                key = best[i] + register
-                key += _motion(notes[i], counts[i], notes[j], counts[j]) * KEY_MOTION
-                key -= _guides_near(notes[i], counts[i], notes[j], counts[j], guide[j],
-                                    step) * KEY_GUIDE
-                if key < top:
-                    top = key
+                motion = best_motion[i] + _motion(notes[i], counts[i], notes[j], counts[j])
+                if motion > top_motion:
+                    continue
+                rest = best_rest[i] + register - _guides_near(
+                    notes[i], counts[i], notes[j], counts[j], guide[j], step) * KEY_GUIDE
+                if motion < top_motion or rest < top_rest:
+                    top_motion = motion
+                    top_rest = rest
                     arg = i
-            best[j] = top
+            best_motion[j] = top_motion
+            best_rest[j] = top_rest
             pred[j] = arg
     choice = np.empty(n_chords, dtype=np.int64)
     last = offsets[n_chords - 1]
     for j in range(offsets[n_chords - 1] + 1, offsets[n_chords]):
-        if best[j] < best[last]:
+        if best_motion[j] < best_motion[last] or (best_motion[j] == best_motion[last]
+                                                  and best_rest[j] < best_rest[last]):
             last = j
     choice[n_chords - 1] = last
     for t in range(n_chords - 1, 0, -1):

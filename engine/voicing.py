@@ -10,7 +10,9 @@ Decisions where API.md is silent:
   note of the smaller and every note of the smaller with at least one (voices split or merge);
   with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
 - Ties (with ``previous``): more guide tones kept, then the lower register (smaller sum of
-  MIDI notes), then the lowest candidate index.
+  MIDI notes), then the lowest candidate index. The search counts a guide tone as kept when it
+  lies within a step of any note of the voicing before (a cheap proxy in the kernel); the
+  reported ``guideTonesKept`` is the stricter guide-tone line below.
 - Without ``previous`` a voicing sits in the middle of ``range``, where a pianist puts it: the
   placement whose mean pitch is nearest the range centre, ties to the lower, then to the
   lowest index. (Until grid 1 the lowest placement won, which gave muddy clusters under the
@@ -18,11 +20,21 @@ Decisions where API.md is silent:
   ``previous`` still minimises total motion first and guide tones kept second; the centre
   only decides among those equally smooth paths, by the summed distance of every chord from
   the centre, so long progressions no longer sink to the bottom of the range on ties.
-- ``guideTonesKept``: null without a voicing before (or with no guide tone voiced); otherwise
-  true when every voiced guide tone (3rd/sus tone, 7th/6th) is a common tone or a step
-  (<= 2 semitones) from a note of the voicing before.
-- Slash chords: styles with a bass voice (shell, pad) put the slash bass there; the others
-  leave the bass, like the root, to the bass player.
+- ``guideTonesKept`` follows the guide-tone line: true when every voiced guide tone (3rd/sus
+  tone, 7th/6th) of the chord holds or moves by step (<= 2 semitones) from a guide tone of the
+  chord before (the last sounding one, across an ``NC``), false otherwise. ``previous`` is raw
+  notes with no chord: when it holds at most 4 notes (a shell, a rootless or a guide-tone
+  voicing) each of them counts as a guide tone; a denser ``previous`` (5 to 8 notes, where
+  almost any tone lies a step from one of them) says nothing about a line, and the first chord
+  gets null. Null too without a voicing before or without a guide tone on either side.
+- ``NC`` / ``N.C.`` in a progression (API.md §1) gives an entry with ``chord`` "NC", empty
+  ``notes``, ``midi`` and ``omitted``, ``voiceLeading`` 0 and ``guideTonesKept`` null; the
+  chord after it is led (and its motion counted) from the last sounding voicing.
+- Slash chords: styles with a bass voice (shell, pad) add the slash bass below the chord, whose
+  root still sounds above it (see engine.voicing_styles); the others leave the bass to the bass
+  player.
+- A range no placement fits is ``invalid_request`` (field ``range``): a shape moves only by
+  octaves, so the message gives its span and the width (span + 11) that always holds it.
 - ``style`` is matched ignoring case and surrounding spaces; ``chord`` and ``progression``
   together are an ``invalid_request`` (field ``chord``).
 """
@@ -43,7 +55,7 @@ from engine.notes import note_with_octave, parse_note_octave
 from engine.requests import MAX_PREVIOUS, get_list, get_str, require_object
 from engine.symbols import parse_progression, read_chord
 from engine.voicing_candidates import Candidates, candidates
-from engine.voicing_styles import GUIDE_STEP, Style, style_named
+from engine.voicing_styles import GUIDE_LINE_MAX, GUIDE_STEP, Style, style_named
 
 DEFAULT_RANGE = (48, 84)
 MAX_VOICES = 8           # widest row of the kernel tables: previous may hold 8 notes
@@ -57,17 +69,25 @@ def voicing(request: Any) -> dict[str, Any]:
     if progression is not None and req.get("chord") is not None:
         raise InvalidRequest("give either 'chord' or 'progression', not both", field="chord")
     if progression is not None:
-        chords = [c for c in parse_progression(progression, field="progression") if c is not None]
+        chords = parse_progression(progression, field="progression", allow_nc=True)
     else:
         chords = [read_chord(req)]
     style = style_named(get_str(req, "style"))
     previous = _previous(req)
     low, high = _range(req)
-    tables = _tables(chords, style, low, high)
-    rows, moved = _solve(tables, previous, low, high)
+    played = [c for c in chords if c is not None]
+    tables = _tables(played, style, low, high)
+    rows, moved = _solve(tables, previous, low, high) if played else ([], [])
+    sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
-    before: list[int] | None = previous or None
-    for chord, table, row, motion in zip(chords, tables, rows, moved, strict=True):
+    # the guide tones of the voicing before: raw ``previous`` notes count when they can be a
+    # guide-tone line (at most GUIDE_LINE_MAX of them); an NC keeps the last sounding ones
+    before = previous if 0 < len(previous) <= GUIDE_LINE_MAX else None
+    for symbol in chords:
+        if symbol is None:
+            voicings.append(_no_chord(style))
+            continue
+        chord, table, row, motion = next(sounding)
         midi = [int(m) for m in table.midi[row]]
         tones = [table.selection.tones[int(i)] for i in table.tone[row]]
         guides = [m for m, t in zip(midi, tones, strict=True) if t.guide]
@@ -80,20 +100,31 @@ def voicing(request: Any) -> dict[str, Any]:
             "voiceLeading": int(motion),
             "guideTonesKept": _kept(guides, before),
         })
-        before = midi
+        before = guides
     if progression is None:
         return voicings[0]
     return {"voicings": voicings, "totalVoiceLeading": int(sum(moved))}
+
+
+def _no_chord(style: Style) -> dict[str, Any]:
+    """The entry of an ``NC`` in a progression: nothing sounds and nothing moves."""
+    return {"chord": "NC", "style": style.name, "notes": [], "midi": [], "omitted": [],
+            "voiceLeading": 0, "guideTonesKept": None}
 
 
 def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", low: int = 48,
                       high: int = 84, previous: list[int] | None = None) -> list[list[int]]:
     """MIDI notes (lowest first) per chord, with the least total motion over the progression.
     A ``None`` (no chord, ``NC``) gets ``[]`` and the voicing before it carries over it.
-    Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit."""
+    Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit, and
+    ``InvalidRequest(field="progression")`` beyond ``kernels.MAX_CHORDS`` sounding chords (the
+    most the search's keys hold exactly; conduct stays far below it)."""
     played = [c for c in chords if c is not None]
     if not played:
         return [[] for _ in chords]
+    if len(played) > kernels.MAX_CHORDS:
+        raise InvalidRequest(f"cannot voice more than {kernels.MAX_CHORDS} chords in one search",
+                             field="progression")
     tables = _tables(played, style_named(style), low, high)
     rows, _ = _solve(tables, sorted(previous or []), low, high)
     voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
@@ -117,8 +148,10 @@ def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Cand
         table = candidates(chord, style, low, high)
         if len(table.midi) == 0:
             raise InvalidRequest(
-                f"range [{low}, {high}] is too narrow for the {style.name} voicing of "
-                f"{chord.symbol}: it needs {table.span} semitones", field="range")
+                f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
+                f"[{low}, {high}]: its narrowest shape spans {table.span} semitones and moves "
+                f"only by octaves; any range at least {table.span + 11} semitones wide holds it",
+                field="range")
         tables.append(table)
     return tables
 
@@ -145,8 +178,8 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int
 
 
 def _kept(guides: list[int], before: list[int] | None) -> bool | None:
-    """Whether every guide tone voiced is a common tone or a step from the voicing before;
-    None without a voicing before or without a guide tone to keep."""
+    """Whether every guide tone voiced holds or moves by step (<= GUIDE_STEP semitones) from a
+    guide tone of the voicing before; None when there is no guide tone on either side."""
     if not before or not guides:
         return None
     return all(min(abs(g - p) for p in before) <= GUIDE_STEP for g in guides)

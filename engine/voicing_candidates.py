@@ -18,6 +18,8 @@ from engine.grid import CLASSES, quality_class
 from engine.notes import Spelled, degree_number, parse_spelled, spell_interval
 from engine.voicing_styles import (
     ADDED_TONES,
+    ALTERATIONS,
+    COLOUR_ROLES,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
     SPREAD_TIERS,
@@ -37,10 +39,13 @@ class Tone:
     index: int           # position in chord.notes, -1 for added tones and a slash bass
 
 
+BASS_SLOT = -1                   # the slot of a slash bass, below every slot of the style
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     tones: tuple[Tone, ...]      # in slot order
-    slots: tuple[int, ...]       # the slot each tone fills
+    slots: tuple[int, ...]       # the slot each tone fills (BASS_SLOT for a slash bass)
     omitted: tuple[str, ...]     # spelled chord tones that do not sound
 
 
@@ -91,19 +96,19 @@ def _rank(order: tuple[str, ...], tone: Tone) -> int:
 
 @lru_cache(maxsize=4096)
 def select(chord: Chord, style: Style) -> Selection:
-    """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles)."""
+    """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles): a
+    slash bass first (bass styles), then the slots, then written alterations in colour voices."""
     picker = _Picker(chord)
-    bass = chord.bass if style.bass and chord.bass is not None \
-        and chord.bass.pc != chord.root.pc else None
+    if style.bass and chord.bass is not None and chord.bass.pc != chord.root.pc:
+        picker.take(Tone(chord.bass, "bass", chord.bass.pc, False, -1), BASS_SLOT, "bass")
     for k, alternatives in enumerate(style.slots):
-        if k == 0 and bass is not None:
-            picker.take(Tone(bass, "bass", bass.pc, False, -1), k, "bass")
-            continue
         for role in alternatives:
             tone = picker.fill(role)
             if tone is not None:
                 picker.take(tone, k, role)
                 break
+    if style.alterations:
+        picker.admit_alterations()
     # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
     omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
                     if pc not in picker.sounding)
@@ -118,14 +123,34 @@ class _Picker:
         self.fams, self.has_ninth = _families(chord)
         self.tones: list[Tone] = []
         self.slots: list[int] = []
+        self.roles: list[str] = []
         self.sounding: set[int] = set()
         self.doubled = False
 
     def take(self, tone: Tone, slot: int, role: str) -> None:
         self.tones.append(tone)
         self.slots.append(slot)
+        self.roles.append(role)
         self.sounding.add(tone.pc)
         self.doubled = self.doubled or role == "R2"
+
+    def admit_alterations(self) -> None:
+        """Each written alteration left out takes the voice of the lowest-priority natural
+        colour tone (``COLOUR_ROLES``), while there is one."""
+        written = {t.label: t for family in self.fams.values() for t in family}
+        for label in ALTERATIONS:
+            tone = written.get(label)
+            if tone is None or tone.pc in self.sounding:
+                continue
+            colour = [v for v, (role, held) in enumerate(zip(self.roles, self.tones,
+                                                              strict=True))
+                      if role in COLOUR_ROLES and held.label not in ALTERATIONS]
+            if not colour:
+                return
+            v = max(colour, key=lambda v: (self.slots[v], v))
+            self.sounding.discard(self.tones[v].pc)
+            self.tones[v], self.roles[v] = tone, label
+            self.sounding.add(tone.pc)
 
     def roots(self) -> int:
         return sum(t.pc == self.chord.root.pc for t in self.tones)
@@ -160,8 +185,8 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
-        found = [_chain([i for k in order for i, s in enumerate(sel.slots) if s == k], pcs)
-                 for order in style.orders]
+        found = [_chain([i for k in (BASS_SLOT, *order) for i, s in enumerate(sel.slots)
+                         if s == k], pcs) for order in style.orders]
     elif style.layout == "spread":
         found = _spread(pcs)
     else:
@@ -169,6 +194,8 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
         if style.layout in ("drop2", "drop3"):
             depth = 2 if style.layout == "drop2" else 3
             found = [_drop(s, depth) for s in found]
+    if style.avoid:
+        found = [v for v in found if not _forms_interval(v, style.avoid)] or found
     unique: dict[tuple[int, ...], list[int]] = {}
     for voices in found:
         low = min(p for p, _ in voices) // 12 * 12
@@ -194,6 +221,12 @@ def _chain(order: list[int], pcs: list[int], first_gap: int = 1, gap: int = 1) -
         floor = voices[-1][0] + (first_gap if n == 1 else gap)
         voices.append((floor + (pcs[i] - floor) % 12, i))
     return voices
+
+
+def _forms_interval(voices: Voices, intervals: tuple[int, ...]) -> bool:
+    """Whether two voices lie exactly one of ``intervals`` semitones apart."""
+    pitches = [p for p, _ in voices]
+    return any(abs(a - b) in intervals for k, a in enumerate(pitches) for b in pitches[k + 1:])
 
 
 def _close(pcs: list[int]) -> list[Voices]:

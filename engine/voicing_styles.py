@@ -22,7 +22,26 @@ tones are stacked (see ``engine.voicing``):
 - ``forms``: fixed orders of slots bottom-up (``orders``), each tone the nearest above the last;
 - ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``).
 
-``bass`` styles put the slash bass of a slash chord in slot 0 instead of the root.
+Slash chords: ``bass`` styles (shell, pad) add the slash bass as one more voice *below* their
+slots, and the slots are filled as usual above it, so the chord's root still sounds (a slot whose
+tone the bass already sounds falls to its next alternative: ``Cm7/Bb`` shell is Bb C Eb G, the
+5 standing in for the 7th in the bass; ``C/E`` shell is E C G). Shell over a bass is therefore
+bass + 1-3-7 (bass, then root, then the 3/7 in either order); pad is the bass, then its open
+structure of root, 3, 7 and colour above. The other styles leave the bass to the bass player;
+triad and drop2/drop3 keep the root in their own slots (drop voicings swap it for the 9 when the
+chord has one, slash or not).
+
+Written alterations (``ALTERATIONS``: b5 #5 #11 b9 #9 b13) define a chord's sound. In styles with
+``alterations`` set (those with room for colour: rootless, bill_evans, pad, drop2, drop3), an
+alteration that no slot took displaces a voice holding a natural colour tone (``COLOUR_ROLES``:
+a natural 5, 9, 11 or 13, or an added 9 or 13), the lowest-priority such voice first; the root,
+the slash bass and the guide tones are never displaced. So ``C7#11`` drop2 is E F# Bb C and
+``C13b5`` rootless E Gb Bb D. When every colour voice already holds an alteration (``7alt`` in
+four voices) the rest stay out. Shell, triad and the guide-tone styles hold no colour voices.
+
+``avoid`` lists intervals (in semitones) no two voices of a shape may form, when the style has
+another shape without them: drop2/drop3 avoid the minor ninth (13), so a major-seventh chord never
+puts its root a minor ninth above its 7th (``Bbmaj7`` drop2 is not A D F Bb).
 """
 
 from __future__ import annotations
@@ -50,6 +69,12 @@ FAMILY_ORDER = {
     "3": ("b3", "3"),
 }
 
+# Written alterations, in the order they claim a colour voice (#9 before b9, as in FAMILY_ORDER).
+ALTERATIONS = ("#9", "b9", "b13", "#11", "b5", "#5")
+
+# Roles whose voice a missing written alteration may take (when it holds no alteration itself).
+COLOUR_ROLES = frozenset({"5", "9", "11", "13", "+9", "+13"})
+
 # Sus tones stand in for a missing third, the 4th before the 2nd.
 SUS_LABELS = ("4", "11", "2", "9")
 
@@ -66,14 +91,20 @@ SPREAD_TIERS = ((7, 3, 13, 24), (7, 1, 0, 24), (1, 1, 0, 36))
 # Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
 GUIDE_STEP = 2
 
+# A raw ``previous`` of at most this many notes is read as a guide-tone line (every note a
+# guide tone) for ``guideTonesKept``; a denser one is not (see engine.voicing).
+GUIDE_LINE_MAX = 4
+
 
 @dataclass(frozen=True, slots=True)
 class Style:
     name: str
     slots: tuple[tuple[str, ...], ...]
     layout: Layout
-    bass: bool = False                              # slot 0 is the bass (slash bass if any)
+    bass: bool = False                              # a slash bass sounds below the slots
     orders: tuple[tuple[int, ...], ...] = ()        # "forms": slot indices bottom-up
+    alterations: bool = False                       # written alterations displace colour tones
+    avoid: tuple[int, ...] = ()                     # intervals between voices avoided if possible
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -81,24 +112,24 @@ _DROP = (("3",), ("7", "R2"), ("13", "5", "11"), ("9", "R"))
 
 STYLES: dict[str, Style] = {s.name: s for s in (
     # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
-    Style("rootless", _UPPER4, "close"),
+    Style("rootless", _UPPER4, "close", alterations=True),
     # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
     Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
-          orders=((0, 3, 1, 2), (1, 2, 0, 3))),
-    # 1-3-7 or 1-7-3, root lowest; a triad's 5 stands in for the 7.
+          orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True),
+    # 1-3-7 or 1-7-3, root lowest (a slash bass below it); a triad's 5 stands in for the 7.
     Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,
           orders=((0, 1, 2), (0, 2, 1))),
     Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
-    # root in the bass, 3 and 7, the colour tone, the 5; spread open above the bass.
+    # root in the bass (a slash bass below it), 3 and 7, the colour tone, the 5; spread open.
     Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "9", "11", "5"), ("5", "9", "11")),
-          "spread", bass=True),
+          "spread", bass=True, alterations=True),
     Style("guide_tones", (("3", "R"), ("7", "5")), "close"),
     Style("guide_third", (("3", "R"),), "close"),
     Style("guide_seventh", (("7", "5"),), "close"),
     # four-way close of 1 3 5 7 (9 for 1, 13 for 5 when the chord has them; a triad doubles
     # its root), then the 2nd / 3rd voice from the top an octave down.
-    Style("drop2", _DROP, "drop2"),
-    Style("drop3", _DROP, "drop3"),
+    Style("drop2", _DROP, "drop2", alterations=True, avoid=(13,)),
+    Style("drop3", _DROP, "drop3", alterations=True, avoid=(13,)),
 )}
 
 DEFAULT_STYLE = "rootless"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import kernels
@@ -58,7 +58,11 @@ def _flags(chords: list[list[list[int]]], bits: list[int]) -> list[list[list[int
              for j, r in enumerate(c)] for i, c in enumerate(chords)]
 
 
-@given(voicing, voicing)
+wide = st.lists(st.integers(0, 127), min_size=1, max_size=8).map(sorted)   # previous: up to 8
+
+
+@settings(max_examples=150)
+@given(wide, wide)
 def test_motion_is_the_least_pairing(a: list[int], b: list[int]) -> None:
     got = kernels._motion(np.array(a, dtype=np.int64), len(a), np.array(b, dtype=np.int64),
                           len(b))
@@ -127,6 +131,22 @@ def test_search_never_worse_than_greedy(prev: list[int], chords: list[list[list[
     greedy = naive.greedy(prev, chords, flags, STEP, CENTRE2)
     assert sum(moved) == naive.total_motion(prev, chords, path)
     assert sum(moved) <= naive.total_motion(prev, chords, greedy)
+
+
+def test_search_stays_exact_over_long_progressions() -> None:
+    # Two lanes an octave and more apart: the high lane costs 1 semitone less to enter, the low
+    # one keeps all 8 guide tones on every chord after. Least motion must win however many
+    # guide tones the other lane keeps (packed in one int64 with motion, 1024 chords of 8 kept
+    # guide tones outweighed a semitone of motion).
+    low_lane = list(range(32, 40))
+    high_lane = [79, 81, 82, 83, 84, 85, 86, 87]
+    prev = list(range(56, 64))
+    assert naive.motion(prev, low_lane) == naive.motion(prev, high_lane) + 1
+    chords = [[low_lane, high_lane]] * 1024
+    flags = [[[1] * 8, [0] * 8]] * 1024
+    path, moved = _run(prev, chords, flags)
+    assert path == [1] * 1024
+    assert sum(moved) == naive.motion(prev, high_lane)
 
 
 def test_search_beats_greedy_when_the_nearest_step_leads_away() -> None:

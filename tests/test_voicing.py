@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import kernels
+from engine.conduct import MAX_FIT_BARS
 from engine.errors import InvalidChord, InvalidRequest
 from engine.symbols import parse
 from engine.tables import QUALITY_NAMES
@@ -185,3 +187,56 @@ def test_any_chord_style_and_range_gives_a_voicing_or_a_range_error(
         return
     assert low <= result["midi"][0] and result["midi"][-1] <= high
     assert result["midi"] == sorted(result["midi"])
+
+
+def test_nc_in_a_progression_is_a_silent_entry() -> None:
+    result = voicing({"progression": "Dm7 NC G7 N.C."})
+    assert [v["chord"] for v in result["voicings"]] == ["Dm7", "NC", "G7", "NC"]
+    silent = {"chord": "NC", "style": "rootless", "notes": [], "midi": [], "omitted": [],
+              "voiceLeading": 0, "guideTonesKept": None}
+    assert result["voicings"][1] == silent and result["voicings"][3] == silent
+    assert list(result["voicings"][1]) == FIELDS
+    # the chord after the gap is led from the last sounding voicing, as if NC were not there
+    plain = voicing({"progression": "Dm7 G7"})
+    assert result["voicings"][::2] == plain["voicings"]
+    assert result["totalVoiceLeading"] == plain["totalVoiceLeading"]
+    assert voicing({"progression": ["NC"], "style": "pad"}) == {
+        "voicings": [{**silent, "style": "pad"}], "totalVoiceLeading": 0}
+    with pytest.raises(InvalidChord):
+        voicing({"chord": "NC"})
+
+
+def test_range_error_says_no_placement_fits_and_what_span_it_needs() -> None:
+    with pytest.raises(InvalidRequest) as info:
+        voicing({"chord": "C7", "range": [60, 69]})
+    message = str(info.value.to_dict()["error"]["message"])
+    assert "no placement of the rootless voicing of C7 fits in range [60, 69]" in message
+    assert "spans 8 semitones" in message and "at least 19 semitones wide" in message
+    # the width the message promises always holds a voicing, wherever the range sits
+    for low in range(0, 128 - 19):
+        assert voicing({"chord": "C7", "range": [low, low + 19]})["midi"]
+
+
+def test_guide_tones_kept_follows_the_previous_chords_guide_tones() -> None:
+    # a cluster of eight notes has every tone near it: it says nothing about a guide-tone line
+    assert voicing({"chord": "C7", "previous": list(range(60, 68))})["guideTonesKept"] is None
+    assert voicing({"chord": "C7", "previous": [64, 70]})["guideTonesKept"] is True
+    assert voicing({"chord": "C7", "style": "guide_tones",
+                    "previous": [48, 55]})["guideTonesKept"] is False
+    # F#m7b5 -> Dm7 as pads (F#3 E4 A4 C5 -> D3 A3 F4 C5): the 7th C5 holds, but C is the
+    # b5 of F#m7b5, not one of its guide tones (A, E): the line is not kept
+    pads = voicing({"progression": ["F#m7b5", "Dm7"], "style": "pad"})["voicings"]
+    assert pads[0]["notes"] == ["F#3", "E4", "A4", "C5"]
+    assert pads[1]["notes"] == ["D3", "A3", "F4", "C5"]
+    assert pads[1]["guideTonesKept"] is False
+    # ... and across an NC the line continues from the last sounding chord
+    ii_v = voicing({"progression": "Dm7 NC G7"})["voicings"]
+    assert ii_v[2]["guideTonesKept"] is True
+
+
+def test_voice_progression_refuses_more_chords_than_the_search_keys_hold() -> None:
+    with pytest.raises(InvalidRequest) as info:
+        voice_progression([parse("C")] * (kernels.MAX_CHORDS + 1))
+    assert info.value.field == "progression"
+    # conduct voices at most MAX_FIT_BARS bars of up to 12 chords (a 12/8 bar, one a beat)
+    assert MAX_FIT_BARS * 12 <= kernels.MAX_CHORDS

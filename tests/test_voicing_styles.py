@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import combinations
 
 import pytest
 
 from engine.chord import Chord
+from engine.errors import InvalidChord
 from engine.notes import parse_note_octave
 from engine.symbols import parse
-from engine.tables import QUALITY_NAMES
+from engine.tables import COMMON_ALTERATIONS, COMMON_BASES, QUALITY_NAMES
 from engine.voicing import voicing
-from engine.voicing_styles import STYLES
+from engine.voicing_styles import ALTERATIONS, STYLES
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 # Canonical suffixes of API.md §1 plus altered, sus and omission forms from real charts.
@@ -95,6 +97,8 @@ def test_shell_is_root_then_third_and_seventh() -> None:
         midi = _voice(chord, "shell")
         if chord.bass is not None:
             assert midi[0] % 12 == chord.bass.pc, chord.symbol
+            if chord.bass.pc != chord.root.pc:    # the shell's root right above the bass
+                assert midi[1] % 12 == chord.root.pc, chord.symbol
             continue
         third, seventh = _guides(chord)
         if third is None or seventh is None:
@@ -180,3 +184,87 @@ def test_omitted_spells_the_tones_left_out() -> None:
     sharp9 = voicing({"chord": "F#7#9", "style": "rootless"})
     assert sharp9["omitted"] == ["F#"]
     assert sorted(n[:-1] for n in sharp9["notes"]) == ["A#", "C#", "E", "G##"]
+
+
+BASSES = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
+
+
+@pytest.mark.parametrize("style", ["shell", "pad", "triad", "drop2", "drop3"])
+def test_slash_chords_keep_their_root_in_root_holding_styles(style: str) -> None:
+    # the slash bass is added under the chord, never put in place of its root: every style
+    # that sounds the root of Cm7 sounds it in Cm7/Bb (drop voicings swap it for a 9 alike)
+    for quality in QUALITIES:
+        for root in ("C", "Ab"):
+            plain = parse(root + quality)
+            holds_root = plain.root.pc in {m % 12 for m in _voice(plain, style)}
+            assert holds_root or style.startswith("drop"), plain.symbol
+            for bass in BASSES:
+                chord = parse(f"{root}{quality}/{bass}")
+                midi = _voice(chord, style)
+                if holds_root:
+                    assert chord.root.pc in {m % 12 for m in midi}, (chord.symbol, midi)
+                if STYLES[style].bass:
+                    assert midi[0] % 12 == chord.bass.pc and midi.count(midi[0]) == 1, \
+                        (chord.symbol, midi)
+    if style in ("shell", "pad"):
+        assert voicing({"chord": "C/G", "style": "shell"})["notes"] == ["G4", "C5", "E5"]
+        assert voicing({"chord": "C7/Db", "style": "pad"})["omitted"] == []
+
+
+def test_slash_shells_as_a_pianist_plays_them() -> None:
+    assert voicing({"chord": "Cm7/Bb", "style": "shell"})["notes"] == ["Bb3", "C4", "G4", "Eb5"]
+    assert voicing({"chord": "C/D", "style": "shell"})["notes"] == ["D3", "C4", "G4", "E5"]
+
+
+def _vocabulary() -> list[Chord]:
+    """Every quality the parser knows: the named ones and the common bases with one or two
+    written alterations."""
+    chords = {}
+    for quality in (*QUALITY_NAMES, *QUALITIES):
+        chords[quality] = parse("C" + quality)
+    for base in COMMON_BASES:
+        for n in (1, 2):
+            for alts in combinations(COMMON_ALTERATIONS, n):
+                try:
+                    chord = parse("C" + base + "".join(alts))
+                except InvalidChord:
+                    continue
+                chords[chord.quality] = chord
+    return list(chords.values())
+
+
+@pytest.mark.parametrize("style", ["rootless", "bill_evans", "pad", "drop2", "drop3"])
+def test_written_alterations_sound_where_the_style_has_room(style: str) -> None:
+    # A style of four voices or more sounds every altered tone of the symbol (b5 #5 #11 b9 #9
+    # b13) unless all its colour voices (neither root nor 3rd nor 7th) already hold one.
+    for chord in _vocabulary():
+        third, seventh = _guides(chord)
+        if third is None or seventh is None:
+            continue
+        midi = _voice(chord, style)
+        sounding = {m % 12 for m in midi}
+        altered = _pcs(chord, ALTERATIONS)
+        colour = sounding - {chord.root.pc, third, seventh}
+        assert altered <= sounding or colour <= altered, (chord.symbol, style, midi)
+    for symbol, style_, held in [("C7#11", "drop2", "F#"), ("Cmaj7#11", "drop3", "F#"),
+                                 ("Cm11b5", "rootless", "Gb"), ("C13b5", "rootless", "Gb"),
+                                 ("C13b5", "bill_evans", "Gb"), ("C9#11", "pad", "F#"),
+                                 ("C13#11", "pad", "F#"), ("C7#9b13", "pad", "D#"),
+                                 ("C7b9#11", "drop2", "F#")]:
+        if style_ == style:
+            assert held not in voicing({"chord": symbol, "style": style})["omitted"], symbol
+    if style == "rootless":   # no room for all four: the #9 and b13 of the altered sound
+        alt = voicing({"chord": "C7alt", "style": "rootless"})
+        assert sorted(n[:-1] for n in alt["notes"]) == ["Ab", "Bb", "D#", "E"]
+
+
+@pytest.mark.parametrize("style", ["drop2", "drop3"])
+def test_drop_voicings_avoid_a_minor_ninth_between_voices(style: str) -> None:
+    for root in ROOTS:
+        for quality in ("maj7", "m(maj7)", "maj7#5", "7b9"):
+            midi = _voice(parse(root + quality), style)
+            assert all(b - a != 13 for i, a in enumerate(midi) for b in midi[i + 1:]), \
+                (root + quality, midi)
+        previous = [69, 74, 77, 82]       # A4 D5 F5 Bb5: the root a minor ninth above the 7th
+        led = voicing({"chord": "Bbmaj7", "style": style, "previous": previous})["midi"]
+        assert all(b - a != 13 for i, a in enumerate(led) for b in led[i + 1:]), led
