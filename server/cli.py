@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -34,6 +34,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (StoreError, ValueError) as exc:
         print(f"harmony: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a file that cannot be read or written, a port in use
+        print(f"harmony: {_os_error(exc)}", file=sys.stderr)
+        return 1
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = True) -> None:
@@ -50,7 +60,7 @@ def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = Tru
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harmony", description="The harmony engine service.")
+    parser = _Parser(prog="harmony", description="The harmony engine service.")
     parser.add_argument("--db", default=os.environ.get("HARMONY_DB", "harmony.db"),
                         help="SQLite file (env HARMONY_DB; default harmony.db)")
     sub = parser.add_subparsers(metavar="COMMAND")
@@ -181,17 +191,38 @@ def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]
         if function is None:
             print(f"harmony: the {name} operation is not available yet", file=sys.stderr)
             return 2
-        body = {k: v for k, v in request(ns).items() if v is not None}
+        body = {k: _text(v) for k, v in request(ns).items() if v is not None}
         try:
             result = function(body)
         except HarmonyError as exc:
             _json(exc.to_dict())
             return 1
+        _json(result)
         if name == "conduct" and ns.midi is not None:
-            ns.midi.write_bytes(base64.b64decode(result["midi"]))
+            try:
+                ns.midi.write_bytes(base64.b64decode(result["midi"]))
+            except OSError as exc:
+                print(f"harmony: cannot write the MIDI file: {_os_error(exc)}", file=sys.stderr)
+                return 1
             print(f"harmony: wrote {ns.midi}", file=sys.stderr)
-        return _json(result)
+        return 0
     return run
+
+
+def _text(value: Any) -> Any:
+    """An argument as the engine should see it: bytes of the command line that are not UTF-8
+    (kept by Python as lone surrogates, which no JSON can hold) become U+FFFD, so a symbol
+    such as b'C\\xff7' is an invalid_chord answer like any other."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value
+
+
+def _os_error(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename is not None else ""
+    return f"{exc.strerror or exc}{where}"
 
 
 def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:

@@ -169,3 +169,37 @@ def test_first_start_prints_the_local_key_once(tmp_path: Path,
     assert len(Store(settings.db_path).list_keys()) == 1
     bootstrap(Settings(db_path=str(tmp_path / "open.db"), auth=False))  # --no-auth: no key
     assert capsys.readouterr() == ("", "")
+
+
+def test_cli_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def fake_conduct(request: dict[str, object]) -> dict[str, object]:
+        return {"midi": base64.b64encode(b"MThd").decode()}
+
+    monkeypatch.setattr(engine, "conduct", fake_conduct, raising=False)
+    db = tmp_path / "h.db"
+    # The arrangement is printed; the file that cannot be written is one line and exit 1.
+    code, out, err = harmony(capsys, db, "conduct", "bossa in Bb", "--midi",
+                             str(tmp_path / "missing" / "x.mid"))
+    assert code == 1 and orjson.loads(out) == {"midi": "TVRoZA=="}
+    assert err == f"harmony: cannot write the MIDI file: No such file or directory: " \
+                  f"{tmp_path / 'missing' / 'x.mid'}\n"
+    code, out, err = harmony(capsys, db, "batch", str(tmp_path / "missing.txt"))
+    assert (code, out) == (1, "")
+    assert err == f"harmony: No such file or directory: {tmp_path / 'missing.txt'}\n"
+    for port in ("99999", "0", "http"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--db", str(db), "serve", "--port", port])
+        assert exit_.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "argument --port" in err
+        assert "Traceback" not in err
+
+
+def test_invalid_utf8_on_the_command_line_is_an_invalid_chord(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    symbol = b"C\xff7".decode("utf-8", "surrogateescape")  # what Python makes of such argv
+    code, out, err = harmony(capsys, tmp_path / "h.db", "resolve", symbol)
+    assert code == 1 and err == ""
+    error = orjson.loads(out)["error"]
+    assert (error["code"], error["symbol"]) == ("invalid_chord", "C\ufffd7")
