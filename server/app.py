@@ -73,10 +73,10 @@ class HarmonyApp:
         self.counters = counters or SharedCounters(store)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
+        self.metrics = Metrics()
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
-                              also=self.counters.flush)
-        self.metrics = Metrics()
+                              also=self.counters.flush, on_drop=self.metrics.log_dropped.inc)
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]

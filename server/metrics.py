@@ -15,6 +15,9 @@ class Metrics:
                                 ["route", "status"], registry=self.registry)
         self.latency = Histogram("harmony_request_seconds", "Time to answer, by route.",
                                  ["route"], buckets=_BUCKETS, registry=self.registry)
+        self.log_dropped = Counter("harmony_log_rows_dropped",
+                                   "Request log rows dropped because the database kept "
+                                   "failing and the queue was full.", registry=self.registry)
 
         # The labelled children, looked up once: labels() cost 3 µs a call (cProfile).
         self._children: dict[tuple[str, int], tuple[Counter, Histogram]] = {}

@@ -307,7 +307,7 @@ def test_user_agent_policy_by_profile(tmp_path: Path) -> None:
         out = []
         async with running(app, headers=bearer(secret)) as http:
             for agent in ("python-requests/2.32", "Python/3.12 aiohttp/3.9", "curl/8.5.0",
-                          "my-app/1.0 (ops@example.com)"):
+                          "", " ", "my-app/1.0 (ops@example.com)"):
                 r = await http.post("/v2/analyze", json={"chord": "C"},
                                     headers={"User-Agent": agent})
                 out.append(r.status_code)
@@ -319,8 +319,9 @@ def test_user_agent_policy_by_profile(tmp_path: Path) -> None:
 
     (tmp_path / "local").mkdir()
     (tmp_path / "hosted").mkdir()
-    assert run(statuses("local")) == [200, 200, 200, 200, 200]
-    assert run(statuses("hosted")) == [403, 403, 403, 200, 200]
+    assert run(statuses("local")) == [200] * 7
+    # No User-Agent (or a blank one) identifies no integration either.
+    assert run(statuses("hosted")) == [403, 403, 403, 403, 403, 200, 200]
 
 
 def test_flood_throttle_per_ip(tmp_path: Path) -> None:
