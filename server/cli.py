@@ -257,6 +257,12 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     settings = serve_settings(ns)
     bootstrap(settings)
     os.environ.update(settings.to_env())
+    # /metrics adds up the counts of every worker (prometheus_client's multiprocess mode):
+    # each worker writes its samples to memory-mapped files in this directory, emptied now so
+    # a restart starts from zero. Set before granian starts the workers, which read it.
+    from server.metrics import MULTIPROC_ENV, reset_metrics_dir
+
+    os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(settings.db_path))
     # Each setting measured with bench/load.py (2 workers, wrk, 2-core shared machine, 2-5
     # runs interleaved with the default; docs/granian-settings.md has the table). Left at
     # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI; mt no better),

@@ -128,8 +128,8 @@ def test_schema_refusal_when_the_engine_would_accept(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with running(app, headers=bearer(secret)) as http:
-            # The fake engine takes a key of any length; the schema caps it at 64.
-            r = await http.post("/v2/analyze", json={"chord": "C", "keyContext": "C" * 65})
+            # The fake engine takes a key of any length; the schema caps it at 32 (MAX_SYMBOL).
+            r = await http.post("/v2/analyze", json={"chord": "C", "keyContext": "C" * 33})
             assert r.status_code == 400
             assert r.json()["error"]["field"] == "keyContext"
 
