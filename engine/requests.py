@@ -46,17 +46,33 @@ def get_str(request: dict[str, Any], field: str, *, default: str | None = None,
 def get_number(request: dict[str, Any], field: str, *, default: float | None = None,
                low: float | None = None, high: float | None = None,
                integer: bool = False) -> float | None:
-    """A number (an integer if ``integer``) within [low, high]; ``default`` when absent."""
+    """A number (an integer if ``integer``: integral floats such as 4.0 count, as in JSON
+    Schema, and are returned as int) within [low, high]; ``default`` when absent."""
     value = request.get(field)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or \
-            (integer and not isinstance(value, int)):
-        kind = "an integer" if integer else "a number"
-        raise InvalidRequest(f"field '{field}' must be {kind}", field=field)
+    if integer:
+        whole = as_int(value)
+        if whole is None:
+            raise InvalidRequest(f"field '{field}' must be an integer", field=field)
+        value = whole
+    elif isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidRequest(f"field '{field}' must be a number", field=field)
     if value != value or (low is not None and value < low) or (high is not None and value > high):
         raise InvalidRequest(f"field '{field}' must be between {low} and {high}", field=field)
     return value
+
+
+def as_int(value: Any) -> int | None:
+    """``value`` as an int if it is a JSON integer (``4``, or ``4.0`` as JSON Schema counts
+    it), else None; booleans are not numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def get_list(request: dict[str, Any], field: str, *, max_items: int | None = None) -> list[Any] | None:

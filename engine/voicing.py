@@ -52,7 +52,7 @@ from engine import kernels
 from engine.chord import Chord
 from engine.errors import InvalidRequest
 from engine.notes import note_with_octave, parse_note_octave
-from engine.requests import MAX_PREVIOUS, get_list, get_str, require_object
+from engine.requests import MAX_PREVIOUS, as_int, get_list, get_str, require_object
 from engine.symbols import parse_progression, read_chord
 from engine.voicing_candidates import Candidates, candidates
 from engine.voicing_styles import GUIDE_LINE_MAX, GUIDE_STEP, Style, style_named
@@ -190,7 +190,9 @@ def _previous(req: dict[str, Any]) -> list[int]:
     items = get_list(req, "previous", max_items=MAX_PREVIOUS) or []
     midi = []
     for item in items:
-        if isinstance(item, bool) or not isinstance(item, int | str):
+        if not isinstance(item, str):
+            item = as_int(item)
+        if item is None:
             raise InvalidRequest("'previous' holds note names with octave or MIDI numbers",
                                  field="previous")
         if isinstance(item, str):
@@ -215,10 +217,11 @@ def _range(req: dict[str, Any]) -> tuple[int, int]:
     value = req.get("range")
     if value is None:
         return DEFAULT_RANGE
-    if not (isinstance(value, list) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+    bounds = [as_int(v) for v in value] if isinstance(value, list) else []
+    if len(bounds) != 2 or None in bounds:
         raise InvalidRequest("'range' must be two MIDI numbers [lowest, highest]", field="range")
-    low, high = value
+    low, high = bounds
+    assert low is not None and high is not None
     if not (0 <= low <= high <= 127):
         raise InvalidRequest("'range' must satisfy 0 <= lowest <= highest <= 127", field="range")
     return low, high

@@ -7,7 +7,9 @@ RSGI, which ``harmony serve`` uses; both enter the same pipeline, ``_respond``. 
 the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS, User-Agent policy,
 declared body size, key, limits); any guard may answer early. The body of a POST is then read
 (never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and quota
-headers, settles the monthly quota, queues the log row and observes metrics.
+headers, settles the monthly quota, queues the log row and observes metrics. A refusal is an
+error raised by a guard, so its log row carries its code; one made before the key guard still
+gets the quota headers when the request holds a valid key (counting nothing).
 """
 
 from __future__ import annotations
@@ -71,10 +73,10 @@ class HarmonyApp:
         self.counters = counters or SharedCounters(store)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
+        self.metrics = Metrics()
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
-                              also=self.counters.flush)
-        self.metrics = Metrics()
+                              also=self.counters.flush, on_drop=self.metrics.log_dropped.inc)
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
@@ -201,17 +203,14 @@ class HarmonyApp:
     def _flood_guard(self, ctx: Context) -> None:
         self.flood.check(ctx.client)
 
-    def _route_guard(self, ctx: Context) -> Response | None:
+    def _route_guard(self, ctx: Context) -> None:
         route = self.routes.get(ctx.path)
         if route is None:
             raise NotFound(f"no route {ctx.path}")
         ctx.route = route
         if ctx.method not in route.methods and not _is_preflight(ctx):
-            response = error_response(MethodNotAllowed(
-                f"{ctx.method} is not allowed on {ctx.path}"))
-            response.headers.append((b"allow", ", ".join(sorted(route.methods)).encode()))
-            return response
-        return None
+            ctx.extra_headers.append((b"allow", ", ".join(sorted(route.methods)).encode()))
+            raise MethodNotAllowed(f"{ctx.method} is not allowed on {ctx.path}")
 
     def _cors_guard(self, ctx: Context) -> Response | None:
         origin = ctx.headers.get("origin")
@@ -249,12 +248,17 @@ class HarmonyApp:
         origin = ctx.headers.get("origin")
         if origin is not None and response.status != 204 and self.gateway.origin_allowed(origin):
             response.headers += self.gateway.cors_headers(origin)
+        # A guard before the key's (flood, route, CORS, User-Agent, size) refused the call.
+        route = ctx.route or self.routes.get(ctx.path)
+        if ctx.error is not None and ctx.key is None and route is not None:
+            ctx.route = route
+            if route.needs_key and self.settings.auth:
+                ctx.admission = self._quota_of_refused(ctx)
         if ctx.admission is not None:
             ok = ctx.succeeded if ctx.succeeded is not None else 200 <= response.status < 300
             ctx.admission.settle(self.counters, 200 if ok else response.status)
             response.headers += ctx.admission.headers()
         response.headers += ctx.extra_headers
-        route = ctx.route
         elapsed = time.perf_counter() - ctx.started
         self.metrics.observe(route.path if route else "unmatched", response.status, elapsed)
         if route is not None and route.surface is not None and not ctx.logged:
@@ -267,6 +271,21 @@ class HarmonyApp:
                 error=error.code if error else None, latency_us=int(elapsed * 1e6),
                 body=ctx.body if self.settings.store_bodies and ctx.body else None,
                 symbol=error.symbol if isinstance(error, InvalidChord) else None))
+
+    def _quota_of_refused(self, ctx: Context) -> Admission | None:
+        """The quota headers' state for a call refused before its key was checked, when it
+        presents a valid key (API.md §10: every answer to such a request carries them). Off
+        the hot path: only refusals get here, and the key lookup is the cached one. Nothing
+        is counted, so a refused call never spends the key's minute."""
+        authorization = ctx.headers.get("authorization")
+        if not authorization:
+            return None
+        try:
+            key = self.auth.authenticate(authorization)
+        except HarmonyError:
+            return None
+        ctx.key = key
+        return self.limiter.peek(key)
 
     # ------------------------------------------------------------------ MCP
 

@@ -8,15 +8,15 @@ import base64
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
 from engine.errors import HarmonyError
 from server.plans import PLANS
-from server.settings import PROFILES, Settings
+from server.settings import PROFILES, Settings, parse_origins
 from server.store import Store, StoreError
 
 Command = Callable[[argparse.Namespace], int]
@@ -34,6 +34,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (StoreError, ValueError) as exc:
         print(f"harmony: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a file that cannot be read or written, a port in use
+        print(f"harmony: {_os_error(exc)}", file=sys.stderr)
+        return 1
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = True) -> None:
@@ -50,23 +60,33 @@ def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = Tru
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="harmony", description="The harmony engine service.")
+    parser = _Parser(prog="harmony", description="The harmony engine service.")
     parser.add_argument("--db", default=os.environ.get("HARMONY_DB", "harmony.db"),
                         help="SQLite file (env HARMONY_DB; default harmony.db)")
     sub = parser.add_subparsers(metavar="COMMAND")
 
+    # Flags default to None (not given): the environment's settings apply (Settings.from_env).
     serve = sub.add_parser("serve", help="run the REST and MCP service on granian")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=1)
-    serve.add_argument("--profile", choices=PROFILES, default="local")
-    serve.add_argument("--no-auth", action="store_true",
-                       help="accept calls without a key, count nothing (local profile only)")
-    serve.add_argument("--cors-origins", default=os.environ.get("HARMONY_CORS_ORIGINS", ""),
+    serve.add_argument("--port", type=_bounded(1, 65535), default=8000)
+    serve.add_argument("--workers", type=_bounded(1, 256),
+                       help="granian worker processes (env HARMONY_WORKERS; default 1)")
+    serve.add_argument("--profile", choices=PROFILES,
+                       help="local or hosted (env HARMONY_PROFILE; default local)")
+    serve.add_argument("--no-auth", dest="auth", action="store_const", const=False,
+                       help="accept calls without a key, count nothing (local profile only; "
+                            "env HARMONY_NO_AUTH=1)")
+    serve.add_argument("--cors-origins",
                        help="comma-separated browser origins allowed (env HARMONY_CORS_ORIGINS)")
-    serve.add_argument("--flood-per-minute", type=int,
-                       default=int(os.environ.get("HARMONY_FLOOD_PER_MINUTE", "6000")),
-                       help="requests a minute allowed from one IP address")
+    serve.add_argument("--flood-per-minute", type=_bounded(1, 10**9),
+                       help="requests a minute allowed from one IP address "
+                            "(env HARMONY_FLOOD_PER_MINUTE; default 6000)")
+    serve.add_argument("--no-store-bodies", dest="store_bodies", action="store_const",
+                       const=False, help="keep no request bodies in the log "
+                                         "(env HARMONY_STORE_BODIES=0)")
+    serve.add_argument("--retention-days", type=_bounded(0, 100_000),
+                       help="days request bodies are kept (env HARMONY_RETENTION_DAYS; "
+                            "default 30)")
     serve.set_defaults(run=cmd_serve)
 
     accounts = sub.add_parser("accounts", help="create accounts, change plans").add_subparsers()
@@ -171,37 +191,78 @@ def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]
         if function is None:
             print(f"harmony: the {name} operation is not available yet", file=sys.stderr)
             return 2
-        body = {k: v for k, v in request(ns).items() if v is not None}
+        body = {k: _text(v) for k, v in request(ns).items() if v is not None}
         try:
             result = function(body)
         except HarmonyError as exc:
             _json(exc.to_dict())
             return 1
+        _json(result)
         if name == "conduct" and ns.midi is not None:
-            ns.midi.write_bytes(base64.b64decode(result["midi"]))
+            try:
+                ns.midi.write_bytes(base64.b64decode(result["midi"]))
+            except OSError as exc:
+                print(f"harmony: cannot write the MIDI file: {_os_error(exc)}", file=sys.stderr)
+                return 1
             print(f"harmony: wrote {ns.midi}", file=sys.stderr)
-        return _json(result)
+        return 0
     return run
+
+
+def _text(value: Any) -> Any:
+    """An argument as the engine should see it: bytes of the command line that are not UTF-8
+    (kept by Python as lone surrogates, which no JSON can hold) become U+FFFD, so a symbol
+    such as b'C\\xff7' is an invalid_chord answer like any other."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value
+
+
+def _os_error(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename is not None else ""
+    return f"{exc.strerror or exc}{where}"
+
+
+def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
+    """The environment's settings (HARMONY_*), overridden by the flags actually given."""
+    origins = None if ns.cors_origins is None else parse_origins(ns.cors_origins)
+    return Settings.from_env(env, db_path=ns.db, profile=ns.profile, auth=ns.auth,
+                             cors_origins=origins, flood_per_minute=ns.flood_per_minute,
+                             workers=ns.workers, store_bodies=ns.store_bodies,
+                             retention_days=ns.retention_days)
+
+
+def bootstrap(settings: Settings) -> None:
+    """Create or migrate the schema before the workers start; on the first start with an
+    empty store (and keys required), make the ``local`` account and print its key once."""
+    store = Store(settings.db_path)
+    try:
+        if settings.auth and not store.has_keys():
+            if "local" not in {name for name, _ in store.accounts()}:
+                store.create_account("local", "developer")
+            key_id, secret = store.create_key("local")
+            print(f"harmony: created account 'local' (developer plan) with key {key_id}; "
+                  "the key is shown once:", file=sys.stderr)
+            print(secret, flush=True)
+    finally:
+        store.close()
 
 
 def cmd_serve(ns: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces, Loops
 
-    settings = Settings(profile=ns.profile, db_path=ns.db, auth=not ns.no_auth,
-                        cors_origins=tuple(o.strip() for o in ns.cors_origins.split(",")
-                                           if o.strip()),
-                        flood_per_minute=ns.flood_per_minute, workers=ns.workers)
-    store = Store(settings.db_path)  # creates or migrates the schema before workers start
-    if settings.auth and not store.has_keys():
-        if "local" not in {name for name, _ in store.accounts()}:
-            store.create_account("local", "developer")
-        key_id, secret = store.create_key("local")
-        print(f"harmony: created account 'local' (developer plan) with key {key_id}; "
-              "the key is shown once:", file=sys.stderr)
-        print(secret, flush=True)
-    store.close()
+    settings = serve_settings(ns)
+    bootstrap(settings)
     os.environ.update(settings.to_env())
+    # /metrics adds up the counts of every worker (prometheus_client's multiprocess mode):
+    # each worker writes its samples to memory-mapped files in this directory, emptied now so
+    # a restart starts from zero. Set before granian starts the workers, which read it.
+    from server.metrics import MULTIPROC_ENV, reset_metrics_dir
+
+    os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(settings.db_path))
     # Each setting measured with bench/load.py (2 workers, wrk, 2-core shared machine, 2-5
     # runs interleaved with the default; docs/granian-settings.md has the table). Left at
     # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI; mt no better),
@@ -216,7 +277,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
             # all 5), 14.8k against 12.9k req/s, server CPU 106 against 124 µs/req; /health
             # p50 0.168 against 0.228 ms.
             loop=Loops.uvloop,
-            workers=ns.workers, factory=True, log_access=False,
+            workers=settings.workers, factory=True, log_access=False,
             # A crashed worker is started again (granian stops on a crash loop: two deaths
             # within 5.5 s); costs nothing on the request path (same figures as without it).
             respawn_failed_workers=True,
@@ -243,6 +304,20 @@ def cmd_vocab_gaps(ns: argparse.Namespace) -> int:
     for r in rows:
         print(f"{r['count']:>8}  {r['symbol']}")
     return 0
+
+
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number within [low, high] (a clean usage error otherwise)."""
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not within {low}..{high}")
+        return value
+    read.__name__ = "number"
+    return read
 
 
 def _store(ns: argparse.Namespace) -> Store:

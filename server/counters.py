@@ -113,6 +113,14 @@ class SharedCounters:
                 VALUES.pack_into(self._map, at, month, used - 1, version + 1)
                 self._touched.add(at)
 
+    def peek(self, key: str, minute: int, account: int, month: int) -> Taken:
+        with self._locked():
+            m = self._map
+            period, count, _ = VALUES.unpack_from(m, self._slot(b"k:" + key.encode()))
+            calls = count if period == minute else 0
+            period, used, _ = VALUES.unpack_from(m, self._slot(b"a:%d" % account))
+            return Taken(calls, used if period == month else 0, False)
+
     def flush(self) -> int:
         """Write the monthly totals changed since the last flush to SQLite; returns how many."""
         with self._locked():

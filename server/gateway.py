@@ -6,8 +6,9 @@ the quota). A preflight from an allowed origin gets a real answer: the route's m
 headers a client sends, and a max-age.
 
 User-Agent policy (hosted profile): the default User-Agents of scripting libraries get 403
-``blocked_user_agent``, so that callers identify their integration. /health and /metrics are
-exempt, because monitors use exactly those libraries.
+``blocked_user_agent``, so that callers identify their integration; so does a request with no
+User-Agent at all (or a blank one), which identifies nothing either, as a real gateway would.
+/health and /metrics are exempt, because monitors use exactly those libraries.
 """
 
 from __future__ import annotations
@@ -62,9 +63,11 @@ class Gateway:
                 (b"vary", b"Origin")]
 
     def check_user_agent(self, user_agent: str | None) -> None:
-        if self.user_agent_policy and user_agent and is_library_default(user_agent):
-            raise BlockedUserAgent("requests with a scripting library's default User-Agent are "
-                                   "refused: send a User-Agent naming your application")
+        if self.user_agent_policy and (not user_agent or not user_agent.strip()
+                                       or is_library_default(user_agent)):
+            raise BlockedUserAgent("requests without a User-Agent or with a scripting "
+                                   "library's default one are refused: send a User-Agent "
+                                   "naming your application")
 
 
 def is_library_default(user_agent: str) -> bool:

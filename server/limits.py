@@ -42,6 +42,9 @@ class Counters(Protocol):
     def refund(self, account: int, month: int) -> None:
         """Give back a unit reserved by ``take``."""
 
+    def peek(self, key: str, minute: int, account: int, month: int) -> Taken:
+        """The counts ``take`` would start from, counting nothing (``reserved`` is False)."""
+
     def flush(self) -> int:
         """Persist what needs persisting (called by the background writer); returns a count."""
 
@@ -76,6 +79,14 @@ class SqliteCounters:
         with self.store.write() as c:
             c.execute("UPDATE counters SET count = count - 1 WHERE name = ? AND count > 0",
                       (f"M:{account}:{month}",))
+
+    def peek(self, key: str, minute: int, account: int, month: int) -> Taken:
+        c = self.store.conn
+        calls = c.execute("SELECT count FROM counters WHERE name = ?",
+                          (f"m:{key}:{minute}",)).fetchone()
+        used = c.execute("SELECT count FROM counters WHERE name = ?",
+                         (f"M:{account}:{month}",)).fetchone()
+        return Taken(calls[0] if calls else 0, used[0] if used else 0, False)
 
     def flush(self) -> int:
         return 0  # every call is already a committed transaction
@@ -114,10 +125,7 @@ class Limiter:
 
     def admit(self, key: KeyRecord) -> Admission:
         now = self.clock()
-        window = int(now // 60)
-        reset = max(1, math.ceil((window + 1) * 60 - now))
-        tm = time.gmtime(now)
-        month = tm.tm_year * 12 + tm.tm_mon - 1
+        window, reset, tm, month = _periods(now)
         taken = self.counters.take(key.key_id, window, key.per_minute, key.account_id, month,
                                    key.per_month)
         error: HarmonyError | None = None
@@ -129,6 +137,22 @@ class Limiter:
             error = QuotaExceeded(f"the monthly quota of {key.per_month} calls is used up",
                                   retryAfter=wait)
         return Admission(key, month, taken, reset, error)
+
+
+    def peek(self, key: KeyRecord) -> Admission:
+        """The limit state of ``key`` for the headers of a call refused before its key was
+        checked (405, 403, 413, the flood throttle): nothing is counted or reserved."""
+        window, reset, _, month = _periods(self.clock())
+        taken = self.counters.peek(key.key_id, window, key.account_id, month)
+        return Admission(key, month, taken, reset, None)
+
+
+def _periods(now: float) -> tuple[int, int, time.struct_time, int]:
+    """The minute window, the seconds until it ends, the UTC time and the month index."""
+    window = int(now // 60)
+    reset = max(1, math.ceil((window + 1) * 60 - now))
+    tm = time.gmtime(now)
+    return window, reset, tm, tm.tm_year * 12 + tm.tm_mon - 1
 
 
 def _next_month(tm: time.struct_time) -> float:

@@ -66,17 +66,23 @@ NULLABLE_STR = {"type": ["string", "null"]}
 STRINGS = {"type": "array", "items": {"type": "string"}}
 INTS = {"type": "array", "items": {"type": "integer"}}
 
+# What the engine refuses is refused here too, and the other way round (property-tested in
+# tests/test_server_schemas.py): a blank string, a progression of bar lines only, an integer
+# outside 64 bits. JSON Schema's "integer" admits 4.0, and so do the engine's readers.
+NOT_BLANK = r"\S"
+INT64 = {"minimum": -(2**63), "maximum": 2**63 - 1}
+
 CHORD = _str("A chord symbol, e.g. 'Dm7b5', 'G7(b9,#11)', 'C/E'.", minLength=1,
-             maxLength=MAX_SYMBOL)
+             maxLength=MAX_SYMBOL, pattern=NOT_BLANK)
 KEY = _or_null(_str("The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', 'C-' or 'C minor'. "
                     "Modes are refused. Default 'C'.", maxLength=MAX_SYMBOL))
 KEY_CONTEXT = {**KEY, "description": "Alias of 'key'."}
 PROGRESSION = {
     "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
                    f"ignored), or a list of symbols; at most {MAX_PROGRESSION} chords.",
-    "anyOf": [{"type": "string", "minLength": 1},
+    "anyOf": [{"type": "string", "pattern": r"[^\s|]"},
               {"type": "array", "items": {"type": "string"}, "minItems": 1,
-               "maxItems": MAX_PROGRESSION}],
+               "maxItems": MAX_PROGRESSION, "contains": {"not": {"const": "|"}}}],
 }
 
 SCALE = _object({
@@ -130,7 +136,10 @@ VOICING_REQUEST = _object({
                                 maxItems=MAX_PREVIOUS)),
     "range": _or_null(_array(MIDI_NOTE, "Lowest and highest MIDI note. Default [48, 84].",
                              minItems=2, maxItems=2)),
-}, anyOf=[{"required": ["chord"]}, {"required": ["progression"]}])
+}, oneOf=[  # exactly one of them, null being absent
+    {"required": ["chord"], "properties": {"chord": {"type": "string"}}},
+    {"required": ["progression"], "properties": {"progression": {"not": {"type": "null"}}}},
+])
 
 TECHNIQUES = ["tritone_sub", "ii_v_insertion", "modal_interchange", "secondary_dominants",
               "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing"]
@@ -146,12 +155,12 @@ REHARMONIZE_REQUEST = _object({
 CONDUCT_REQUEST = _object({
     "prompt": _str("What to play, in English: style, tempo, key, form, feel, e.g. 'medium "
                    "swing blues in F, 24 bars, walking bass'.", minLength=1,
-                   maxLength=MAX_PROMPT),
+                   maxLength=MAX_PROMPT, pattern=NOT_BLANK),
     "durationSec": _or_null(_num("Length of the arrangement in seconds (5-900); the tempo is "
                                  "fitted.", minimum=5, maximum=900)),
     "progression": _or_null({**PROGRESSION,
                              "description": "Your own changes to arrange ('|' marks bars)."}),
-    "seed": _or_null(_int("Seed for the arrangement's choices. Default 0.")),
+    "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
 }, ["prompt"])
 
 # ---------------------------------------------------------------- results

@@ -4,7 +4,9 @@ its flags to the granian workers through the same variables)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 PROFILES = ("local", "hosted")
 
@@ -29,6 +31,9 @@ class Settings:
             raise ValueError(f"unknown profile {self.profile!r}; use local or hosted")
         if not self.auth and self.profile != "local":
             raise ValueError("--no-auth is only allowed in the local profile")
+        if self.flood_per_minute < 1 or self.workers < 1 or self.retention_days < 0:
+            raise ValueError("the flood limit and workers must be at least 1, the retention "
+                             "period at least 0 days")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
         # The hosted profile always applies the gateway policy.
@@ -36,21 +41,23 @@ class Settings:
                            self.user_agent_policy or self.profile == "hosted")
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+    def from_env(cls, env: Mapping[str, str] | None = None, **given: Any) -> Settings:
+        """The settings of the environment, with ``given`` (e.g. ``harmony serve``'s flags that
+        were actually passed; None means not given) taking precedence."""
         e = os.environ if env is None else env
-        origins = tuple(o.strip() for o in e.get("HARMONY_CORS_ORIGINS", "").split(",")
-                        if o.strip())
-        return cls(
-            profile=e.get("HARMONY_PROFILE", "local"),
-            db_path=e.get("HARMONY_DB", "harmony.db"),
-            auth=e.get("HARMONY_NO_AUTH", "") not in ("1", "true", "yes"),
-            cors_origins=origins,
-            flood_per_minute=int(e.get("HARMONY_FLOOD_PER_MINUTE", "6000")),
-            workers=max(1, int(e.get("HARMONY_WORKERS", "1"))),
-            store_bodies=e.get("HARMONY_STORE_BODIES", "1") not in ("0", "false", "no"),
-            retention_days=int(e.get("HARMONY_RETENTION_DAYS", "30")),
-            user_agent_policy=e.get("HARMONY_UA_POLICY", "") in ("1", "true", "yes"),
-        )
+        fields: dict[str, Any] = {
+            "profile": e.get("HARMONY_PROFILE", "local"),
+            "db_path": e.get("HARMONY_DB", "harmony.db"),
+            "auth": not _flag(e, "HARMONY_NO_AUTH", False),
+            "cors_origins": parse_origins(e.get("HARMONY_CORS_ORIGINS", "")),
+            "flood_per_minute": _int(e, "HARMONY_FLOOD_PER_MINUTE", 6000),
+            "workers": _int(e, "HARMONY_WORKERS", 1),
+            "store_bodies": _flag(e, "HARMONY_STORE_BODIES", True),
+            "retention_days": _int(e, "HARMONY_RETENTION_DAYS", 30),
+            "user_agent_policy": _flag(e, "HARMONY_UA_POLICY", False),
+        }
+        fields.update((name, value) for name, value in given.items() if value is not None)
+        return cls(**fields)
 
     def to_env(self) -> dict[str, str]:
         """The variables that reproduce these settings in a worker process."""
@@ -65,3 +72,27 @@ class Settings:
             "HARMONY_RETENTION_DAYS": str(self.retention_days),
             "HARMONY_UA_POLICY": "1" if self.user_agent_policy else "0",
         }
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    value = env.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value not in _TRUE + _FALSE:
+        raise ValueError(f"{name}={env[name]!r}: use 1 or 0")
+    return value in _TRUE
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    value = env.get(name, "").strip()
+    try:
+        return int(value) if value else default
+    except ValueError:
+        raise ValueError(f"{name}={env[name]!r} is not a whole number") from None
+
+
+def parse_origins(text: str) -> tuple[str, ...]:
+    return tuple(o.strip() for o in text.split(",") if o.strip())

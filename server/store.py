@@ -204,8 +204,11 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def set_plan(self, name: str, plan: str) -> None:
+        """Move the account to ``plan``, with that plan's limits: enterprise overrides made by
+        ``set_limits`` are cleared (set them again after moving back to enterprise)."""
         plan_named(plan)
-        self._update_account(name, "UPDATE accounts SET plan = ? WHERE name = ?", (plan, name))
+        self._update_account(name, "UPDATE accounts SET plan = ?, per_minute = NULL, "
+                                   "per_month = NULL WHERE name = ?", (plan, name))
 
     def set_limits(self, name: str, per_minute: int, per_month: int) -> None:
         self._update_account(

@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 import engine
-from server.cli import main
+from server.cli import bootstrap, build_parser, main, serve_settings
+from server.settings import Settings
 from server.store import LogRow, Store, hash_secret
 from tests.server_fixtures import fake_analyze
 
@@ -112,3 +113,93 @@ def test_db_is_accepted_after_the_command_as_the_contract_writes_it(
     # The same file, named before the command, holds the key.
     assert main(["--db", str(db), "keys", "list", "band"]) == 0
     assert "band" in capsys.readouterr().out
+
+
+def test_serve_takes_the_environment_and_only_the_flags_given(tmp_path: Path) -> None:
+    env = {"HARMONY_PROFILE": "hosted", "HARMONY_STORE_BODIES": "0",
+           "HARMONY_RETENTION_DAYS": "7", "HARMONY_CORS_ORIGINS": "https://a.example, https://b",
+           "HARMONY_FLOOD_PER_MINUTE": "120", "HARMONY_WORKERS": "3"}
+    db = str(tmp_path / "h.db")
+    settings = serve_settings(build_parser().parse_args(["--db", db, "serve"]), env)
+    assert (settings.profile, settings.user_agent_policy, settings.store_bodies,
+            settings.retention_days, settings.cors_origins, settings.flood_per_minute,
+            settings.workers, settings.auth, settings.db_path) == (
+        "hosted", True, False, 7, ("https://a.example", "https://b"), 120, 3, True, db)
+    # The workers get the same settings back through the environment.
+    assert Settings.from_env(settings.to_env()) == settings
+    given = serve_settings(build_parser().parse_args(
+        ["serve", "--profile", "local", "--retention-days", "0", "--cors-origins", "",
+         "--flood-per-minute", "9", "--workers", "2", "--db", db]), env)
+    assert (given.profile, given.user_agent_policy, given.store_bodies, given.retention_days,
+            given.cors_origins, given.flood_per_minute, given.workers) == (
+        "local", False, False, 0, (), 9, 2)
+    local = {"HARMONY_NO_AUTH": "1", "HARMONY_UA_POLICY": "1"}
+    settings = serve_settings(build_parser().parse_args(["serve", "--no-store-bodies"]), local)
+    assert (settings.auth, settings.user_agent_policy, settings.store_bodies) == (
+        False, True, False)
+    assert serve_settings(build_parser().parse_args(["serve"]), {}) == Settings()
+
+
+def test_serve_refuses_bad_settings_in_one_line(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARMONY_PROFILE", "hosted")
+    assert main(["serve", "--no-auth"]) == 1
+    assert capsys.readouterr().err == \
+        "harmony: --no-auth is only allowed in the local profile\n"
+    monkeypatch.setenv("HARMONY_PROFILE", "local")
+    monkeypatch.setenv("HARMONY_RETENTION_DAYS", "soon")
+    assert main(["serve"]) == 1
+    assert capsys.readouterr().err == \
+        "harmony: HARMONY_RETENTION_DAYS='soon' is not a whole number\n"
+
+
+def test_first_start_prints_the_local_key_once(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    settings = Settings(db_path=str(tmp_path / "h.db"))
+    bootstrap(settings)
+    out, err = capsys.readouterr()
+    secret = out.strip()
+    assert out == secret + "\n" and secret.startswith("hk_live_") and secret not in err
+    assert "'local' (developer plan)" in err
+    record = Store(settings.db_path).lookup_key(hash_secret(secret))
+    assert record is not None and not record.revoked
+    assert (record.account, record.plan.name) == ("local", "developer")
+    bootstrap(settings)  # a restart: the key exists, nothing is printed or made
+    assert capsys.readouterr() == ("", "")
+    assert len(Store(settings.db_path).list_keys()) == 1
+    bootstrap(Settings(db_path=str(tmp_path / "open.db"), auth=False))  # --no-auth: no key
+    assert capsys.readouterr() == ("", "")
+
+
+def test_cli_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def fake_conduct(request: dict[str, object]) -> dict[str, object]:
+        return {"midi": base64.b64encode(b"MThd").decode()}
+
+    monkeypatch.setattr(engine, "conduct", fake_conduct, raising=False)
+    db = tmp_path / "h.db"
+    # The arrangement is printed; the file that cannot be written is one line and exit 1.
+    code, out, err = harmony(capsys, db, "conduct", "bossa in Bb", "--midi",
+                             str(tmp_path / "missing" / "x.mid"))
+    assert code == 1 and orjson.loads(out) == {"midi": "TVRoZA=="}
+    assert err == f"harmony: cannot write the MIDI file: No such file or directory: " \
+                  f"{tmp_path / 'missing' / 'x.mid'}\n"
+    code, out, err = harmony(capsys, db, "batch", str(tmp_path / "missing.txt"))
+    assert (code, out) == (1, "")
+    assert err == f"harmony: No such file or directory: {tmp_path / 'missing.txt'}\n"
+    for port in ("99999", "0", "http"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["--db", str(db), "serve", "--port", port])
+        assert exit_.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "argument --port" in err
+        assert "Traceback" not in err
+
+
+def test_invalid_utf8_on_the_command_line_is_an_invalid_chord(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    symbol = b"C\xff7".decode("utf-8", "surrogateescape")  # what Python makes of such argv
+    code, out, err = harmony(capsys, tmp_path / "h.db", "resolve", symbol)
+    assert code == 1 and err == ""
+    error = orjson.loads(out)["error"]
+    assert (error["code"], error["symbol"]) == ("invalid_chord", "C\ufffd7")

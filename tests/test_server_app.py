@@ -128,8 +128,8 @@ def test_schema_refusal_when_the_engine_would_accept(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with running(app, headers=bearer(secret)) as http:
-            # The fake engine takes a key of any length; the schema caps it at 64.
-            r = await http.post("/v2/analyze", json={"chord": "C", "keyContext": "C" * 65})
+            # The fake engine takes a key of any length; the schema caps it at 32 (MAX_SYMBOL).
+            r = await http.post("/v2/analyze", json={"chord": "C", "keyContext": "C" * 33})
             assert r.status_code == 400
             assert r.json()["error"]["field"] == "keyContext"
 
@@ -307,7 +307,7 @@ def test_user_agent_policy_by_profile(tmp_path: Path) -> None:
         out = []
         async with running(app, headers=bearer(secret)) as http:
             for agent in ("python-requests/2.32", "Python/3.12 aiohttp/3.9", "curl/8.5.0",
-                          "my-app/1.0 (ops@example.com)"):
+                          "", " ", "my-app/1.0 (ops@example.com)"):
                 r = await http.post("/v2/analyze", json={"chord": "C"},
                                     headers={"User-Agent": agent})
                 out.append(r.status_code)
@@ -319,8 +319,9 @@ def test_user_agent_policy_by_profile(tmp_path: Path) -> None:
 
     (tmp_path / "local").mkdir()
     (tmp_path / "hosted").mkdir()
-    assert run(statuses("local")) == [200, 200, 200, 200, 200]
-    assert run(statuses("hosted")) == [403, 403, 403, 200, 200]
+    assert run(statuses("local")) == [200] * 7
+    # No User-Agent (or a blank one) identifies no integration either.
+    assert run(statuses("hosted")) == [403, 403, 403, 403, 403, 200, 200]
 
 
 def test_flood_throttle_per_ip(tmp_path: Path) -> None:
@@ -475,3 +476,90 @@ def test_mcp_tool_calls_share_the_rest_answers_and_are_still_counted(tmp_path: P
     assert [r.headers["x-quota-used"] for r in (rest, *mcp)] == ["1", "2", "3", "3", "3"]
     assert [row[2] for row in store.log_rows()] == ["rest", "mcp", "mcp", "mcp", "mcp"]
     assert [(g["symbol"], g["count"]) for g in store.vocab_gaps()] == [("H7", 2)]
+
+
+QUOTA_HEADERS = ("x-quota-limit", "x-quota-used", "ratelimit-limit", "ratelimit-remaining",
+                 "ratelimit-reset")
+
+
+def test_every_refused_call_is_logged_with_its_error_code(tmp_path: Path) -> None:
+    clock = Clock(1_800_000_010.0)
+    app, store = make(tmp_path, clock, profile="hosted", cors_origins=("https://app.example",),
+                      flood_per_minute=9)
+    key_id, secret = new_key(store)
+    big = b'{"chord": "' + b"x" * (64 * 1024) + b'"}'
+
+    async def scenario() -> None:
+        async with running(app, headers={"User-Agent": "my-app/1.0"}) as http:
+            async def streamed() -> AsyncIterator[bytes]:
+                yield big
+
+            assert (await http.get("/v2/analyze", headers=bearer(secret))).status_code == 405
+            assert (await http.get("/mcp")).status_code == 405
+            assert (await http.get("/nowhere")).status_code == 404  # no route: no log row
+            r = await http.post("/v2/analyze", json={"chord": "C"},
+                                headers={**bearer(secret), "User-Agent": "curl/8.5.0"})
+            assert r.status_code == 403
+            r = await http.post("/v2/analyze", json={"chord": "C"},
+                                headers={**bearer(secret), "Origin": "https://evil.example"})
+            assert r.status_code == 403
+            assert (await http.post("/v2/analyze", content=big,
+                                    headers=bearer(secret))).status_code == 413
+            assert (await http.post("/v2/analyze", content=streamed(),
+                                    headers=bearer(secret))).status_code == 413
+            assert (await http.post("/v2/analyze", json={"chord": "C"})).status_code == 401
+            assert (await http.post("/v2/analyze", json={"chord": "C"},
+                                    headers=bearer(secret))).status_code == 200
+            r = await http.post("/v2/analyze", json={"chord": "C"}, headers=bearer(secret))
+            assert (r.status_code, error_of(r)) == (429, "rate_limited")  # the IP's 10th
+
+    run(scenario())
+    assert [(r[1], r[2], r[4], r[5]) for r in store.log_rows()] == [
+        (key_id, "rest", 405, "method_not_allowed"),
+        (None, "mcp", 405, "method_not_allowed"),
+        (key_id, "rest", 403, "blocked_user_agent"),
+        (key_id, "rest", 403, "forbidden_origin"),
+        (key_id, "rest", 413, "payload_too_large"),
+        (key_id, "rest", 413, "payload_too_large"),
+        (None, "rest", 401, "unauthorized"),
+        (key_id, "rest", 200, None),
+        (key_id, "rest", 429, "rate_limited"),
+    ]
+
+
+def test_refusals_before_the_key_check_carry_the_quota_headers_and_count_nothing(
+        tmp_path: Path) -> None:
+    clock = Clock(1_800_000_010.0)
+    app, store = make(tmp_path, clock, profile="hosted", cors_origins=("https://app.example",),
+                      flood_per_minute=8)
+    _, secret = new_key(store)
+    big = b'{"chord": "' + b"x" * (64 * 1024) + b'"}'
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app, headers={**bearer(secret), "User-Agent": "my-app/1.0"}) as http:
+            return [
+                await http.post("/v2/analyze", json={"chord": "C"}),
+                await http.get("/v2/analyze"),
+                await http.post("/v2/analyze", json={"chord": "C"},
+                                headers={"User-Agent": "python-requests/2.32"}),
+                await http.post("/v2/analyze", json={"chord": "C"},
+                                headers={"Origin": "https://evil.example"}),
+                await http.post("/v2/analyze", content=big),
+                await http.post("/v2/analyze", json={"chord": "C"}),
+                await http.get("/v2/analyze", headers=bearer("hk_live_" + "A" * 43)),
+                await http.get("/v2/analyze", headers={"Authorization": ""}),
+                await http.post("/v2/analyze", json={"chord": "C"}),  # the IP's 9th: flood
+            ]
+
+    answers = run(scenario())
+    assert [r.status_code for r in answers] == [200, 405, 403, 403, 413, 200, 405, 405, 429]
+    assert answers[1].headers["allow"] == "POST"
+    assert answers[8].json()["error"]["code"] == "rate_limited"
+    for r in answers[:6] + answers[8:]:
+        assert all(h in r.headers for h in QUOTA_HEADERS), r.status_code
+    for r in answers[6:8]:  # no valid key: nothing to report
+        assert not any(h in r.headers for h in QUOTA_HEADERS)
+    # The refusals counted towards neither the minute nor the month.
+    assert [r.headers["ratelimit-remaining"] for r in answers[:6]] == ["29"] * 5 + ["28"]
+    assert [r.headers["x-quota-used"] for r in answers[:6]] == ["1"] * 5 + ["2"]
+    assert answers[8].headers["ratelimit-remaining"] == "28"

@@ -136,3 +136,14 @@ def test_a_worker_forked_after_opening_counts_into_the_same_file(tmp_path: Path)
     assert out.get(timeout=60) == Taken(2, 2, True)
     child.join(60)
     assert counters.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(3, 3, True)
+
+
+def test_peek_reads_without_counting(counters: Counters) -> None:
+    assert counters.peek("key_a", MINUTE, 1, MONTH) == Taken(0, 0, False)
+    counters.take("key_a", MINUTE, 2, 1, MONTH, 3)
+    counters.take("key_a", MINUTE, 2, 1, MONTH, 3)
+    for _ in range(3):  # as often as asked: nothing moves
+        assert counters.peek("key_a", MINUTE, 1, MONTH) == Taken(2, 2, False)
+    assert counters.peek("key_a", MINUTE + 1, 1, MONTH) == Taken(0, 2, False)  # a new minute
+    assert counters.peek("key_a", MINUTE + 1, 1, MONTH + 1) == Taken(0, 0, False)
+    assert counters.take("key_a", MINUTE, 2, 1, MONTH, 3) == Taken(3, 2, False)

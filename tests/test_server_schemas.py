@@ -190,3 +190,51 @@ def test_engine_refuses_whatever_the_schema_refuses(name: str, data: st.DataObje
         request.pop("keyContext", None)
     if not OPERATIONS[name].validator.is_valid(request):
         assert _engine_refuses(name, request), request
+
+
+# The other direction: what the schema (OpenAPI, MCP inputSchema) accepts, the engine answers,
+# and what the engine refuses as a malformed request, the schema refuses too.
+ENGINE_REFUSES: dict[str, list[Any]] = {
+    "analyze": [{"chord": " "}, {"chord": "\t\n"}],
+    "resolve": [{"chord": "  "}],
+    "voicing": [{"chord": "C", "progression": "Dm7 G7"}, {"chord": "C", "progression": ["G7"]},
+                {"chord": None}, {"progression": None}, {"chord": None, "progression": None},
+                {"progression": "|"}, {"progression": " | | "}, {"progression": ["|"]}],
+    "reharmonize": [{"progression": "|"}, {"progression": "  "}, {"progression": ["|", "|"]}],
+    "conduct": [{"prompt": "   "}, {"prompt": "swing", "progression": "|"},
+                {"prompt": "swing", "seed": 2**70}, {"prompt": "swing", "seed": -(2**70)},
+                {"prompt": "swing", "seed": 2**63}, {"prompt": "swing", "seed": -(2**63) - 1}],
+}
+ENGINE_ACCEPTS: dict[str, list[Any]] = {
+    # JSON clients send 4.0 for 4 (Python's json does); JSON Schema's "integer" admits it.
+    "resolve": [{"chord": "C", "octave": 4.0}, {"chord": "C", "octave": 3}],
+    "voicing": [{"chord": "C", "range": [48.0, 84.0]}, {"chord": "C", "previous": [60.0, "E4"]},
+                {"chord": "C", "progression": None}, {"progression": "Dm7 G7", "chord": None},
+                {"progression": ["|", "Dm7", "|"]}],
+    "conduct": [{"prompt": "swing", "seed": 4.0}, {"prompt": "swing", "seed": 2**63 - 1},
+                {"prompt": "swing", "seed": -(2**63)}, {"prompt": " swing "}],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE_REFUSES))
+def test_schema_refuses_what_the_engine_refuses(name: str) -> None:
+    op = OPERATIONS[name]
+    for request in ENGINE_REFUSES[name]:
+        assert _engine_refuses(name, request), request
+        assert not op.validator.is_valid(request), request
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE_ACCEPTS))
+def test_engine_answers_what_the_schema_accepts(name: str) -> None:
+    op = OPERATIONS[name]
+    for request in ENGINE_ACCEPTS[name]:
+        assert op.validator.is_valid(request), request
+        op.function(request)  # answers
+
+
+def test_integral_floats_read_as_integers() -> None:
+    assert OPERATIONS["resolve"].function({"chord": "C", "octave": 4.0}) == \
+        OPERATIONS["resolve"].function({"chord": "C", "octave": 4})
+    voicing = OPERATIONS["voicing"].function
+    assert voicing({"chord": "G7", "previous": [64.0, 65], "range": [40.0, 80]}) == \
+        voicing({"chord": "G7", "previous": [64, 65], "range": [40, 80]})

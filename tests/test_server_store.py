@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from server.store import MIGRATIONS, LogRow, Store
+from server.store import MIGRATIONS, LogRow, Store, hash_secret
 
 
 def test_log_bodies_round_trip_byte_for_byte(tmp_path: Path) -> None:
@@ -48,3 +48,20 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'request_log'")}
     assert indexes == {"request_log_ts", "request_log_bodies"}
     assert store.conn.execute("SELECT version FROM schema_version").fetchone() == (3,)
+
+
+def test_a_plan_change_drops_the_enterprise_limits(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "harmony.db"))
+    store.create_account("acme", "free")
+    _, secret = store.create_key("acme")
+    store.set_limits("acme", 5, 9)
+    record = store.lookup_key(hash_secret(secret))
+    assert record is not None
+    assert (record.plan.name, record.per_minute, record.per_month) == ("enterprise", 5, 9)
+    store.set_plan("acme", "developer")
+    record = store.lookup_key(hash_secret(secret))
+    assert record is not None
+    assert (record.plan.name, record.per_minute, record.per_month) == ("developer", 300, 100_000)
+    store.set_plan("acme", "enterprise")  # back to enterprise: the plan's defaults until set
+    record = store.lookup_key(hash_secret(secret))
+    assert record is not None and (record.per_minute, record.per_month) == (1_000, 1_000_000)
