@@ -80,10 +80,9 @@ class Reply:
 class Gate(Protocol):
     """The service's keys, limits, quota and request log, as seen by the MCP route."""
 
-    async def admit(self, headers: Mapping[str, str]) -> Any:
-        """Check the bearer key and the per-minute limits; raise a ``HarmonyError`` to refuse.
-
-        Returns a ticket handed back to ``settle``."""
+    async def admit(self, headers: Mapping[str, str]) -> tuple[Any, HarmonyError | None]:
+        """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
+        ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
 
     async def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
                      started: float, body: bytes, symbol: str | None = None) -> Headers:
@@ -256,37 +255,66 @@ class McpEndpoint:
 
     async def _tools_call(self, request: _Request) -> bytes:
         started = time.perf_counter()
+        tool, arguments = self._tool_and_arguments(request.params)  # -32602 spends nothing
+        encoded = orjson.dumps(arguments)
         gate = request.gate
-        ticket = None if gate is None else await gate.admit(request.headers)
-        name, arguments = request.params.get("name"), request.params.get("arguments")
+        if gate is None:
+            payload, error = _outcome(tool, arguments, encoded)
+            return _call_result(payload, error is not None, request.modern)
+        ticket, refused = await gate.admit(request.headers)
+        payload, error, status = b"", refused, 499  # 499 stands until the call has an outcome
+        try:
+            if refused is None:
+                payload, error = _outcome(tool, arguments, encoded)
+            status = 200 if error is None else STATUS.get(error.code, 500)
+        finally:  # every admitted call is settled: quota spent on success only, one log row
+            request.extra_headers = await gate.settle(
+                ticket, operation=tool.operation, status=status,
+                error=None if error is None else error.code, started=started, body=encoded,
+                symbol=error.symbol if isinstance(error, InvalidChord) else None)
+        if refused is not None:
+            raise refused  # an HTTP-level answer, with the headers ``settle`` gave
+        return _call_result(payload, error is not None, request.modern)
+
+    def _tool_and_arguments(self, params: dict[str, Any]) -> tuple[McpTool, dict[str, Any]]:
+        name, arguments = params.get("name"), params.get("arguments")
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise _RpcError(INVALID_PARAMS, f"unknown tool: {name!r}",
                             {"tools": list(self.tools)})
         if arguments is None:
-            arguments = {}
-        elif not isinstance(arguments, dict):
+            return tool, {}
+        if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
-        encoded = orjson.dumps(arguments)
-        symbol = None
-        try:
-            payload, is_error, status, code = tool.result(arguments, encoded), False, 200, None
-        except HarmonyError as e:  # logged with the status REST would have answered
-            payload, is_error, status, code = orjson.dumps(e.to_dict()), True, STATUS[e.code], e.code
-            symbol = e.symbol if isinstance(e, InvalidChord) else None
-        except Exception:  # a bug: report it like REST does, the trace to the server's log only
-            traceback.print_exc(file=sys.stderr)
-            err = InternalError("internal error")
-            payload, is_error, status, code = orjson.dumps(err.to_dict()), True, 500, err.code
-        if gate is not None:
-            request.extra_headers = await gate.settle(
-                ticket, operation=tool.operation, status=status, error=code, started=started,
-                body=encoded, symbol=symbol)
-        # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
-        tail = _MODERN_CALL_TAIL if request.modern else b"}"
-        return b"".join((b'{"content":[{"type":"text","text":', _as_text(payload),
-                         b'}],"structuredContent":', payload,
-                         b',"isError":true' if is_error else b',"isError":false', tail))
+        return tool, arguments
+
+
+def tool_error(exc: Exception) -> HarmonyError:
+    """The error a tool result carries for ``exc``: an engine error as it is; anything else is a
+    bug, reported as REST reports it (the trace to the server's stderr only, the client learns
+    ``internal_error``). Shared by /mcp and the stdio servers."""
+    if isinstance(exc, HarmonyError):
+        return exc
+    traceback.print_exception(exc, file=sys.stderr)
+    return InternalError("internal error")
+
+
+def _outcome(tool: McpTool, arguments: dict[str, Any], encoded: bytes
+             ) -> tuple[bytes, HarmonyError | None]:
+    """The result JSON of a call and ``None``, or the error object and its error."""
+    try:
+        return tool.result(arguments, encoded), None
+    except Exception as exc:
+        error = tool_error(exc)
+        return orjson.dumps(error.to_dict()), error
+
+
+def _call_result(payload: bytes, is_error: bool, modern: bool) -> bytes:
+    # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
+    return b"".join((b'{"content":[{"type":"text","text":', _as_text(payload),
+                     b'}],"structuredContent":', payload,
+                     b',"isError":true' if is_error else b',"isError":false',
+                     _MODERN_CALL_TAIL if modern else b"}"))
 
 
 _INSTRUCTIONS = ("Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "

@@ -1,10 +1,12 @@
 """The /mcp JSON-RPC handler at the protocol level: every response shape is checked with the SDK's
 own types (``mcp.types`` for the handshake era, the 2026-07-28 wire models for the per-request
 era). A tiny inline tool table keeps these tests about the transport; the real tools are tested
-in test_mcp_tools.py and through real clients in test_mcp_client.py."""
+in test_mcp_service.py (the service in-process) and through real clients in
+test_mcp_client.py."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import anyio
@@ -40,20 +42,23 @@ class FakeGate:
 
     def __init__(self, keys: dict[str, str], refuse: Exception | None = None) -> None:
         self.keys, self.refuse, self.settled = keys, refuse, []  # type: ignore[var-annotated]
+        self.admitted = 0
 
-    async def admit(self, headers: Any) -> str:
+    async def admit(self, headers: Any) -> tuple[str | None, Exception | None]:
+        self.admitted += 1
         auth = headers.get("authorization", "")
         account = self.keys.get(auth.removeprefix("Bearer ")) if auth.startswith("Bearer ") \
             else None
         if account is None:
-            raise Unauthorized("a valid API key is required")
-        if self.refuse is not None:
-            raise self.refuse
-        return account
+            return None, Unauthorized("a valid API key is required")
+        return account, self.refuse
 
     async def settle(self, ticket: Any, **record: Any) -> list[tuple[bytes, bytes]]:
         self.settled.append((ticket, record))
-        return [(b"x-quota-used", str(len(self.settled)).encode())]
+        if ticket is None:  # no valid key: no quota to report
+            return []
+        used = sum(t is not None and r["status"] == 200 for t, r in self.settled)
+        return [(b"x-quota-used", str(used).encode())]
 
 
 def call(endpoint: McpEndpoint, message: Any, headers: dict[str, str] | None = None,
@@ -205,7 +210,10 @@ def test_tools_call_needs_the_bearer_key():
         assert reply.status == 401
         assert dict(reply.headers)[b"www-authenticate"].startswith(b"Bearer")
         assert error_of(reply).data["code"] == "unauthorized"
-    assert gate.settled == []
+        assert b"x-quota-used" not in dict(reply.headers)
+    # each refusal is settled (logged with its code and the tool's operation), without a ticket
+    assert [(t, r["operation"], r["status"], r["error"]) for t, r in gate.settled] == \
+        [(None, "echo", 401, "unauthorized")] * 3
     reply = call(endpoint, message, {"authorization": "Bearer hk_live_good"}, gate=gate)
     assert types.CallToolResult.model_validate(result_of(reply)).structured_content["chord"] == "C"  # type: ignore[index]
     assert (b"x-quota-used", b"1") in reply.headers
@@ -224,14 +232,47 @@ def test_calls_are_settled_with_the_rest_status_of_their_outcome():
     assert orjson.loads(failed["body"]) == {"chord": "H7"}
 
 
-def test_limits_are_429_with_retry_after():
+def test_limits_are_429_with_retry_after_and_the_gate_headers():
     gate = FakeGate({"k": "acme"}, refuse=QuotaExceeded("monthly quota used up", retryAfter=3600))
     endpoint = McpEndpoint({"echo_chord": ECHO})
     reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
                  {"authorization": "Bearer k"}, gate=gate)
     assert reply.status == 429 and (b"retry-after", b"3600") in reply.headers
+    assert (b"x-quota-used", b"0") in reply.headers  # what settle gave, as on REST's 429
     assert error_of(reply).data == {"code": "quota_exceeded", "message": "monthly quota used up",
                                     "retryAfter": 3600}
+    [(ticket, record)] = gate.settled
+    assert (ticket, record["status"], record["error"]) == ("acme", 429, "quota_exceeded")
+
+
+@pytest.mark.parametrize("params", [
+    {"name": "no_such_tool", "arguments": {}},
+    {"name": "echo_chord", "arguments": [1]},
+    {"arguments": {}},
+])
+def test_invalid_tool_calls_never_reach_the_gate(params):
+    gate = FakeGate({"k": "acme"})
+    reply = call(McpEndpoint({"echo_chord": ECHO}), rpc("tools/call", params),
+                 {"authorization": "Bearer k"}, gate=gate)
+    assert error_of(reply).code == -32602
+    assert (gate.admitted, gate.settled) == (0, [])  # no minute, no quota, no reservation
+
+
+def test_an_unexpected_exception_is_an_internal_error_result_and_settled_as_500(capsys):
+    def broken(arguments: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError("a bug at /srv/secret")
+
+    gate = FakeGate({"k": "acme"})
+    endpoint = McpEndpoint({"echo_chord": dataclasses.replace(ECHO, call=broken)})
+    reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
+                 {"authorization": "Bearer k"}, gate=gate)
+    result = types.CallToolResult.model_validate(result_of(reply))
+    assert result.is_error
+    assert result.structured_content == {"error": {"code": "internal_error",
+                                                   "message": "internal error"}}
+    assert b"/srv/secret" not in reply.body and "/srv/secret" in capsys.readouterr().err
+    [(_, record)] = gate.settled
+    assert (record["status"], record["error"]) == (500, "internal_error")
 
 
 # -- the per-request era (2026-07-28): envelope in params._meta, routing headers --------------

@@ -139,6 +139,13 @@ def test_tool_calls_spend_the_rest_quota(server: LiveServer) -> None:
     before = used()
     session(server, "legacy", server.key, script)
     assert used() == before + 1 + 2
+    # calls of no tool or with arguments that are not an object: JSON-RPC -32602, never counted
+    for params in ({"name": "nope"}, {"name": "analyze_chord", "arguments": [1]}):
+        raw = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": 9,
+                                                    "method": "tools/call", "params": params},
+                         headers={"authorization": f"Bearer {server.key}"})
+        assert raw.status_code == 200 and raw.json()["error"]["code"] == -32602
+    assert used() == before + 1 + 2 + 1
 
 
 def test_http_surface_of_the_route(server: LiveServer) -> None:
