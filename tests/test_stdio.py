@@ -135,3 +135,25 @@ def test_proxy_requests_carry_the_key_and_an_explicit_user_agent() -> None:
     assert all(r.headers["user-agent"] == USER_AGENT and
                r.headers["authorization"] == "Bearer hk_live_k" for r in seen)
     assert orjson.loads(seen[0].content) == {"chord": "H"}
+
+
+def test_in_process_reports_a_bug_as_an_internal_error_result(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]
+                                                              ) -> None:
+    import dataclasses
+
+    from server.mcp import tool_table
+    from server.stdio import call_in_process
+
+    def broken(request: Any) -> dict[str, Any]:
+        raise RuntimeError("a bug at /srv/secret")
+
+    monkeypatch.setitem(OPERATIONS, "resolve",
+                        dataclasses.replace(OPERATIONS["resolve"], impl=broken))
+    tool = tool_table()["resolve_chord"]
+    error, failed = anyio.run(call_in_process, tool, {"chord": "C"})
+    assert failed and error == {"error": {"code": "internal_error", "message": "internal error"}}
+    assert "/srv/secret" in capsys.readouterr().err  # the trace stays on the server's stderr
+    # an engine error is still passed as it is
+    error, failed = anyio.run(call_in_process, tool_table()["analyze_chord"], {"chord": "H7"})
+    assert failed and error["error"]["code"] == "invalid_chord"
