@@ -190,10 +190,10 @@ class McpEndpoint:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return _rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
+        if _is_notification_or_response(message):
+            return Reply(202, [])  # nothing to answer, so no body and no content-type
         if "id" not in message:
-            # A notification, or a response to a request we never send: nothing to answer.
-            return Reply(202, []) if isinstance(message.get("method"), str) else \
-                _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+            return _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return await self._request(message, headers, gate)
 
     async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
@@ -340,6 +340,15 @@ def _as_text(payload: bytes) -> bytes:
     """The result JSON as a JSON string (the text content block). A kept answer comes back as
     the same bytes object, so its text form is kept too: escaping 750 bytes cost 1.8 µs."""
     return _kept_text(payload) if len(payload) <= _KEPT_TEXT else orjson.dumps(payload.decode())
+
+
+def _is_notification_or_response(message: dict[str, Any]) -> bool:
+    """A notification (a method, no id) or a response (an id and a result or an error, no
+    method): the transport answers both 202 Accepted, with no body. (This server sends no
+    requests, so a response has nothing to complete here; it is accepted all the same.)"""
+    if "method" in message:
+        return "id" not in message and isinstance(message["method"], str)
+    return "id" in message and ("result" in message) != ("error" in message)
 
 
 def _result_body(rid: int | str, result: bytes) -> bytes:

@@ -116,9 +116,16 @@ def test_initialize_offers_the_newest_version_for_an_unknown_one(open_endpoint):
 def test_notifications_and_client_responses_are_accepted_with_202(open_endpoint):
     for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
                     {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                     "params": {"requestId": 3}}):
+                     "params": {"requestId": 3}},
+                    {"jsonrpc": "2.0", "id": 5, "result": {}},
+                    {"jsonrpc": "2.0", "id": "s-1", "error": {"code": -32601, "message": "no"}}):
         reply = call(open_endpoint, message)
-        assert (reply.status, reply.body) == (202, b"")
+        assert (reply.status, reply.headers, reply.body) == (202, [], b""), message
+    # neither a request, nor a notification, nor a response
+    for message in ({"jsonrpc": "2.0", "id": 5}, {"jsonrpc": "2.0", "id": 5, "result": {},
+                                                  "error": {"code": 1, "message": "x"}},
+                    {"jsonrpc": "2.0", "result": {}}):
+        assert call(open_endpoint, message).status == 400, message
 
 
 def test_ping_and_tools_list_need_no_key():

@@ -14,6 +14,8 @@ import orjson
 
 from server.schemas import OPERATIONS
 from tests.server_fixtures import bearer, make, new_key, running
+from tests.test_server_rsgi import Protocol
+from tests.test_server_rsgi import call as rsgi_call
 
 
 def run(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -134,3 +136,21 @@ def test_refused_tool_calls_are_logged_with_their_code_and_operation(tmp_path: P
                     (key_id, "mcp", "analyze", 200, None),
                     (key_id, "mcp", "analyze", 429, "rate_limited"),
                     (key_id, "rest", "analyze", 429, "rate_limited")]
+
+
+def test_a_202_has_no_body_and_no_content_type(tmp_path: Path) -> None:
+    app, _ = make(tmp_path)
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app) as http:
+            return [await post_mcp(http, {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                    await post_mcp(http, {"jsonrpc": "2.0", "id": 5, "result": {}})]
+
+    for accepted in run(scenario()):
+        assert accepted.status_code == 202 and accepted.content == b""
+        assert "content-type" not in accepted.headers
+    # the same through granian's RSGI entry
+    body = b'{"jsonrpc":"2.0","id":5,"result":{}}'
+    _, status, headers, content = rsgi_call(app, "POST", "/mcp",
+                                            {"content-length": str(len(body))}, Protocol([body]))
+    assert (status, content) == (202, b"") and "content-type" not in headers
