@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import sys
 import time
-import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Protocol
+from functools import lru_cache
+from typing import Any, Protocol
 
 import orjson
 from mcp_types import (
@@ -42,12 +40,12 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 
-from engine.errors import HarmonyError, InternalError, InvalidChord
+from engine.errors import HarmonyError, InvalidChord
 from engine.version import PACKAGE_VERSION
+from server.mcp_tools import McpTool, tool_error, tool_table
 from server.responses import STATUS, error_response
 
-if TYPE_CHECKING:
-    from server.schemas import Operation
+__all__ = ["Gate", "McpEndpoint", "McpTool", "Reply", "tool_error", "tool_table"]
 
 SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
@@ -88,54 +86,6 @@ class Gate(Protocol):
                      started: float, body: bytes, symbol: str | None = None) -> Headers:
         """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
         when ``status`` is 2xx; return the quota and rate-limit headers for the response."""
-
-
-@dataclass(frozen=True, slots=True)
-class McpTool:
-    """One tool: the REST operation it runs, the engine call and its ``tools/list`` entry."""
-
-    name: str
-    operation: str
-    path: str
-    call: Callable[[dict[str, Any]], dict[str, Any]]
-    descriptor: dict[str, Any]
-    # Encoded arguments -> encoded result: REST's answerer (``server.routes.answerer``), with
-    # the same kept answers for analyze and resolve, so a repeated call skips the engine.
-    # Without it, ``call`` runs and its result is encoded.
-    answer: Callable[[bytes], bytes] | None = None
-
-    def result(self, arguments: dict[str, Any], encoded: bytes) -> bytes:
-        """The result JSON of a call; ``encoded`` is ``arguments`` as JSON."""
-        if self.answer is not None:
-            return self.answer(encoded)
-        return orjson.dumps(self.call(arguments))
-
-
-_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                "openWorldHint": False}
-
-
-def tool_table(operations: Iterable[Operation] | None = None,
-               answers: Mapping[str, Callable[[bytes], bytes]] | None = None
-               ) -> dict[str, McpTool]:
-    """The tools of the service's one schema table (``server.schemas``), each validated and run
-    exactly as its REST route does (``server.routes.run_operation``). Operations whose engine
-    function has not landed are left out, as REST leaves out their routes. ``answers`` (by
-    operation name) lets the tools share the REST routes' answerers and their kept answers."""
-    from server.routes import answerer, run_operation
-    from server.schemas import OPERATIONS
-
-    tools = {}
-    for op in OPERATIONS.values() if operations is None else operations:
-        if not op.available:
-            continue
-        title = op.tool.replace("_", " ").capitalize()
-        tools[op.tool] = McpTool(op.tool, op.name, op.path, partial(run_operation, op), {
-            "name": op.tool, "title": title, "description": op.description,
-            "inputSchema": op.request_schema, "outputSchema": op.result_schema,
-            "annotations": {"title": title, **_ANNOTATIONS}},
-            (answers or {}).get(op.name) or answerer(op))
-    return tools
 
 
 class _RpcError(Exception):
@@ -287,16 +237,6 @@ class McpEndpoint:
         if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
         return tool, arguments
-
-
-def tool_error(exc: Exception) -> HarmonyError:
-    """The error a tool result carries for ``exc``: an engine error as it is; anything else is a
-    bug, reported as REST reports it (the trace to the server's stderr only, the client learns
-    ``internal_error``). Shared by /mcp and the stdio servers."""
-    if isinstance(exc, HarmonyError):
-        return exc
-    traceback.print_exception(exc, file=sys.stderr)
-    return InternalError("internal error")
 
 
 def _outcome(tool: McpTool, arguments: dict[str, Any], encoded: bytes

@@ -21,7 +21,7 @@ from mcp.server.stdio import stdio_server
 
 from engine.errors import InternalError
 from engine.version import PACKAGE_VERSION
-from server.mcp import McpTool, tool_error, tool_table
+from server.mcp_tools import McpTool, tool_error, tool_table
 
 USER_AGENT = f"harmony-mcp/{PACKAGE_VERSION}"
 Caller = Callable[[McpTool, dict[str, Any]], Awaitable[tuple[dict[str, Any], bool]]]

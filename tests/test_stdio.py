@@ -100,7 +100,7 @@ def test_proxy_mode_reports_an_unreachable_service() -> None:
 
 
 def test_proxy_requests_carry_the_key_and_an_explicit_user_agent() -> None:
-    from server.mcp import McpTool
+    from server.mcp_tools import McpTool
     from server.stdio import USER_AGENT, remote_caller
 
     seen: list[httpx.Request] = []
@@ -137,7 +137,7 @@ def test_in_process_reports_a_bug_as_an_internal_error_result(monkeypatch: pytes
                                                               ) -> None:
     import dataclasses
 
-    from server.mcp import tool_table
+    from server.mcp_tools import tool_table
     from server.stdio import call_in_process
 
     def broken(request: Any) -> dict[str, Any]:
