@@ -7,7 +7,8 @@ handler decodes once, dispatches on the method and splices pre-encoded bytes: te
 Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
 
 - handshake era (2024-11-05 .. 2025-11-25): ``initialize``, then plain requests; the version is
-  echoed when known, else the newest handshake version is offered;
+  echoed when known, else the newest handshake version is offered; a JSON-RPC batch is answered
+  only where 2025-03-26 allowed it (that version, or no version header), else refused with 400;
 - per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
   info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
@@ -63,6 +64,9 @@ SERVICE_ERROR = -32001
 _MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
                   UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
 MAX_BODY = 64 * 1024
+# The one version whose clients may send a JSON-RPC batch (2025-06-18 removed batches). A POST
+# without MCP-Protocol-Version is taken for it, as the transport spec asks of servers.
+BATCH_VERSION = "2025-03-26"
 
 _JSON = (b"content-type", b"application/json")
 Headers = list[tuple[bytes, bytes]]
@@ -137,6 +141,12 @@ class McpEndpoint:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
             return _rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
+        if isinstance(message, list) and version in (None, BATCH_VERSION):
+            return await self._batch(message, headers, gate)
+        return await self._message(message, headers, gate)
+
+    async def _message(self, message: Any, headers: Mapping[str, str],
+                       gate: Gate | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return _rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
@@ -145,6 +155,27 @@ class McpEndpoint:
         if "id" not in message:
             return _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return await self._request(message, headers, gate)
+
+    async def _batch(self, messages: list[Any], headers: Mapping[str, str],
+                     gate: Gate | None) -> Reply:
+        """A JSON-RPC batch: each message answered as if posted alone, in order, the answers in
+        one array; notifications and responses get none (only those: 202). The status is 200,
+        a refused call's 401/429 is its element's error (its ``data`` is the error object);
+        the headers are those of the elements, the last one of a name winning (the quota as
+        it stands after the batch)."""
+        if not messages:
+            return _rpc_reply(None, INVALID_REQUEST, "invalid request: an empty batch", 400)
+        answers: list[bytes] = []
+        merged: dict[bytes, bytes] = {}
+        for message in messages:
+            reply = await self._message(message, headers, gate)
+            if reply.status != 202:
+                answers.append(reply.body)
+                merged.update(reply.headers)
+        if not answers:
+            return Reply(202, [])
+        merged[_JSON[0]] = _JSON[1]
+        return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
 
     async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:

@@ -177,8 +177,7 @@ def test_json_rpc_errors_for_unknown_methods_and_bad_params(open_endpoint, messa
 
 @pytest.mark.parametrize(("body", "code"), [
     (b"{not json", -32700),
-    (b"[]", -32600),
-    (orjson.dumps([rpc("ping")]), -32600),  # batches were removed from the protocol
+    (b"[]", -32600),  # an empty batch
     (orjson.dumps({"jsonrpc": "1.0", "id": 1, "method": "ping"}), -32600),
     (orjson.dumps({"jsonrpc": "2.0", "id": True, "method": "ping"}), -32600),
     (orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": 7}), -32600),
@@ -187,6 +186,50 @@ def test_bodies_that_are_not_one_json_rpc_request_are_400(open_endpoint, body, c
     reply = call(open_endpoint, body)
     assert reply.status == 400
     assert error_of(reply).code == code
+
+
+@pytest.mark.parametrize("headers", [{}, {"mcp-protocol-version": "2025-03-26"}])
+def test_a_batch_is_answered_where_2025_03_26_allowed_it(open_endpoint, headers):
+    batch = [rpc("ping", rid=1),
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": "G7"}}, rid="two"),
+             {"jsonrpc": "2.0", "id": 9, "result": {}},   # a response: no answer
+             rpc("tools/call", {"name": "nope"}, rid=3),
+             7]
+    reply = call(open_endpoint, batch, headers)
+    assert reply.status == 200 and (b"content-type", b"application/json") in reply.headers
+    answers = [types.jsonrpc_message_adapter.validate_python(a)
+               for a in orjson.loads(reply.body)]
+    assert [a.id for a in answers] == [1, "two", 3, None]  # in order, one per request
+    assert isinstance(answers[0], types.JSONRPCResponse) and answers[0].result == {}
+    call_result = types.CallToolResult.model_validate(answers[1].result)  # type: ignore[union-attr]
+    assert call_result.structured_content == {"chord": "G7", "size": 1}
+    assert [a.error.code for a in answers[2:]] == [-32602, -32600]  # type: ignore[union-attr]
+    only_notifications = [{"jsonrpc": "2.0", "method": "notifications/initialized"},
+                          {"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "x"}}]
+    accepted = call(open_endpoint, only_notifications, headers)
+    assert (accepted.status, accepted.headers, accepted.body) == (202, [], b"")
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", MODERN])
+def test_a_batch_is_400_in_the_versions_that_removed_batches(open_endpoint, version):
+    reply = call(open_endpoint, [rpc("ping")], {"mcp-protocol-version": version})
+    assert reply.status == 400 and error_of(reply).code == -32600
+
+
+def test_each_tool_call_of_a_batch_passes_the_gate():
+    gate = FakeGate({"k": "acme"})
+    batch = [rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": c}}, rid=i)
+             for i, c in enumerate(("C", "H7", "D"))]
+    reply = call(McpEndpoint({"echo_chord": ECHO}), batch, {"authorization": "Bearer k"},
+                 gate=gate)
+    assert [r["status"] for _, r in gate.settled] == [200, 400, 200]
+    assert [a["result"]["isError"] for a in orjson.loads(reply.body)] == [False, True, False]
+    assert dict(reply.headers)[b"x-quota-used"] == b"2"  # the quota after the whole batch
+    refused = call(McpEndpoint({"echo_chord": ECHO}), batch[:1], gate=gate)
+    assert refused.status == 200  # the refusal travels in its element
+    [answer] = orjson.loads(refused.body)
+    assert answer["error"]["data"]["code"] == "unauthorized"
 
 
 def test_an_unknown_protocol_version_header_is_400(open_endpoint):

@@ -154,3 +154,22 @@ def test_a_202_has_no_body_and_no_content_type(tmp_path: Path) -> None:
     _, status, headers, content = rsgi_call(app, "POST", "/mcp",
                                             {"content-length": str(len(body))}, Protocol([body]))
     assert (status, content) == (202, b"") and "content-type" not in headers
+
+
+def test_a_2025_03_26_batch_of_tool_calls_counts_each_call(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    batch = [tool_call("analyze_chord", {"chord": "C"}, rid=1),
+             tool_call("analyze_chord", {"chord": "H7"}, rid=2),
+             tool_call("analyze_chord", {"chord": "D"}, rid=3)]
+
+    async def scenario() -> httpx.Response:
+        async with running(app, headers=bearer(secret)) as http:
+            return await post_mcp(http, batch, **{"mcp-protocol-version": "2025-03-26"})
+
+    reply = run(scenario())
+    assert reply.status_code == 200 and reply.headers["content-type"] == "application/json"
+    assert [a["result"]["isError"] for a in reply.json()] == [False, True, False]
+    assert reply.headers["x-quota-used"] == "2" and reply.headers["ratelimit-remaining"] == "27"
+    assert [(r[2], r[4], r[5]) for r in store.log_rows()] == [
+        ("mcp", 200, None), ("mcp", 400, "invalid_chord"), ("mcp", 200, None)]
