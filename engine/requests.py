@@ -28,8 +28,9 @@ def require_object(request: Any) -> dict[str, Any]:
 def get_str(request: dict[str, Any], field: str, *, default: str | None = None,
             required: bool = False, max_len: int | None = None,
             aliases: tuple[str, ...] = ()) -> str | None:
-    """A string field (or one of its aliases); ``default`` when absent or null."""
-    value = _lookup(request, field, aliases)
+    """A string field (or one of its aliases, then named in errors); ``default`` when absent or
+    null."""
+    field, value = _lookup(request, field, aliases)
     if value is None:
         if required:
             raise InvalidRequest(f"field '{field}' is required", field=field)
@@ -86,11 +87,17 @@ def get_list(request: dict[str, Any], field: str, *, max_items: int | None = Non
     return value
 
 
-def _lookup(request: dict[str, Any], field: str, aliases: tuple[str, ...]) -> Any:
+def _lookup(request: dict[str, Any], field: str, aliases: tuple[str, ...]) -> tuple[str, Any]:
+    """``(name, value)`` of the field, else of its first alias given. A field and an alias both
+    given must agree: ``{"key": "Cm", "keyContext": "Gm"}`` is refused, not quietly read as Cm."""
     value = request.get(field)
-    if value is None:
-        for alias in aliases:
-            value = request.get(alias)
-            if value is not None:
-                break
-    return value
+    for alias in aliases:
+        other = request.get(alias)
+        if other is None:
+            continue
+        if value is None:
+            value, field = other, alias
+        elif other != value:
+            raise InvalidRequest(f"field '{alias}' is an alias of '{field}' and differs from "
+                                 "it: give one of them", field=alias)
+    return field, value

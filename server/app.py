@@ -301,22 +301,25 @@ class McpGate:
     def __init__(self, app: HarmonyApp, ctx: Context) -> None:
         self.app, self.ctx = app, ctx
 
-    async def admit(self, headers: Mapping[str, str]) -> Admission | None:
-        """Check the bearer key and count the call in its minute; raises the 401/429 errors."""
+    async def admit(self, headers: Mapping[str, str]
+                    ) -> tuple[Admission | None, HarmonyError | None]:
+        """Check the bearer key and count the call in its minute and month: the ticket, and the
+        401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
         if not self.app.settings.auth:
-            return None
-        key = self.app.auth.authenticate(headers.get("authorization"))
+            return None, None
+        try:
+            key = self.app.auth.authenticate(headers.get("authorization"))
+        except HarmonyError as refused:
+            return None, refused
         self.ctx.key = key
         admission = self.app.limiter.admit(key)
-        if admission.error is not None:
-            raise admission.error
-        return admission
+        return admission, admission.error
 
     async def settle(self, ticket: Admission | None, *, operation: str, status: int,
                      error: str | None, started: float, body: bytes,
                      symbol: str | None = None) -> list[tuple[bytes, bytes]]:
-        """Spend the reserved quota only on success, log the tool call (a chord symbol that
-        failed to parse is counted for vocab-gaps, as on REST), give the headers."""
+        """Spend the reserved quota only on success, log the tool call or its refusal (a chord
+        symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
         self.ctx.logged = True
         self.app.log.record(LogRow(
             ts=time.time(), key_id=ticket.key.key_id if ticket else None, surface="mcp",

@@ -7,7 +7,8 @@ handler decodes once, dispatches on the method and splices pre-encoded bytes: te
 Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
 
 - handshake era (2024-11-05 .. 2025-11-25): ``initialize``, then plain requests; the version is
-  echoed when known, else the newest handshake version is offered;
+  echoed when known, else the newest handshake version is offered; a JSON-RPC batch is answered
+  only where 2025-03-26 allowed it (that version, or no version header), else refused with 400;
 - per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
   info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
@@ -22,13 +23,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import sys
 import time
-import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Protocol
+from functools import lru_cache
+from typing import Any, Protocol
 
 import orjson
 from mcp_types import (
@@ -42,12 +41,12 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 
-from engine.errors import HarmonyError, InternalError, InvalidChord
+from engine.errors import HarmonyError, InvalidChord
 from engine.version import PACKAGE_VERSION
+from server.mcp_tools import McpTool, tool_error, tool_table
 from server.responses import STATUS, error_response
 
-if TYPE_CHECKING:
-    from server.schemas import Operation
+__all__ = ["Gate", "McpEndpoint", "McpTool", "Reply", "tool_error", "tool_table"]
 
 SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
@@ -65,6 +64,9 @@ SERVICE_ERROR = -32001
 _MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
                   UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
 MAX_BODY = 64 * 1024
+# The one version whose clients may send a JSON-RPC batch (2025-06-18 removed batches). A POST
+# without MCP-Protocol-Version is taken for it, as the transport spec asks of servers.
+BATCH_VERSION = "2025-03-26"
 
 _JSON = (b"content-type", b"application/json")
 Headers = list[tuple[bytes, bytes]]
@@ -80,63 +82,14 @@ class Reply:
 class Gate(Protocol):
     """The service's keys, limits, quota and request log, as seen by the MCP route."""
 
-    async def admit(self, headers: Mapping[str, str]) -> Any:
-        """Check the bearer key and the per-minute limits; raise a ``HarmonyError`` to refuse.
-
-        Returns a ticket handed back to ``settle``."""
+    async def admit(self, headers: Mapping[str, str]) -> tuple[Any, HarmonyError | None]:
+        """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
+        ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
 
     async def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
                      started: float, body: bytes, symbol: str | None = None) -> Headers:
         """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
         when ``status`` is 2xx; return the quota and rate-limit headers for the response."""
-
-
-@dataclass(frozen=True, slots=True)
-class McpTool:
-    """One tool: the REST operation it runs, the engine call and its ``tools/list`` entry."""
-
-    name: str
-    operation: str
-    path: str
-    call: Callable[[dict[str, Any]], dict[str, Any]]
-    descriptor: dict[str, Any]
-    # Encoded arguments -> encoded result: REST's answerer (``server.routes.answerer``), with
-    # the same kept answers for analyze and resolve, so a repeated call skips the engine.
-    # Without it, ``call`` runs and its result is encoded.
-    answer: Callable[[bytes], bytes] | None = None
-
-    def result(self, arguments: dict[str, Any], encoded: bytes) -> bytes:
-        """The result JSON of a call; ``encoded`` is ``arguments`` as JSON."""
-        if self.answer is not None:
-            return self.answer(encoded)
-        return orjson.dumps(self.call(arguments))
-
-
-_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                "openWorldHint": False}
-
-
-def tool_table(operations: Iterable[Operation] | None = None,
-               answers: Mapping[str, Callable[[bytes], bytes]] | None = None
-               ) -> dict[str, McpTool]:
-    """The tools of the service's one schema table (``server.schemas``), each validated and run
-    exactly as its REST route does (``server.routes.run_operation``). Operations whose engine
-    function has not landed are left out, as REST leaves out their routes. ``answers`` (by
-    operation name) lets the tools share the REST routes' answerers and their kept answers."""
-    from server.routes import answerer, run_operation
-    from server.schemas import OPERATIONS
-
-    tools = {}
-    for op in OPERATIONS.values() if operations is None else operations:
-        if not op.available:
-            continue
-        title = op.tool.replace("_", " ").capitalize()
-        tools[op.tool] = McpTool(op.tool, op.name, op.path, partial(run_operation, op), {
-            "name": op.tool, "title": title, "description": op.description,
-            "inputSchema": op.request_schema, "outputSchema": op.result_schema,
-            "annotations": {"title": title, **_ANNOTATIONS}},
-            (answers or {}).get(op.name) or answerer(op))
-    return tools
 
 
 class _RpcError(Exception):
@@ -188,14 +141,41 @@ class McpEndpoint:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
             return _rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
+        if isinstance(message, list) and version in (None, BATCH_VERSION):
+            return await self._batch(message, headers, gate)
+        return await self._message(message, headers, gate)
+
+    async def _message(self, message: Any, headers: Mapping[str, str],
+                       gate: Gate | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return _rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
+        if _is_notification_or_response(message):
+            return Reply(202, [])  # nothing to answer, so no body and no content-type
         if "id" not in message:
-            # A notification, or a response to a request we never send: nothing to answer.
-            return Reply(202, []) if isinstance(message.get("method"), str) else \
-                _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+            return _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return await self._request(message, headers, gate)
+
+    async def _batch(self, messages: list[Any], headers: Mapping[str, str],
+                     gate: Gate | None) -> Reply:
+        """A JSON-RPC batch: each message answered as if posted alone, in order, the answers in
+        one array; notifications and responses get none (only those: 202). The status is 200,
+        a refused call's 401/429 is its element's error (its ``data`` is the error object);
+        the headers are those of the elements, the last one of a name winning (the quota as
+        it stands after the batch)."""
+        if not messages:
+            return _rpc_reply(None, INVALID_REQUEST, "invalid request: an empty batch", 400)
+        answers: list[bytes] = []
+        merged: dict[bytes, bytes] = {}
+        for message in messages:
+            reply = await self._message(message, headers, gate)
+            if reply.status != 202:
+                answers.append(reply.body)
+                merged.update(reply.headers)
+        if not answers:
+            return Reply(202, [])
+        merged[_JSON[0]] = _JSON[1]
+        return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
 
     async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:
@@ -256,37 +236,56 @@ class McpEndpoint:
 
     async def _tools_call(self, request: _Request) -> bytes:
         started = time.perf_counter()
+        tool, arguments = self._tool_and_arguments(request.params)  # -32602 spends nothing
+        encoded = orjson.dumps(arguments)
         gate = request.gate
-        ticket = None if gate is None else await gate.admit(request.headers)
-        name, arguments = request.params.get("name"), request.params.get("arguments")
+        if gate is None:
+            payload, error = _outcome(tool, arguments, encoded)
+            return _call_result(payload, error is not None, request.modern)
+        ticket, refused = await gate.admit(request.headers)
+        payload, error, status = b"", refused, 499  # 499 stands until the call has an outcome
+        try:
+            if refused is None:
+                payload, error = _outcome(tool, arguments, encoded)
+            status = 200 if error is None else STATUS.get(error.code, 500)
+        finally:  # every admitted call is settled: quota spent on success only, one log row
+            request.extra_headers = await gate.settle(
+                ticket, operation=tool.operation, status=status,
+                error=None if error is None else error.code, started=started, body=encoded,
+                symbol=error.symbol if isinstance(error, InvalidChord) else None)
+        if refused is not None:
+            raise refused  # an HTTP-level answer, with the headers ``settle`` gave
+        return _call_result(payload, error is not None, request.modern)
+
+    def _tool_and_arguments(self, params: dict[str, Any]) -> tuple[McpTool, dict[str, Any]]:
+        name, arguments = params.get("name"), params.get("arguments")
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             raise _RpcError(INVALID_PARAMS, f"unknown tool: {name!r}",
                             {"tools": list(self.tools)})
         if arguments is None:
-            arguments = {}
-        elif not isinstance(arguments, dict):
+            return tool, {}
+        if not isinstance(arguments, dict):
             raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
-        encoded = orjson.dumps(arguments)
-        symbol = None
-        try:
-            payload, is_error, status, code = tool.result(arguments, encoded), False, 200, None
-        except HarmonyError as e:  # logged with the status REST would have answered
-            payload, is_error, status, code = orjson.dumps(e.to_dict()), True, STATUS[e.code], e.code
-            symbol = e.symbol if isinstance(e, InvalidChord) else None
-        except Exception:  # a bug: report it like REST does, the trace to the server's log only
-            traceback.print_exc(file=sys.stderr)
-            err = InternalError("internal error")
-            payload, is_error, status, code = orjson.dumps(err.to_dict()), True, 500, err.code
-        if gate is not None:
-            request.extra_headers = await gate.settle(
-                ticket, operation=tool.operation, status=status, error=code, started=started,
-                body=encoded, symbol=symbol)
-        # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
-        tail = _MODERN_CALL_TAIL if request.modern else b"}"
-        return b"".join((b'{"content":[{"type":"text","text":', _as_text(payload),
-                         b'}],"structuredContent":', payload,
-                         b',"isError":true' if is_error else b',"isError":false', tail))
+        return tool, arguments
+
+
+def _outcome(tool: McpTool, arguments: dict[str, Any], encoded: bytes
+             ) -> tuple[bytes, HarmonyError | None]:
+    """The result JSON of a call and ``None``, or the error object and its error."""
+    try:
+        return tool.result(arguments, encoded), None
+    except Exception as exc:
+        error = tool_error(exc)
+        return orjson.dumps(error.to_dict()), error
+
+
+def _call_result(payload: bytes, is_error: bool, modern: bool) -> bytes:
+    # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
+    return b"".join((b'{"content":[{"type":"text","text":', _as_text(payload),
+                     b'}],"structuredContent":', payload,
+                     b',"isError":true' if is_error else b',"isError":false',
+                     _MODERN_CALL_TAIL if modern else b"}"))
 
 
 _INSTRUCTIONS = ("Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "
@@ -312,6 +311,15 @@ def _as_text(payload: bytes) -> bytes:
     """The result JSON as a JSON string (the text content block). A kept answer comes back as
     the same bytes object, so its text form is kept too: escaping 750 bytes cost 1.8 µs."""
     return _kept_text(payload) if len(payload) <= _KEPT_TEXT else orjson.dumps(payload.decode())
+
+
+def _is_notification_or_response(message: dict[str, Any]) -> bool:
+    """A notification (a method, no id) or a response (an id and a result or an error, no
+    method): the transport answers both 202 Accepted, with no body. (This server sends no
+    requests, so a response has nothing to complete here; it is accepted all the same.)"""
+    if "method" in message:
+        return "id" not in message and isinstance(message["method"], str)
+    return "id" in message and ("result" in message) != ("error" in message)
 
 
 def _result_body(rid: int | str, result: bytes) -> bytes:

@@ -39,11 +39,11 @@ class Response:
     status: int
     body: bytes
     headers: Headers = field(default_factory=list)
-    content_type: bytes = JSON_TYPE
+    content_type: bytes | None = JSON_TYPE  # None: no body, no content-type (a 202)
 
     def raw_headers(self) -> Headers:
-        return [(b"content-type", self.content_type),
-                (b"content-length", b"%d" % len(self.body)), *self.headers]
+        typed = [] if self.content_type is None else [(b"content-type", self.content_type)]
+        return [*typed, (b"content-length", b"%d" % len(self.body)), *self.headers]
 
 
 def json_response(data: Any, status: int = 200) -> Response:

@@ -125,8 +125,7 @@ async def mcp_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Response:
     gate = app.mcp_gate(ctx) if app.settings.auth else None
     answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate)
     headers = [(k, v) for k, v in answer.headers if k.lower() != b"content-type"]
-    content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"),
-                        b"application/json")
+    content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"), None)
     return Response(answer.status, answer.body, headers, content_type=content_type)
 
 

@@ -46,7 +46,8 @@ async def read_body(protocol: Any, headers: Mapping[str, str], limit: int) -> by
 
 def answer(protocol: Any, method: str, response: Response) -> None:
     headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers]
-    headers.append(("content-type", response.content_type.decode("latin-1")))
+    if response.content_type is not None:
+        headers.append(("content-type", response.content_type.decode("latin-1")))
     if method == "HEAD":  # the length of the body a GET would get, and no body
         headers.append(("content-length", str(len(response.body))))
         protocol.response_empty(response.status, headers)

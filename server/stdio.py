@@ -19,20 +19,21 @@ import orjson
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from engine.errors import HarmonyError, InternalError
+from engine.errors import InternalError
 from engine.version import PACKAGE_VERSION
-from server.mcp import McpTool, tool_table
+from server.mcp_tools import McpTool, tool_error, tool_table
 
 USER_AGENT = f"harmony-mcp/{PACKAGE_VERSION}"
 Caller = Callable[[McpTool, dict[str, Any]], Awaitable[tuple[dict[str, Any], bool]]]
 
 
 async def call_in_process(tool: McpTool, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """The engine call; an engine error becomes ``(error object, True)``."""
+    """The engine call; an error becomes ``(error object, True)`` as on /mcp: an engine error as
+    it is, anything else ``internal_error`` (its trace to stderr, never to the client)."""
     try:
         return tool.call(arguments), False
-    except HarmonyError as e:
-        return e.to_dict(), True
+    except Exception as exc:
+        return tool_error(exc).to_dict(), True
 
 
 def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient) -> Caller:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import analyze
+from engine import analyze, reharmonize
 from engine.analysis import analyze_chord
 from engine.batch import ROW_FIELDS, analyze_batch
 from engine.errors import InvalidChord, InvalidKey, InvalidRequest
@@ -196,6 +196,21 @@ def test_scales_by_role() -> None:
     assert r[0]["priority"] == "primary" and all(s["priority"] == "secondary" for s in r[1:])
     assert r[0]["notes"] == ["D", "E", "F", "G", "A", "B", "C"]
     assert an("Cmaj7")["scales"][0]["avoid"] == ["F"]
+
+
+def test_key_and_its_alias_must_agree_when_both_are_given() -> None:
+    same = analyze({"chord": "Dm7b5", "key": "Cm", "keyContext": "Cm"})
+    assert same == analyze({"chord": "Dm7b5", "key": "Cm"})
+    with pytest.raises(InvalidRequest, match="keyContext") as refused:
+        analyze({"chord": "Dm7b5", "key": "Cm", "keyContext": "Gm"})
+    assert refused.value.to_dict()["error"]["field"] == "keyContext"
+    with pytest.raises(InvalidRequest) as refused:
+        reharmonize({"progression": "Dm7 G7 Cmaj7", "key": "C", "keyContext": "F"})
+    assert refused.value.to_dict()["error"]["field"] == "keyContext"
+    # an error in the alias names the alias, the field the client sent
+    with pytest.raises(InvalidRequest) as refused:
+        analyze({"chord": "C", "keyContext": 5})
+    assert refused.value.to_dict()["error"]["field"] == "keyContext"
 
 
 def test_key_alias_default_and_errors() -> None:

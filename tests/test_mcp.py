@@ -1,10 +1,12 @@
 """The /mcp JSON-RPC handler at the protocol level: every response shape is checked with the SDK's
 own types (``mcp.types`` for the handshake era, the 2026-07-28 wire models for the per-request
 era). A tiny inline tool table keeps these tests about the transport; the real tools are tested
-in test_mcp_tools.py and through real clients in test_mcp_client.py."""
+in test_mcp_service.py (the service in-process) and through real clients in
+test_mcp_client.py."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import anyio
@@ -40,20 +42,23 @@ class FakeGate:
 
     def __init__(self, keys: dict[str, str], refuse: Exception | None = None) -> None:
         self.keys, self.refuse, self.settled = keys, refuse, []  # type: ignore[var-annotated]
+        self.admitted = 0
 
-    async def admit(self, headers: Any) -> str:
+    async def admit(self, headers: Any) -> tuple[str | None, Exception | None]:
+        self.admitted += 1
         auth = headers.get("authorization", "")
         account = self.keys.get(auth.removeprefix("Bearer ")) if auth.startswith("Bearer ") \
             else None
         if account is None:
-            raise Unauthorized("a valid API key is required")
-        if self.refuse is not None:
-            raise self.refuse
-        return account
+            return None, Unauthorized("a valid API key is required")
+        return account, self.refuse
 
     async def settle(self, ticket: Any, **record: Any) -> list[tuple[bytes, bytes]]:
         self.settled.append((ticket, record))
-        return [(b"x-quota-used", str(len(self.settled)).encode())]
+        if ticket is None:  # no valid key: no quota to report
+            return []
+        used = sum(t is not None and r["status"] == 200 for t, r in self.settled)
+        return [(b"x-quota-used", str(used).encode())]
 
 
 def call(endpoint: McpEndpoint, message: Any, headers: dict[str, str] | None = None,
@@ -111,9 +116,16 @@ def test_initialize_offers_the_newest_version_for_an_unknown_one(open_endpoint):
 def test_notifications_and_client_responses_are_accepted_with_202(open_endpoint):
     for message in ({"jsonrpc": "2.0", "method": "notifications/initialized"},
                     {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                     "params": {"requestId": 3}}):
+                     "params": {"requestId": 3}},
+                    {"jsonrpc": "2.0", "id": 5, "result": {}},
+                    {"jsonrpc": "2.0", "id": "s-1", "error": {"code": -32601, "message": "no"}}):
         reply = call(open_endpoint, message)
-        assert (reply.status, reply.body) == (202, b"")
+        assert (reply.status, reply.headers, reply.body) == (202, [], b""), message
+    # neither a request, nor a notification, nor a response
+    for message in ({"jsonrpc": "2.0", "id": 5}, {"jsonrpc": "2.0", "id": 5, "result": {},
+                                                  "error": {"code": 1, "message": "x"}},
+                    {"jsonrpc": "2.0", "result": {}}):
+        assert call(open_endpoint, message).status == 400, message
 
 
 def test_ping_and_tools_list_need_no_key():
@@ -165,8 +177,7 @@ def test_json_rpc_errors_for_unknown_methods_and_bad_params(open_endpoint, messa
 
 @pytest.mark.parametrize(("body", "code"), [
     (b"{not json", -32700),
-    (b"[]", -32600),
-    (orjson.dumps([rpc("ping")]), -32600),  # batches were removed from the protocol
+    (b"[]", -32600),  # an empty batch
     (orjson.dumps({"jsonrpc": "1.0", "id": 1, "method": "ping"}), -32600),
     (orjson.dumps({"jsonrpc": "2.0", "id": True, "method": "ping"}), -32600),
     (orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": 7}), -32600),
@@ -175,6 +186,50 @@ def test_bodies_that_are_not_one_json_rpc_request_are_400(open_endpoint, body, c
     reply = call(open_endpoint, body)
     assert reply.status == 400
     assert error_of(reply).code == code
+
+
+@pytest.mark.parametrize("headers", [{}, {"mcp-protocol-version": "2025-03-26"}])
+def test_a_batch_is_answered_where_2025_03_26_allowed_it(open_endpoint, headers):
+    batch = [rpc("ping", rid=1),
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": "G7"}}, rid="two"),
+             {"jsonrpc": "2.0", "id": 9, "result": {}},   # a response: no answer
+             rpc("tools/call", {"name": "nope"}, rid=3),
+             7]
+    reply = call(open_endpoint, batch, headers)
+    assert reply.status == 200 and (b"content-type", b"application/json") in reply.headers
+    answers = [types.jsonrpc_message_adapter.validate_python(a)
+               for a in orjson.loads(reply.body)]
+    assert [a.id for a in answers] == [1, "two", 3, None]  # in order, one per request
+    assert isinstance(answers[0], types.JSONRPCResponse) and answers[0].result == {}
+    call_result = types.CallToolResult.model_validate(answers[1].result)  # type: ignore[union-attr]
+    assert call_result.structured_content == {"chord": "G7", "size": 1}
+    assert [a.error.code for a in answers[2:]] == [-32602, -32600]  # type: ignore[union-attr]
+    only_notifications = [{"jsonrpc": "2.0", "method": "notifications/initialized"},
+                          {"jsonrpc": "2.0", "id": 4, "error": {"code": 1, "message": "x"}}]
+    accepted = call(open_endpoint, only_notifications, headers)
+    assert (accepted.status, accepted.headers, accepted.body) == (202, [], b"")
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25", MODERN])
+def test_a_batch_is_400_in_the_versions_that_removed_batches(open_endpoint, version):
+    reply = call(open_endpoint, [rpc("ping")], {"mcp-protocol-version": version})
+    assert reply.status == 400 and error_of(reply).code == -32600
+
+
+def test_each_tool_call_of_a_batch_passes_the_gate():
+    gate = FakeGate({"k": "acme"})
+    batch = [rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": c}}, rid=i)
+             for i, c in enumerate(("C", "H7", "D"))]
+    reply = call(McpEndpoint({"echo_chord": ECHO}), batch, {"authorization": "Bearer k"},
+                 gate=gate)
+    assert [r["status"] for _, r in gate.settled] == [200, 400, 200]
+    assert [a["result"]["isError"] for a in orjson.loads(reply.body)] == [False, True, False]
+    assert dict(reply.headers)[b"x-quota-used"] == b"2"  # the quota after the whole batch
+    refused = call(McpEndpoint({"echo_chord": ECHO}), batch[:1], gate=gate)
+    assert refused.status == 200  # the refusal travels in its element
+    [answer] = orjson.loads(refused.body)
+    assert answer["error"]["data"]["code"] == "unauthorized"
 
 
 def test_an_unknown_protocol_version_header_is_400(open_endpoint):
@@ -205,7 +260,10 @@ def test_tools_call_needs_the_bearer_key():
         assert reply.status == 401
         assert dict(reply.headers)[b"www-authenticate"].startswith(b"Bearer")
         assert error_of(reply).data["code"] == "unauthorized"
-    assert gate.settled == []
+        assert b"x-quota-used" not in dict(reply.headers)
+    # each refusal is settled (logged with its code and the tool's operation), without a ticket
+    assert [(t, r["operation"], r["status"], r["error"]) for t, r in gate.settled] == \
+        [(None, "echo", 401, "unauthorized")] * 3
     reply = call(endpoint, message, {"authorization": "Bearer hk_live_good"}, gate=gate)
     assert types.CallToolResult.model_validate(result_of(reply)).structured_content["chord"] == "C"  # type: ignore[index]
     assert (b"x-quota-used", b"1") in reply.headers
@@ -224,14 +282,47 @@ def test_calls_are_settled_with_the_rest_status_of_their_outcome():
     assert orjson.loads(failed["body"]) == {"chord": "H7"}
 
 
-def test_limits_are_429_with_retry_after():
+def test_limits_are_429_with_retry_after_and_the_gate_headers():
     gate = FakeGate({"k": "acme"}, refuse=QuotaExceeded("monthly quota used up", retryAfter=3600))
     endpoint = McpEndpoint({"echo_chord": ECHO})
     reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
                  {"authorization": "Bearer k"}, gate=gate)
     assert reply.status == 429 and (b"retry-after", b"3600") in reply.headers
+    assert (b"x-quota-used", b"0") in reply.headers  # what settle gave, as on REST's 429
     assert error_of(reply).data == {"code": "quota_exceeded", "message": "monthly quota used up",
                                     "retryAfter": 3600}
+    [(ticket, record)] = gate.settled
+    assert (ticket, record["status"], record["error"]) == ("acme", 429, "quota_exceeded")
+
+
+@pytest.mark.parametrize("params", [
+    {"name": "no_such_tool", "arguments": {}},
+    {"name": "echo_chord", "arguments": [1]},
+    {"arguments": {}},
+])
+def test_invalid_tool_calls_never_reach_the_gate(params):
+    gate = FakeGate({"k": "acme"})
+    reply = call(McpEndpoint({"echo_chord": ECHO}), rpc("tools/call", params),
+                 {"authorization": "Bearer k"}, gate=gate)
+    assert error_of(reply).code == -32602
+    assert (gate.admitted, gate.settled) == (0, [])  # no minute, no quota, no reservation
+
+
+def test_an_unexpected_exception_is_an_internal_error_result_and_settled_as_500(capsys):
+    def broken(arguments: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError("a bug at /srv/secret")
+
+    gate = FakeGate({"k": "acme"})
+    endpoint = McpEndpoint({"echo_chord": dataclasses.replace(ECHO, call=broken)})
+    reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
+                 {"authorization": "Bearer k"}, gate=gate)
+    result = types.CallToolResult.model_validate(result_of(reply))
+    assert result.is_error
+    assert result.structured_content == {"error": {"code": "internal_error",
+                                                   "message": "internal error"}}
+    assert b"/srv/secret" not in reply.body and "/srv/secret" in capsys.readouterr().err
+    [(_, record)] = gate.settled
+    assert (record["status"], record["error"]) == (500, "internal_error")
 
 
 # -- the per-request era (2026-07-28): envelope in params._meta, routing headers --------------

@@ -20,12 +20,8 @@ from server.schemas import OPERATIONS
 from tests.mcp_live import LiveServer, running_server
 
 HARMONY_MCP = str(Path(sys.executable).parent / "harmony-mcp")
-# The tools whose engine operation has landed: harmony-mcp serves exactly those.
-TOOLS = sorted(op.tool for op in OPERATIONS.values() if op.available)
-
-
-# Until an engine operation has landed there is no tool to drive end to end.
-pytestmark = pytest.mark.skipif(not TOOLS, reason="no engine operation has landed yet")
+# The five tools of API.md §8.3, named here so that one that stopped being served fails a test.
+TOOLS = ["analyze_chord", "conduct_band", "generate_voicing", "reharmonize", "resolve_chord"]
 
 
 def stdio(env: dict[str, str], script: Any, mode: str = "auto") -> Any:
@@ -49,7 +45,6 @@ async def analyze_twice(client: Client) -> Any:
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_in_process_serves_the_tools_offline(mode: str) -> None:
-    assert "analyze_chord" in TOOLS
     listing, good, bad = stdio({}, analyze_twice, mode)
     assert sorted(t.name for t in listing.tools) == TOOLS
     assert all(t.output_schema and t.annotations for t in listing.tools)
@@ -105,7 +100,7 @@ def test_proxy_mode_reports_an_unreachable_service() -> None:
 
 
 def test_proxy_requests_carry_the_key_and_an_explicit_user_agent() -> None:
-    from server.mcp import McpTool
+    from server.mcp_tools import McpTool
     from server.stdio import USER_AGENT, remote_caller
 
     seen: list[httpx.Request] = []
@@ -135,3 +130,25 @@ def test_proxy_requests_carry_the_key_and_an_explicit_user_agent() -> None:
     assert all(r.headers["user-agent"] == USER_AGENT and
                r.headers["authorization"] == "Bearer hk_live_k" for r in seen)
     assert orjson.loads(seen[0].content) == {"chord": "H"}
+
+
+def test_in_process_reports_a_bug_as_an_internal_error_result(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]
+                                                              ) -> None:
+    import dataclasses
+
+    from server.mcp_tools import tool_table
+    from server.stdio import call_in_process
+
+    def broken(request: Any) -> dict[str, Any]:
+        raise RuntimeError("a bug at /srv/secret")
+
+    monkeypatch.setitem(OPERATIONS, "resolve",
+                        dataclasses.replace(OPERATIONS["resolve"], impl=broken))
+    tool = tool_table()["resolve_chord"]
+    error, failed = anyio.run(call_in_process, tool, {"chord": "C"})
+    assert failed and error == {"error": {"code": "internal_error", "message": "internal error"}}
+    assert "/srv/secret" in capsys.readouterr().err  # the trace stays on the server's stderr
+    # an engine error is still passed as it is
+    error, failed = anyio.run(call_in_process, tool_table()["analyze_chord"], {"chord": "H7"})
+    assert failed and error["error"]["code"] == "invalid_chord"

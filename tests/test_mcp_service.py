@@ -1,0 +1,175 @@
+"""POST /mcp on the whole service in-process (httpx.ASGITransport): what the McpGate does with
+keys, limits, the monthly quota, the response headers and the request log, compared with REST on
+the same key. test_mcp.py covers the JSON-RPC layer alone, test_mcp_client.py a real server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from server.schemas import OPERATIONS
+from tests.server_fixtures import bearer, make, new_key, running
+from tests.test_server_rsgi import Protocol
+from tests.test_server_rsgi import call as rsgi_call
+
+
+def run(coro: Coroutine[Any, Any, Any]) -> Any:
+    return asyncio.run(coro)
+
+
+def tool_call(name: Any, arguments: Any = None, rid: int = 1) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name}
+    if arguments is not None:
+        params["arguments"] = arguments
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+
+async def post_mcp(http: httpx.AsyncClient, message: Any, **headers: str) -> httpx.Response:
+    return await http.post("/mcp", content=orjson.dumps(message), headers=headers)
+
+
+def test_conflicting_key_and_key_context_are_refused_on_rest_and_mcp(tmp_path: Path) -> None:
+    app, store = make(tmp_path, operations={"analyze": OPERATIONS["analyze"]})
+    _, secret = new_key(store)
+    conflict = {"chord": "Dm7b5", "key": "Cm", "keyContext": "Gm"}
+    agreeing = {"chord": "Dm7b5", "key": "Cm", "keyContext": "Cm"}
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app, headers=bearer(secret)) as http:
+            return [await http.post("/v2/analyze", json=conflict),
+                    await http.post("/v2/analyze", json=agreeing),
+                    await post_mcp(http, tool_call("analyze_chord", conflict)),
+                    await post_mcp(http, tool_call("analyze_chord", agreeing))]
+
+    rest, rest_ok, mcp, mcp_ok = run(scenario())
+    assert rest.status_code == 400
+    assert rest.json()["error"]["code"] == "invalid_request"
+    assert rest.json()["error"]["field"] == "keyContext"
+    assert rest_ok.status_code == 200 and rest_ok.json()["numeral"] == "iiø7"
+    result = mcp.json()["result"]
+    assert result["isError"] is True and result["structuredContent"] == rest.json()
+    assert mcp_ok.json()["result"]["structuredContent"] == rest_ok.json()
+
+
+QUOTA_HEADERS = ("x-quota-limit", "x-quota-used", "ratelimit-limit", "ratelimit-remaining",
+                 "ratelimit-reset")
+
+
+def test_only_successful_tool_calls_spend_the_quota(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    failing = [tool_call("nope"), tool_call("nope", {}), tool_call(7),            # -32602
+               tool_call("analyze_chord", [1]), tool_call("analyze_chord", "C"),  # -32602
+               tool_call("analyze_chord", {"chord": "H7"}),                       # isError (400)
+               tool_call("analyze_chord", {"chord": "boom"})]                     # isError (500)
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response], httpx.Response,
+                                  httpx.Response]:
+        async with running(app, headers=bearer(secret)) as http:
+            before = await http.post("/v2/analyze", json={"chord": "C"})
+            failed = [await post_mcp(http, message) for message in failing]
+            ok = await post_mcp(http, tool_call("analyze_chord", {"chord": "C"}))
+            after = await http.post("/v2/analyze", json={"chord": "C"})
+            return before, failed, ok, after
+
+    before, failed, ok, after = run(scenario())
+    assert before.headers["x-quota-used"] == "1"
+    assert [r.status_code for r in failed] == [200] * 7
+    assert [r.json().get("error", {}).get("code") for r in failed] == [-32602] * 5 + [None] * 2
+    assert [r.json()["result"]["isError"] for r in failed[5:]] == [True, True]
+    # the error results report the quota as it stands, untouched
+    assert [r.headers["x-quota-used"] for r in failed[5:]] == ["1", "1"]
+    assert ok.headers["x-quota-used"] == "2" and after.headers["x-quota-used"] == "3"
+
+
+def test_mcp_429s_carry_the_quota_headers_of_rest(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store, "tiny", plan="enterprise")
+    store.set_limits("tiny", per_minute=3, per_month=1)
+    call = tool_call("analyze_chord", {"chord": "C"})
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app, headers=bearer(secret)) as http:
+            return [await post_mcp(http, call),                           # spends the month
+                    await post_mcp(http, call),                           # quota_exceeded
+                    await http.post("/v2/analyze", json={"chord": "C"}),  # quota_exceeded
+                    await post_mcp(http, call),                           # rate_limited
+                    await http.post("/v2/analyze", json={"chord": "C"})]  # rate_limited
+
+    ok, mcp_quota, rest_quota, mcp_rate, rest_rate = run(scenario())
+    assert ok.status_code == 200 and all(h in ok.headers for h in QUOTA_HEADERS)
+    for mcp, rest, code in ((mcp_quota, rest_quota, "quota_exceeded"),
+                            (mcp_rate, rest_rate, "rate_limited")):
+        assert (mcp.status_code, rest.status_code) == (429, 429)
+        assert mcp.json()["error"]["data"]["code"] == rest.json()["error"]["code"] == code
+        for name in ("retry-after", *QUOTA_HEADERS):
+            assert name in mcp.headers and name in rest.headers, (code, name)
+        assert mcp.headers["x-quota-used"] == rest.headers["x-quota-used"] == "1"
+        assert mcp.headers["x-quota-limit"] == "1"
+    assert mcp_rate.headers["ratelimit-remaining"] == "0"
+
+
+def test_refused_tool_calls_are_logged_with_their_code_and_operation(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    key_id, secret = new_key(store, "tiny", plan="enterprise")
+    store.set_limits("tiny", per_minute=2, per_month=1000)
+    call = tool_call("analyze_chord", {"chord": "C"})
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            await post_mcp(http, call)                                       # 401
+            await post_mcp(http, call, authorization="Bearer hk_live_" + "x" * 40)  # 401
+            for _ in range(3):                                               # 200, 200, 429
+                await post_mcp(http, call, authorization=f"Bearer {secret}")
+            await http.post("/v2/analyze", json={"chord": "C"}, headers=bearer(secret))  # 429
+
+    run(scenario())
+    rows = [(r[1], r[2], r[3], r[4], r[5]) for r in store.log_rows()]
+    assert rows == [(None, "mcp", "analyze", 401, "unauthorized"),
+                    (None, "mcp", "analyze", 401, "unauthorized"),
+                    (key_id, "mcp", "analyze", 200, None),
+                    (key_id, "mcp", "analyze", 200, None),
+                    (key_id, "mcp", "analyze", 429, "rate_limited"),
+                    (key_id, "rest", "analyze", 429, "rate_limited")]
+
+
+def test_a_202_has_no_body_and_no_content_type(tmp_path: Path) -> None:
+    app, _ = make(tmp_path)
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app) as http:
+            return [await post_mcp(http, {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                    await post_mcp(http, {"jsonrpc": "2.0", "id": 5, "result": {}})]
+
+    for accepted in run(scenario()):
+        assert accepted.status_code == 202 and accepted.content == b""
+        assert "content-type" not in accepted.headers
+    # the same through granian's RSGI entry
+    body = b'{"jsonrpc":"2.0","id":5,"result":{}}'
+    _, status, headers, content = rsgi_call(app, "POST", "/mcp",
+                                            {"content-length": str(len(body))}, Protocol([body]))
+    assert (status, content) == (202, b"") and "content-type" not in headers
+
+
+def test_a_2025_03_26_batch_of_tool_calls_counts_each_call(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    batch = [tool_call("analyze_chord", {"chord": "C"}, rid=1),
+             tool_call("analyze_chord", {"chord": "H7"}, rid=2),
+             tool_call("analyze_chord", {"chord": "D"}, rid=3)]
+
+    async def scenario() -> httpx.Response:
+        async with running(app, headers=bearer(secret)) as http:
+            return await post_mcp(http, batch, **{"mcp-protocol-version": "2025-03-26"})
+
+    reply = run(scenario())
+    assert reply.status_code == 200 and reply.headers["content-type"] == "application/json"
+    assert [a["result"]["isError"] for a in reply.json()] == [False, True, False]
+    assert reply.headers["x-quota-used"] == "2" and reply.headers["ratelimit-remaining"] == "27"
+    assert [(r[2], r[4], r[5]) for r in store.log_rows()] == [
+        ("mcp", 200, None), ("mcp", 400, "invalid_chord"), ("mcp", 200, None)]
