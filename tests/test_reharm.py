@@ -72,6 +72,18 @@ def test_bar_lines_and_lists_give_the_same_answer() -> None:
     assert as_text == as_list
 
 
+def test_list_items_are_echoed_trimmed() -> None:
+    result = reharmonize({"progression": ["  Dm7", "G7 ", "Cmaj7"], "key": "C",
+                          "techniques": ["tritone_sub"]})
+    assert result["progression"] == ["Dm7", "G7", "Cmaj7"]
+    alt = result["alternatives"][0]
+    assert alt["progression"] == ["Dm7", "Db7", "Cmaj7"]
+    assert alt["changes"] == [{"index": 1, "from": "G7", "to": ["Db7"]}]
+    assert "replaces G7," in alt["explanation"]
+    assert result == reharmonize({"progression": "Dm7 G7 Cmaj7", "key": "C",
+                                  "techniques": ["tritone_sub"]})
+
+
 def test_no_chord_is_kept_and_never_changed() -> None:
     result = reharmonize({"progression": "Dm7 G7 N.C. Cmaj7", "key": "C"})
     assert result["progression"] == ["Dm7", "G7", "N.C.", "Cmaj7"]
