@@ -1,7 +1,7 @@
 """reharmonize (API.md §6): eight reharmonisation techniques over an analysed progression.
 
-The request's chords are read against the key once (``_analyse``, through analyze's rule
-grid: ``role_of`` and the quality classes); each technique is then one small function that
+The request's chords are read against the key once (``engine.reharm_context.analyse``,
+through analyze's rule grid); each technique is then one small function that
 finds where its rule (``engine.reharm_rules``) applies and returns the changes. A technique
 applies everywhere it can in its single alternative, never touching one input chord twice,
 so applying ``changes`` to the input gives the alternative.
@@ -9,7 +9,9 @@ so applying ``changes`` to the input gives the alternative.
 A dominant at the very end whose root lies a fifth above the first chord is read as a
 turnaround that resolves to the top of the progression (``Cmaj7 Am7 Dm7 G7`` repeats).
 Chords with a slash bass are kept as the user wrote them (the bass line is theirs); they still
-serve as targets. ``NC`` is never changed.
+serve as targets. ``NC`` is never changed. Every new root is spelled by interval and made
+readable in ``_sym`` (no double accidentals, no chromatic Fb/Cb/E#/B#); a chord whose root
+stays keeps the user's spelling of it (``_requality``).
 """
 
 from __future__ import annotations
@@ -20,50 +22,21 @@ from functools import lru_cache
 from typing import Any
 
 from engine import reharm_rules as rules
-from engine.analysis import role_of
-from engine.chord import Chord
 from engine.errors import InvalidRequest
-from engine.grid import CLASSES, quality_class
 from engine.keys import Key, parse_key
-from engine.notes import (
-    AWKWARD_SPELLINGS,
-    LETTER_PC,
-    PitchClass,
-    Spelled,
-    on_letter,
-    transpose_spelled,
+from engine.notes import AWKWARD_SPELLINGS, LETTER_PC, Spelled, on_letter, transpose_spelled
+from engine.reharm_context import (
+    Context,
+    Slot,
+    analyse,
+    chain_start,
+    fifth_above,
+    ii_of,
+    resolution,
+    tonicised,
 )
 from engine.requests import MAX_SYMBOL, get_list, get_str, require_object
-from engine.symbols import NO_CHORD, parse, parse_progression, split_progression
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """One input chord read against the key."""
-
-    chord: Chord | None        # None for NC
-    symbol: str                # as given
-    pc: PitchClass             # of the root; -1 for NC
-    family: str                # rules.CLASS_FAMILY of its quality class; "other" if none
-    degree: int | None         # 1..7 when the root is a note of the key's scale
-    diatonic: bool             # every chord tone is in the key's scale (analyze's flag)
-    target: bool               # a chord of the key that can be tonicised
-
-    @property
-    def root(self) -> Spelled:
-        assert self.chord is not None
-        return self.chord.root
-
-    @property
-    def replaceable(self) -> bool:
-        return self.chord is not None and self.chord.bass is None
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    key: Key
-    scale_pcs: frozenset[PitchClass]
-    slots: tuple[Slot, ...]
+from engine.symbols import parse_progression, split_progression
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,44 +47,6 @@ class Change:
 
 
 Technique = Callable[[Context], list[Change]]
-
-
-# --- analysis -----------------------------------------------------------------------------
-
-@lru_cache(maxsize=8192)
-def _slot(symbol: str, key_name: str) -> Slot:
-    """A chord read against a key; cached by text, as chords and keys are (parse is too)."""
-    if symbol in NO_CHORD:
-        return Slot(None, symbol, -1, "other", None, False, False)
-    chord, key = parse(symbol), parse_key(key_name)
-    role = role_of(chord, key)
-    family = rules.CLASS_FAMILY.get(CLASSES[quality_class(chord)].name, "other")
-    scale_pcs = [sp.pc for sp in key.scale]
-    pc = chord.root.pc
-    degree = scale_pcs.index(pc) + 1 if pc in scale_pcs else None
-    # A target is a chord of the key (the grid's diatonic role), or the dominant a minor key
-    # takes from harmonic minor (E7 in A minor: the secondary dominant of i).
-    own = role.role == "diatonic" or (role.role == "secondary" and role.target_offset == 0)
-    target = own and family in rules.TARGET_FAMILIES
-    return Slot(chord, symbol, pc, family, degree, role.diatonic, target)
-
-
-def _analyse(symbols: list[str], key: Key) -> Context:
-    slots = tuple(_slot(symbol, key.name) for symbol in symbols)
-    return Context(key, frozenset(sp.pc for sp in key.scale), slots)
-
-
-def _fifth_above(upper: Slot, lower: Slot) -> bool:
-    return upper.pc >= 0 and lower.pc >= 0 and (upper.pc - lower.pc) % 12 == 7
-
-
-def _resolution(ctx: Context, i: int) -> int | None:
-    """Index of the chord that the dominant at ``i`` resolves to (down a fifth), if any."""
-    slots = ctx.slots
-    if slots[i].family != "dominant":
-        return None
-    j = i + 1 if i + 1 < len(slots) else 0
-    return j if j != i and _fifth_above(slots[i], slots[j]) else None
 
 
 # --- spelling -----------------------------------------------------------------------------
@@ -132,8 +67,38 @@ def _readable(sp: Spelled, key: Key) -> Spelled:
     return on_letter(sp.pc, (sp.letter + (1 if sp.alter > 0 else -1)) % 7)
 
 
-def _sym(root: Spelled, quality: str) -> str:
-    return root.name + quality
+def _enharmonic(sp: Spelled) -> Spelled | None:
+    """The same pitch on the neighbouring letter (Cb -> B, Db -> C#, E# -> F, Ebb -> D);
+    None for a natural, whose enharmonics are all double accidentals."""
+    if sp.alter == 0:
+        return None
+    return on_letter(sp.pc, (sp.letter + (1 if sp.alter > 0 else -1)) % 7)
+
+
+def _spell(base: Spelled, intervals: tuple[rules.Interval, ...], key: Key) -> tuple[Spelled, ...]:
+    """New roots at ``intervals`` above ``base``, spelled as one group so that chords that
+    belong together read in one family: by interval from ``base`` when every root reads well,
+    else from ``base``'s enharmonic (the backdoor pair of Cbmaj7 is Em7 A7, not Fbm7 A7 or
+    Fbm7 Bbb7; the ii-V of E#m7 in C# is Gm7b5 C7b9, not F##m7b5 B#7b9), else each root made
+    readable on its own."""
+    for start in (base, _enharmonic(base)):
+        if start is not None:
+            roots = tuple(_above(start, interval) for interval in intervals)
+            if all(_readable(r, key) == r for r in roots):
+                return roots
+    return tuple(_readable(_above(base, interval), key) for interval in intervals)
+
+
+def _sym(root: Spelled, quality: str, key: Key) -> str:
+    """A new chord on a new root. Every new root is made readable here (``_readable``),
+    whichever technique computed it, so no technique can write F##m7b5 or Bbb7."""
+    return _readable(root, key).name + quality
+
+
+def _requality(s: Slot, quality: str) -> str:
+    """The user's chord with a new quality: its root stays as they spelled it (Emaj7 in Cb
+    becomes Em7, not Fbm7)."""
+    return s.root.name + quality
 
 
 # --- the eight techniques -------------------------------------------------------------------
@@ -146,12 +111,12 @@ def tritone_sub(ctx: Context) -> list[Change]:
     taken: set[int] = set()
     fed: set[int] = set()
     for i in reversed(range(len(ctx.slots))):
-        s, j = ctx.slots[i], _resolution(ctx, i)
+        s, j = ctx.slots[i], resolution(ctx, i)
         if j is None or not s.replaceable or j in taken or i in fed:
             continue
         assert s.chord is not None
-        new = _sym(_readable(_above(s.root, rules.TRITONE), ctx.key),
-                   rules.TRITONE_QUALITY.get(s.chord.quality, "7"))
+        new = _sym(_above(s.root, rules.TRITONE), rules.TRITONE_QUALITY.get(s.chord.quality, "7"),
+                   ctx.key)
         tritone = f"{s.chord.tone('3')}–{s.chord.tone('b7')}"
         out.append(Change(i, (new,), f"{new} replaces {s.symbol}, sharing its tritone {tritone} "
                                      f"and resolving down a half step to {ctx.slots[j].symbol}"))
@@ -172,18 +137,21 @@ def ii_v_insertion(ctx: Context) -> list[Change]:
     out = []
     for i in range(1, len(ctx.slots)):
         prev, t = ctx.slots[i - 1], ctx.slots[i]
-        if not t.target or prev.chord is None or _fifth_above(prev, t) \
+        if not t.target or prev.chord is None or fifth_above(prev, t) \
                 or prev.pc == t.pc:
             continue
         ii_q, v_q = rules.APPROACH_QUALITIES[_approach_mode(ctx, t)]
-        ii = _sym(_above(t.root, rules.SECOND_UP), ii_q)
-        v = _sym(_above(t.root, rules.FIFTH_UP), v_q)
+        ii_root, v_root = _spell(t.root, (rules.SECOND_UP, rules.FIFTH_UP), ctx.key)
+        ii, v = _sym(ii_root, ii_q, ctx.key), _sym(v_root, v_q, ctx.key)
         out.append(Change(i - 1, (prev.symbol, ii, v),
                           f"{t.symbol} is approached by its own ii-V, {ii} {v}"))
     return out
 
 
 def modal_interchange(ctx: Context) -> list[Change]:
+    # A chord a secondary dominant resolves to keeps its quality: E7 asks for Am7, and
+    # Bm7b5 E7 Abmaj7 would swap the chord the ii-V leads to. The picardy third is the one
+    # borrowing made on a resolution, that of the key's own V7 to its tonic.
     out = []
     last = len(ctx.slots) - 1
     tonic = ctx.key.tonic.name
@@ -193,10 +161,12 @@ def modal_interchange(ctx: Context) -> list[Change]:
             continue
         assert s.chord is not None
         rule = rules.BORROWED.get((ctx.key.mode, s.degree))
-        if rule is None or s.chord.quality not in rule[1] or (rule[2] and i != last):
+        if rule is None or s.chord.quality not in rule[1] or (rule[2] and i != last) \
+                or (s.degree != 1 and tonicised(ctx, i)):
             continue
-        root = _readable(_above(ctx.key.tonic, rule[0]), ctx.key)
-        new = _sym(root, rule[1][s.chord.quality])
+        shift, qualities, _ = rule
+        new = _requality(s, qualities[s.chord.quality]) if shift == rules.SAME_ROOT \
+            else _sym(_above(s.root, shift), qualities[s.chord.quality], ctx.key)
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {parallel}"))
     return out
 
@@ -212,65 +182,69 @@ def secondary_dominants(ctx: Context) -> list[Change]:
         if not (t.target and t.degree not in (None, 1) and s.replaceable and s.diatonic) \
                 or i + 1 in moved:
             continue
-        if _fifth_above(s, t):
+        if fifth_above(s, t):
             if s.family == "dominant":
                 continue  # already the V7 of its target
-            root = s.root  # same root, new quality: Am7 -> A7 before Dm7
+            new = _requality(s, rules.DOMINANT_QUALITY)  # same root: Am7 -> A7 before Dm7
         elif s.degree != 1:
-            root = _above(t.root, rules.FIFTH_UP)
+            new = _sym(_above(t.root, rules.FIFTH_UP), rules.DOMINANT_QUALITY, ctx.key)
             moved.add(i)
         else:
             continue  # the tonic only turns into its own dominant seventh (I7 -> IV)
-        new = _sym(root, rules.DOMINANT_QUALITY)
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, the V7 of {t.symbol}"))
     return out
 
 
 def dominant_chain(ctx: Context) -> list[Change]:
+    # The chord before the dominants that resolve into a target (the head) becomes the
+    # dominants a fifth and two fifths above them. A dominant already written before the head
+    # stays and only the missing ones are added (A7 Dm7 G7 C: Dm7 becomes D7, not A7 D7).
+    # Right to left, as tritone_sub: a chain never resolves into a chord another chain
+    # replaced, and never replaces a chord another chain runs through or resolves to.
     out: list[Change] = []
+    taken: set[int] = set()
+    fed: set[int] = set()
     slots = ctx.slots
-    for d in range(len(slots)):
-        t = _resolution(ctx, d)
+    for d in reversed(range(len(slots))):
+        t = resolution(ctx, d)
         if t is None or not slots[t].target:
             continue
-        k = d  # walk back over the dominants that already chain into the target
-        while k > 0 and slots[k - 1].family == "dominant" and _fifth_above(slots[k - 1], slots[k]):
-            k -= 1
-        s = k - 1  # the chord that becomes the head of the chain: not the tonic, not the target
-        if s < 0 or s == t or not slots[s].replaceable or slots[s].degree == 1 \
-                or any(c.index == s for c in out):
+        k = chain_start(ctx, d)
+        s = k - 1  # the head: not the tonic, not the target
+        if s < 0 or s == t or s in fed or not slots[s].replaceable or slots[s].degree == 1:
             continue
-        roots = [slots[k].root]
-        for _ in range(rules.CHAIN_LENGTH):
-            roots.insert(0, _above(roots[0], rules.FIFTH_UP))
-        new = tuple(_sym(r, rules.DOMINANT_QUALITY) for r in roots[:-1])
-        chain = " ".join((*new, *(x.symbol for x in slots[k:d + 1])))
+        roots = _spell(slots[k].root, rules.CHAIN_STEPS, ctx.key)
+        p = s  # the chain's first chord
+        if s > 0 and slots[s - 1].family == "dominant":
+            there = [n for n, r in enumerate(roots) if r.pc == slots[s - 1].pc]
+            if there:
+                roots, p = roots[there[0] + 1:], chain_start(ctx, s - 1)
+        chain_indexes = {*range(p, d + 1), t}
+        if not roots or chain_indexes & taken:
+            continue
+        new = tuple(_sym(r, rules.DOMINANT_QUALITY, ctx.key) for r in roots)
+        chain = " ".join((*(x.symbol for x in slots[p:s]), *new,
+                          *(x.symbol for x in slots[k:d + 1])))
         out.append(Change(s, new, f"{slots[s].symbol} becomes {' '.join(new)}, so the "
                                   f"dominants {chain} fall by fifths into {slots[t].symbol}"))
+        taken.add(s)
+        fed |= chain_indexes - {s}
     return out
-
-
-def _ii_of(ctx: Context, d: int) -> int | None:
-    """Index of the ii before the dominant at ``d`` (a minor-type chord a fifth above it)."""
-    s = d - 1
-    if s >= 0 and ctx.slots[s].family in ("minor", "half-diminished") \
-            and _fifth_above(ctx.slots[s], ctx.slots[d]):
-        return s
-    return None
 
 
 def coltrane_changes(ctx: Context) -> list[Change]:
     out = []
     for d, v in enumerate(ctx.slots):
-        t = _resolution(ctx, d)
+        t = resolution(ctx, d)
         if t is None or ctx.slots[t].family != "major" or not ctx.slots[t].target \
-                or _ii_of(ctx, d) is None or not v.replaceable:
+                or ii_of(ctx, d) is None or not v.replaceable:
             continue
         target = ctx.slots[t].root
         centres = [_readable(_above(target, c), ctx.key) for c in rules.COLTRANE_CENTRES]
         dom_q, tonic_q = rules.COLTRANE_QUALITIES
         new = tuple(sym for c in centres
-                    for sym in (_sym(_above(c, rules.FIFTH_UP), dom_q), _sym(c, tonic_q)))
+                    for sym in (_sym(_above(c, rules.FIFTH_UP), dom_q, ctx.key),
+                                _sym(c, tonic_q, ctx.key)))
         new = (*new, v.symbol)
         names = ", ".join(c.name for c in centres)
         out.append(Change(d, new, f"{v.symbol} becomes {' '.join(new)}, Coltrane's cycle of "
@@ -282,17 +256,18 @@ def coltrane_changes(ctx: Context) -> list[Change]:
 def backdoor(ctx: Context) -> list[Change]:
     out: list[Change] = []
     for d, v in enumerate(ctx.slots):
-        t = _resolution(ctx, d)
+        t = resolution(ctx, d)
         if t is None or ctx.slots[t].family != "major" or not ctx.slots[t].target \
                 or not v.replaceable:
             continue
         target = ctx.slots[t]
-        interval, quality = rules.BACKDOOR_DOMINANT
-        bvii = _sym(_readable(_above(target.root, interval), ctx.key), quality)
-        s = _ii_of(ctx, d)
+        (iv_interval, iv_quality), (bvii_interval, bvii_quality) = \
+            rules.BACKDOOR_PREDOMINANT, rules.BACKDOOR_DOMINANT
+        iv_root, bvii_root = _spell(target.root, (iv_interval, bvii_interval), ctx.key)
+        bvii = _sym(bvii_root, bvii_quality, ctx.key)
+        s = ii_of(ctx, d)
         if s is not None and ctx.slots[s].replaceable and all(c.index != s for c in out):
-            interval, quality = rules.BACKDOOR_PREDOMINANT
-            iv = _sym(_readable(_above(target.root, interval), ctx.key), quality)
+            iv = _sym(iv_root, iv_quality, ctx.key)
             out.append(Change(s, (iv,), f"{ctx.slots[s].symbol} {v.symbol} become {iv} {bvii}, "
                                         f"the backdoor iv7-bVII7 that resolves up a whole "
                                         f"step to {target.symbol}"))
@@ -309,12 +284,13 @@ def diminished_passing(ctx: Context) -> list[Change]:
         a, b = ctx.slots[i], ctx.slots[i + 1]
         if a.chord is None or not b.target or a.family == "diminished":
             continue
-        step = rules.PASSING_STEPS.get((b.pc - a.pc) % 12)
+        # The line is the bass's: C/E Dm7 passes through Ebdim7 (E Eb D), not C#dim7.
+        step = rules.PASSING_STEPS.get((b.bass.pc - a.bass.pc) % 12)
         if step is None:
             continue
         anchor, interval = step
-        root = _readable(_above(b.root if anchor == "target" else a.root, interval), ctx.key)
-        dim = _sym(root, rules.PASSING_QUALITY)
+        dim = _sym(_above(b.bass if anchor == "target" else a.bass, interval),
+                   rules.PASSING_QUALITY, ctx.key)
         direction = "up" if anchor == "target" else "down"
         out.append(Change(i, (a.symbol, dim), f"{dim} passes chromatically from {a.symbol} "
                                               f"{direction} to {b.symbol}"))
@@ -370,7 +346,7 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     parse_progression(symbols, field="progression", allow_nc=True)  # validates, or raises
     key = parse_key(get_str(req, "key", default="C", max_len=MAX_SYMBOL, aliases=("keyContext",)))
     wanted = _requested_techniques(req)
-    ctx = _analyse(symbols, key)
+    ctx = analyse(symbols, key)
     alternatives = []
     for name, technique in TECHNIQUE_FUNCTIONS.items():
         if name in wanted:

@@ -45,6 +45,10 @@ CLASS_FAMILY: Final[dict[str, str]] = {
 TARGET_FAMILIES: Final = frozenset({"major", "minor", "dominant"})
 """A chord that can be tonicised (approached by its own dominant) has a perfect fifth."""
 
+TONIC_COLOURS: Final = frozenset({"maj6", "maj7", "min6", "mmaj7"})
+"""Classes that colour a triad as a resting chord: on the key's own triad of a degree they
+are targets even with the sixth or seventh from outside the key (Dm6, Dm(maj7) in D minor)."""
+
 # --- tritone_sub --------------------------------------------------------------------------
 TRITONE_QUALITY: Final[dict[str, str]] = {
     "7": "7", "9": "9", "13": "13",
@@ -68,23 +72,32 @@ TO_MAJOR: Final = {"m": "", "m6": "6", "m7": "maj7", "m9": "maj9", "m6/9": "6/9"
 TO_HALF_DIMINISHED: Final = {"m": "dim", "m7": "m7b5"}
 FROM_HALF_DIMINISHED: Final = {"dim": "m", "m7b5": "m7"}
 
+SAME_ROOT: Final[Interval] = (1, 0)
+"""The root stays: only the quality changes, and the root keeps the user's spelling."""
+
 BORROWED: Final[dict[tuple[str, int], tuple[Interval, dict[str, str], bool]]] = {
-    # (key mode, scale degree) -> (new root above the tonic, quality map, only as final chord)
+    # (key mode, scale degree) -> (new root above the chord's own root, quality map, only as
+    # final chord). The root moves from the user's spelling of it (Bbm7 in C# is the vi:
+    # Amaj7), never from the key's spelling of the degree.
     # Major keys borrow the predominants of the parallel minor; tonic and dominant stay.
-    ("major", 2): ((2, 2), TO_HALF_DIMINISHED, False),  # Dm7 -> Dm7b5
-    ("major", 4): ((4, 5), TO_MINOR, False),            # Fmaj7 -> Fm7
-    ("major", 6): ((6, 8), TO_MAJOR, False),            # Am7 -> Abmaj7
+    ("major", 2): (SAME_ROOT, TO_HALF_DIMINISHED, False),  # Dm7 -> Dm7b5
+    ("major", 4): (SAME_ROOT, TO_MINOR, False),            # Fmaj7 -> Fm7
+    ("major", 6): ((1, -1), TO_MAJOR, False),              # Am7 -> Abmaj7: bVI
     # Minor keys borrow from the parallel major: the major IV, the minor ii, and the
     # picardy third, which only makes sense as the last chord.
-    ("minor", 2): ((2, 2), FROM_HALF_DIMINISHED, False),  # Bm7b5 -> Bm7 in A minor
-    ("minor", 4): ((4, 5), TO_MAJOR, False),              # Dm7 -> Dmaj7
-    ("minor", 1): ((1, 0), TO_MAJOR, True),               # final Am -> A
+    ("minor", 2): (SAME_ROOT, FROM_HALF_DIMINISHED, False),  # Bm7b5 -> Bm7 in A minor
+    ("minor", 4): (SAME_ROOT, TO_MAJOR, False),              # Dm7 -> Dmaj7
+    ("minor", 1): (SAME_ROOT, TO_MAJOR, True),               # final Am -> A
 }
 
 # --- secondary_dominants / dominant_chain -------------------------------------------------
 DOMINANT_QUALITY: Final = "7"
 CHAIN_LENGTH: Final = 2
 """How many dominants the chain adds in place of the chord before an existing dominant."""
+CHAIN_STEPS: Final[tuple[Interval, ...]] = tuple(
+    ((4 * n) % 7 + 1, (7 * n) % 12) for n in range(CHAIN_LENGTH, 0, -1))
+"""Roots of the added dominants above the first existing one, farthest first: n fifths up is
+4n letter steps and 7n semitones (A and D above G: a ninth and a fifth)."""
 
 # --- coltrane_changes ---------------------------------------------------------------------
 COLTRANE_CENTRES: Final[tuple[Interval, ...]] = ((6, 8), (3, 4))

@@ -310,13 +310,15 @@ def read_chord(request: dict[str, Any], field: str = "chord") -> Chord:
 
 
 def split_progression(value: Any, *, field: str = "progression") -> list[Any]:
-    """The items of a progression as given: a string split on whitespace, or a list, with
-    ``|`` bar lines dropped. Neither a string nor a list is ``InvalidRequest(field=field)``;
-    the items themselves are judged by ``parse_progression``."""
+    """The items of a progression as given: a string split on whitespace, or a list whose
+    strings are trimmed (``" G7"`` is ``G7``, so every operation echoes the trimmed symbol),
+    with ``|`` bar lines dropped. Neither a string nor a list is
+    ``InvalidRequest(field=field)``; the items themselves are judged by ``parse_progression``."""
     if isinstance(value, str):
         return value.replace("|", " ").split()
     if isinstance(value, list):
-        return [v for v in value if v != "|"]
+        items = [v.strip() if isinstance(v, str) else v for v in value]
+        return [v for v in items if v != "|"]
     raise InvalidRequest(f"field '{field}' must be a string or a list of chord symbols",
                          field=field)
 

@@ -86,6 +86,26 @@ def test_operation_subcommand_prints_json(tmp_path: Path, capsys: pytest.Capture
     assert code == 1 and orjson.loads(out)["error"]["code"] == "invalid_chord"
 
 
+def test_reharmonize_subcommand_runs_the_engine(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "reharmonize", "Dm7 G7 Cmaj7",
+                           "--key", "C")
+    result = orjson.loads(out)
+    assert code == 0 and result["key"] == "C"
+    assert result["progression"] == ["Dm7", "G7", "Cmaj7"]
+    first = result["alternatives"][0]
+    assert first["technique"] == "tritone_sub"
+    assert first["progression"] == ["Dm7", "Db7", "Cmaj7"]
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "reharmonize", "Dm7 G7 Cmaj7",
+                           "--key", "C", "--technique", "backdoor")
+    assert code == 0
+    assert [a["technique"] for a in orjson.loads(out)["alternatives"]] == ["backdoor"]
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "reharmonize", "Dm7 Gzz7 Cmaj7")
+    error = orjson.loads(out)["error"]
+    assert code == 1 and error["code"] == "invalid_chord"
+    assert error["symbol"] == "Gzz7" and error["index"] == 1
+
+
 def test_conduct_writes_the_midi_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     smf = b"MThd\x00\x00\x00\x06\x00\x01\x00\x01\x01\xe0"

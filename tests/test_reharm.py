@@ -72,6 +72,18 @@ def test_bar_lines_and_lists_give_the_same_answer() -> None:
     assert as_text == as_list
 
 
+def test_list_items_are_echoed_trimmed() -> None:
+    result = reharmonize({"progression": ["  Dm7", "G7 ", "Cmaj7"], "key": "C",
+                          "techniques": ["tritone_sub"]})
+    assert result["progression"] == ["Dm7", "G7", "Cmaj7"]
+    alt = result["alternatives"][0]
+    assert alt["progression"] == ["Dm7", "Db7", "Cmaj7"]
+    assert alt["changes"] == [{"index": 1, "from": "G7", "to": ["Db7"]}]
+    assert "replaces G7," in alt["explanation"]
+    assert result == reharmonize({"progression": "Dm7 G7 Cmaj7", "key": "C",
+                                  "techniques": ["tritone_sub"]})
+
+
 def test_no_chord_is_kept_and_never_changed() -> None:
     result = reharmonize({"progression": "Dm7 G7 N.C. Cmaj7", "key": "C"})
     assert result["progression"] == ["Dm7", "G7", "N.C.", "Cmaj7"]
@@ -184,6 +196,9 @@ def test_ii_v_insertion_stays_silent(progression: str, key: str) -> None:
     ("Am Dm E7 Am", "Am", "Am D E7 A"),                  # IV of A major, picardy third
     ("Em C Am B7 Em", "Em", "Em C A B7 E"),
     ("Gbmaj7 Ebm7 Abm7 Db7", "Gb", "Gbmaj7 Dmaj7 Abm7b5 Db7"),  # bVI is D, not Ebb
+    # A kept root keeps the user's spelling, even against the key's (Em7, not Fbm7, in Cb).
+    ("Cbmaj7 Emaj7 Gb7 Cbmaj7", "Cb", "Cbmaj7 Em7 Gb7 Cbmaj7"),
+    ("Bbm7 Ebm7 Ab7 Dbmaj7", "C#", "Amaj7 Ebm7b5 Ab7 Dbmaj7"),  # not D#m7b5 beside Ab7
 ])
 def test_modal_interchange(progression: str, key: str, expected: str) -> None:
     assert changed(progression, key, "modal_interchange") == expected
@@ -193,6 +208,9 @@ def test_modal_interchange(progression: str, key: str, expected: str) -> None:
     ("Cmaj7 G7 Cmaj7", "C"),        # tonic and dominant stay
     ("Fm7 Bb7 Cmaj7", "C"),         # Fm7 is already borrowed
     ("Am Em Am7 E7", "Am"),         # the minor tonic changes only as the last chord
+    ("Cmaj7 Bm7b5 E7 Am7", "C"),    # E7 asks for Am7: the resolution of V7/vi stays
+    ("Cmaj7 A7 Dm7", "C"),          # the same for V7/ii
+    ("Em7 D7 B7", "G"),             # ... and for the turnaround back to the top, B7 -> Em7
 ])
 def test_modal_interchange_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "modal_interchange") is None
@@ -245,9 +263,57 @@ def test_dominant_chain(progression: str, key: str, expected: str) -> None:
     ("G7 Cmaj7", "C"),          # nothing before the dominant
     ("Dm7 G7 Am7", "C"),        # G7 does not resolve down a fifth
     ("Gm7 D7", "F"),            # D7 turns back to Gm7, which must stay to be resolved to
+    ("D7 Dm7 G7 Cmaj7", "C"),   # D7 is already there: the chain would repeat it
+    # minor keys
+    ("Dm A7 Dm", "Dm"),         # the tonic before V is kept
+    ("Dm6 A7 Dm6", "Dm"),       # ... in its melodic-minor colour too
+    ("A7 Dm A7 Dm", "Dm"),
+    ("Em7b5 A7 Bbmaj7", "Dm"),  # deceptive: A7 does not resolve down a fifth
+    ("Dm B7 E7 A7 Dm", "Dm"),   # the chain is already written, from the tonic on
+    ("Am7 E7 Am7", "Am"),
 ])
 def test_dominant_chain_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "dominant_chain") is None
+
+
+@pytest.mark.parametrize(("progression", "key", "expected", "chain"), [
+    # A dominant already before the head stays; only the missing one is added.
+    ("Cmaj7 A7 Dm7 G7 Cmaj7", "C", "Cmaj7 A7 D7 G7 Cmaj7", "A7 D7 G7"),
+    ("E7 A7 Dm7 G7 Cmaj7", "C", "E7 A7 D7 G7 Cmaj7", "E7 A7 D7 G7"),
+    # Two chains, A7 into Dm7 and G7 into Cmaj7: the one into Dm7 cannot also turn Dm7
+    # into dominants, so only the later one is written, through the A7 already there.
+    ("Cmaj7 Em7 A7 Dm7 G7 Cmaj7", "C", "Cmaj7 Em7 A7 D7 G7 Cmaj7", "A7 D7 G7"),
+])
+def test_dominant_chain_never_repeats_a_dominant(progression: str, key: str, expected: str,
+                                                 chain: str) -> None:
+    alt = alternative(progression, key, "dominant_chain")
+    assert alt is not None and " ".join(alt["progression"]) == expected
+    assert alt["changes"] == [{"index": 3 if progression.startswith("Cmaj7 E") else 2,
+                               "from": "Dm7", "to": ["D7"]}]
+    assert alt["explanation"] == (f"Dm7 becomes D7, so the dominants {chain} fall by fifths "
+                                  f"into Cmaj7.")
+
+
+@pytest.mark.parametrize(("progression", "key", "technique", "expected"), [
+    # The melodic-minor tonics m6 and m(maj7) are targets like the plain minor tonic.
+    ("Em7b5 A7 Dm6", "Dm", "dominant_chain", "B7 E7 A7 Dm6"),
+    ("Em7b5 A7 Dm(maj7)", "Dm", "dominant_chain", "B7 E7 A7 Dm(maj7)"),
+    ("Am6 Dm7 E7 Am6", "Am", "dominant_chain", "Am6 F#7 B7 E7 Am6"),
+    ("Dm6 Gm7 Dm6", "Dm", "ii_v_insertion", "Dm6 Gm7 Em7b5 A7b9 Dm6"),
+    ("C Dm6", "Dm", "diminished_passing", "C C#dim7 Dm6"),
+])
+def test_minor_tonic_colours_are_targets(progression: str, key: str, technique: str,
+                                         expected: str) -> None:
+    assert changed(progression, key, technique) == expected
+
+
+def test_minor_sixth_tonic_gets_what_the_minor_triad_gets() -> None:
+    request = {"progression": "Em7b5 A7 Dm6", "key": "Dm",
+               "techniques": ["dominant_chain", "ii_v_insertion", "diminished_passing"]}
+    plain = reharmonize({**request, "progression": "Em7b5 A7 Dm"})
+    coloured = reharmonize(request)
+    assert [a["technique"] for a in coloured["alternatives"]] \
+        == [a["technique"] for a in plain["alternatives"]] == ["dominant_chain"]
 
 
 # --- coltrane_changes -----------------------------------------------------------------------
@@ -281,6 +347,10 @@ def test_coltrane_changes_stay_silent(progression: str, key: str) -> None:
     ("Am7 D7 Gmaj7", "G", "Cm7 F7 Gmaj7"),
     ("Bb7 Ebmaj7", "Eb", "Db7 Ebmaj7"),
     ("Dm7 G7 Cmaj7", "Am", "Fm7 Bb7 Cmaj7"),
+    # One family for both chords: Em7 A7, not Fbm7 A7 (nor the unreadable Fbm7 Bbb7).
+    ("Dbm7 Gb7 Cbmaj7", "Cb", "Em7 A7 Cbmaj7"),
+    ("Abm7 Db7 Gbmaj7", "Gb", "Bm7 E7 Gbmaj7"),
+    ("Gb7 Cbmaj7", "Cb", "A7 Cbmaj7"),
 ])
 def test_backdoor(progression: str, key: str, expected: str) -> None:
     assert changed(progression, key, "backdoor") == expected
@@ -303,6 +373,10 @@ def test_backdoor_stays_silent(progression: str, key: str) -> None:
     ("Em7 Dm7 G7 Cmaj7", "C", "Em7 Ebdim7 Dm7 G7 Cmaj7"),       # descending
     ("C Dm E7 Am", "Am", "C C#dim7 Dm D#dim7 E7 Am"),
     ("Ebmaj7 Fm7", "Eb", "Ebmaj7 Edim7 Fm7"),
+    # The line is the sounding bass's: E Eb D under C/E Dm7, C C# D under Cmaj7 G/D.
+    ("C/E Dm7 G7 Cmaj7", "C", "C/E Ebdim7 Dm7 G7 Cmaj7"),
+    ("Bb/D Cm7", "Bb", "Bb/D Dbdim7 Cm7"),
+    ("Cmaj7 G/D", "C", "Cmaj7 C#dim7 G/D"),
 ])
 def test_diminished_passing(progression: str, key: str, expected: str) -> None:
     assert changed(progression, key, "diminished_passing") == expected
@@ -312,9 +386,23 @@ def test_diminished_passing(progression: str, key: str, expected: str) -> None:
     ("Dm7 G7 Cmaj7", "C"),
     ("Cmaj7 C#dim7 Dm7", "C"),  # already there
     ("Am Bm7b5", "Am"),          # a diminished chord is no target
+    ("C/E F", "C"),              # the bass E F is already a half step
 ])
 def test_diminished_passing_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "diminished_passing") is None
+
+
+# --- spelling of new roots -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("progression", "key", "technique", "expected"), [
+    # Not F##m7b5 B#7b9: a pair is spelled in one family, from E#'s enharmonic F.
+    ("C#maj7 E#m7 A#m7", "C#", "ii_v_insertion", "C#maj7 Gm7b5 C7b9 E#m7 A#m7"),
+    ("F#maj7 G#m7 E#7 A#m7", "F#", "dominant_chain", "F#maj7 G7 C7 E#7 A#m7"),  # not F##7 B#7
+    ("C#maj7 D#m7 E#m7", "C#", "secondary_dominants", "C#maj7 B#7 E#m7"),  # B# is the key's
+])
+def test_new_roots_are_readable(progression: str, key: str, technique: str,
+                                expected: str) -> None:
+    assert changed(progression, key, technique) == expected
 
 
 # --- explanations ---------------------------------------------------------------------------

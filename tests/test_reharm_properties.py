@@ -3,12 +3,16 @@ exactly, every chord written parses, and the same request gives the same bytes."
 
 from __future__ import annotations
 
+import re
+from itertools import pairwise
+
 import orjson
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from engine import reharmonize
 from engine.keys import parse_key
+from engine.notes import AWKWARD_SPELLINGS
 from engine.reharm_rules import TECHNIQUES
 from engine.symbols import parse
 
@@ -70,6 +74,70 @@ def test_changes_rebuild_each_alternative(request: dict[str, object]) -> None:
         new = {s for c in alt["changes"] for s in c["to"]} - set(source)
         assert all(s in alt["explanation"] for s in new)
         assert alt["explanation"].endswith(".") and alt["explanation"].count(". ") == 0
+
+
+# Roots as a chart would write them, for chords from outside the key.
+PLAIN_ROOTS = ("C", "C#", "Db", "D", "D#", "Eb", "E", "F", "F#", "Gb", "G", "G#", "Ab", "A",
+               "A#", "Bb", "B")
+QUALITIES = ("", "m", "7", "maj7", "m7", "m7b5", "6", "m6", "m(maj7)", "dim7", "9", "13")
+
+
+@st.composite
+def chromatic_requests(draw: st.DrawFn) -> dict[str, object]:
+    """Diatonic chords mixed with chords on any plainly spelled root, in any key."""
+    request = draw(requests())
+    chords = str(request["progression"]).split()
+    for _ in range(draw(st.integers(0, 4))):
+        chord = draw(st.sampled_from(PLAIN_ROOTS)) + draw(st.sampled_from(QUALITIES))
+        chords.insert(draw(st.integers(0, len(chords))), chord)
+    return {"progression": " ".join(chords), "key": request["key"]}
+
+
+@example({"progression": "C#maj7 E#m7 A#m7", "key": "C#"})
+@example({"progression": "F#maj7 G#m7 E#7 A#m7", "key": "F#"})
+@given(st.one_of(requests(), chromatic_requests()))
+def test_new_chords_have_readable_roots(request: dict[str, object]) -> None:
+    # No key or input chord here has a double accidental, so no new chord may have one; and
+    # a chromatic root is never spelled Fb, Cb, E# or B# unless the key or the user did.
+    result = reharmonize(request)
+    source = result["progression"]
+    written = {parse(s).root for s in source}
+    scale = set(parse_key(str(request["key"])).scale)
+    for alt in result["alternatives"]:
+        for change in alt["changes"]:
+            for symbol in change["to"]:
+                root = parse(symbol).root
+                assert abs(root.alter) < 2, (alt["technique"], symbol)
+                if root not in scale and root not in written:
+                    assert root.name not in AWKWARD_SPELLINGS, (alt["technique"], symbol)
+
+
+CHAIN = re.compile(r"the dominants (.+) fall by fifths into (\S+)$")
+
+
+@example({"progression": "Cmaj7 A7 Dm7 G7 Cmaj7", "key": "C"})
+@example({"progression": "Cmaj7 Em7 A7 Dm7 G7 Cmaj7", "key": "C"})
+@given(st.one_of(requests(), chromatic_requests()))
+def test_dominant_chains_are_in_the_result_and_repeat_nothing(
+        request: dict[str, object]) -> None:
+    result = reharmonize({**request, "techniques": ["dominant_chain"]})
+    if not result["alternatives"]:
+        return
+    source, alt = result["progression"], result["alternatives"][0]
+    chords = alt["progression"]
+    source_pairs = set(pairwise(source))
+    for pair in pairwise(chords):
+        assert pair[0] != pair[1] or pair in source_pairs, chords  # no A7 A7 made up
+    for clause in alt["explanation"].rstrip(".").split("; "):
+        m = CHAIN.search(clause)
+        assert m is not None, clause
+        chain, target = m.group(1).split(), m.group(2)
+        # The chain is written as named, and falls into the target named (the top of the
+        # progression for a final turnaround).
+        starts = [i for i in range(len(chords)) if chords[i:i + len(chain)] == chain]
+        assert starts, (chain, chords)
+        after = [chords[(i + len(chain)) % len(chords)] for i in starts]
+        assert target in after, (target, chords)
 
 
 @given(requests())

@@ -156,6 +156,7 @@ def test_progression_string_and_list() -> None:
 def test_split_progression_keeps_symbols_as_written() -> None:
     assert split_progression("| Dm7  G7 | N.C. |") == ["Dm7", "G7", "N.C."]
     assert split_progression(["Dm7", "|", "G7", 5]) == ["Dm7", "G7", 5]  # items judged later
+    assert split_progression(["  Dm7", "G7 ", " | ", "\tN.C."]) == ["Dm7", "G7", "N.C."]
     with pytest.raises(InvalidRequest) as req:
         split_progression({"C": 1}, field="changes")
     assert req.value.field == "changes"
