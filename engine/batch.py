@@ -50,7 +50,7 @@ class SymbolTable:
     root_pc: np.ndarray
     root_letter: np.ndarray
     cls: np.ndarray
-    mask: np.ndarray
+    mask: np.ndarray           # sounding pitch classes (chord tones and slash bass)
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def parse_symbols(distinct: Sequence[str | None]) -> SymbolTable:
 
     return SymbolTable(chords, errors, col(lambda c: c.root.pc, np.int16),
                        col(lambda c: c.root.letter, np.int16), col(quality_class, np.int16),
-                       col(lambda c: c.mask, np.int32))
+                       col(lambda c: c.sounding_mask, np.int32))
 
 
 def parse_keys(distinct: Sequence[str | None]) -> KeyTable:

@@ -49,6 +49,12 @@ class Chord:
     def bass_pc(self) -> PitchClass | None:
         return None if self.bass is None else self.bass.pc
 
+    @property
+    def sounding_mask(self) -> int:
+        """``mask`` plus the slash bass: every pitch class that sounds (what ``diatonic``
+        tests: ``C/Db`` is not diatonic in C)."""
+        return self.mask if self.bass is None else self.mask | 1 << self.bass.pc
+
     def tone(self, label: str) -> str | None:
         """The spelled note of degree label ``label`` ("3", "b7"), or None if absent."""
         try:

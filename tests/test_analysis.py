@@ -234,3 +234,16 @@ def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) 
     assert r["diatonic"] == all(parse_spelled(n).pc in scale_pcs for n in chord.notes)
     batch = analyze_batch([root + row.canonical], key).row(0)
     assert batch == {f: r[f] for f in ROW_FIELDS}
+
+
+@pytest.mark.parametrize(("chord", "key", "diatonic"), [
+    ("C/Db", "C", False), ("C/F#", "C", False), ("C/B", "C", True), ("C/E", "C", True),
+    ("G7/F", "C", True), ("Am/G#", "Am", False), ("Dm7b5/Eb", "Cm", True),
+    ("Dm7b5/E", "Cm", False), ("Dm7/Eb", "C", False),
+])
+def test_slash_bass_counts_for_diatonic(chord: str, key: str, diatonic: bool) -> None:
+    r = an(chord, key)
+    assert r["diatonic"] is diatonic
+    assert analyze_batch([chord], key).row(0) == {f: r[f] for f in ROW_FIELDS}
+    # the bass does not move the role
+    assert r["numeral"] == an(chord.split("/")[0], key)["numeral"]
