@@ -43,7 +43,8 @@ from engine.tables import (
 
 NO_CHORD = frozenset({"NC", "N.C."})
 
-_UNICODE = str.maketrans({"♯": "#", "♭": "b", "𝄪": "##", "𝄫": "bb", "−": "-"})
+# The minus sign (U+2212) and the en dash (U+2013) that word processors put for "-" (C–7).
+_UNICODE = str.maketrans({"♯": "#", "♭": "b", "𝄪": "##", "𝄫": "bb", "−": "-", "–": "-"})
 _ACCIDENTALS = {"": 0, "#": 1, "##": 2, "b": -1, "bb": -2}
 _NOTES: dict[str, Spelled] = {
     letter + acc: Spelled(i, alter) for i, letter in enumerate(LETTERS)
@@ -123,8 +124,22 @@ def _parse(symbol: str) -> Chord:
     try:
         quality = quality_of(text[start:end])
     except _SuffixError as exc:
+        if bass is None and slash >= start and _reads(text[start:slash]):
+            # "C/H": the quality before the slash is fine, so the bass is what is wrong
+            given = text[slash + 1:]
+            reason = f"bass {given!r} is not a note name (A-G with # or b)" if given \
+                else "a slash needs a bass note after it"
+            raise InvalidChord(symbol, reason, position=lead + slash + 1) from None
         raise InvalidChord(symbol, exc.reason, position=lead + start + exc.offset) from None
     return _chord(symbol, root, quality, bass)
+
+
+def _reads(suffix: str) -> bool:
+    try:
+        quality_of(suffix)
+    except _SuffixError:
+        return False
+    return True
 
 
 _LETTER_SET = frozenset(LETTERS)
