@@ -16,9 +16,10 @@ class Chord:
 
     ``intervals``/``semitones``/``notes``/``pcs`` describe the chord above its root, in
     interval order (root first); ``semitones`` of ninths and beyond are above 12.
-    ``bass`` is the slash bass (None without a slash); ``inversion`` is 0 without a slash,
-    1..3 for a bass on the 3rd/5th/7th (any third/fifth/seventh label), None for a bass that
-    is not a chord tone.
+    ``bass`` is the slash bass (None without a slash); ``inversion`` is 0 without a slash
+    (or a bass on the root), 1..3 for a bass on the 3rd/5th/7th (any third/fifth/seventh
+    label), 4..6 for a bass on the 9th/11th/13th (a 2nd, 4th or 6th counts as those), None for
+    a bass that is not a chord tone.
     """
 
     symbol: str                      # as given by the user

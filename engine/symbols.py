@@ -58,7 +58,10 @@ _MOD_RE = re.compile("|".join(re.escape(s) for s in sorted(
 # Inside parentheses a bare tension is an added tone: "7(13)".
 _BARE_TENSIONS = {"9": "add9", "11": "add11", "13": "add13"}
 _BARE_RE = re.compile("13|11|9")
-_INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3}
+# A bass on a chord tone: its place in the chord's stack of thirds (3rd 1, 5th 2, 7th 3, and
+# on, as music21 counts: 9th 4, 11th 5, 13th 6); a 2nd, 4th or 6th is the 9th, 11th or 13th
+# an octave down (Csus4/F 5, C6/A 6, Cadd9/D 4). None only for a bass outside the chord.
+_INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3, 9: 4, 11: 5, 13: 6, 2: 4, 4: 5, 6: 6}
 _ROW_NAME = {row.canonical: row.name for row in QUALITIES}
 
 
