@@ -16,9 +16,10 @@ class Chord:
 
     ``intervals``/``semitones``/``notes``/``pcs`` describe the chord above its root, in
     interval order (root first); ``semitones`` of ninths and beyond are above 12.
-    ``bass`` is the slash bass (None without a slash); ``inversion`` is 0 without a slash,
-    1..3 for a bass on the 3rd/5th/7th (any third/fifth/seventh label), None for a bass that
-    is not a chord tone.
+    ``bass`` is the slash bass (None without a slash); ``inversion`` is 0 without a slash
+    (or a bass on the root), 1..3 for a bass on the 3rd/5th/7th (any third/fifth/seventh
+    label), 4..6 for a bass on the 9th/11th/13th (a 2nd, 4th or 6th counts as those), None for
+    a bass that is not a chord tone.
     """
 
     symbol: str                      # as given by the user
@@ -48,6 +49,12 @@ class Chord:
     @property
     def bass_pc(self) -> PitchClass | None:
         return None if self.bass is None else self.bass.pc
+
+    @property
+    def sounding_mask(self) -> int:
+        """``mask`` plus the slash bass: every pitch class that sounds (what ``diatonic``
+        tests: ``C/Db`` is not diatonic in C)."""
+        return self.mask if self.bass is None else self.mask | 1 << self.bass.pc
 
     def tone(self, label: str) -> str | None:
         """The spelled note of degree label ``label`` ("3", "b7"), or None if absent."""

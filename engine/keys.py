@@ -2,7 +2,11 @@
 
 A key is ``C``, ``F#``, ``Bb``; minor is ``Cm``, ``C-``, ``C minor`` (also ``Cmin``, as in
 iReal charts); ``C major`` is ``C``. A mode (``Bb lydian``) is not a key: the error names the
-major or minor key whose notes it uses, so the caller can ask again.
+major or minor key whose notes it uses, so the caller can ask again; ``A harmonic minor`` and
+``A melodic minor`` point to ``Am``, whose harmonic and melodic forms are its own. Refused too:
+a tonic with a double accidental (``Cbb``, ``Gx``: no chart is written in such a key) and a
+bare lowercase tonic (``c`` is C major in some notations, C minor in classical ones); a
+lowercase tonic with a mode word (``c minor``, ``cm``) is read.
 """
 
 from __future__ import annotations
@@ -13,7 +17,13 @@ from functools import lru_cache
 from typing import Literal
 
 from engine.errors import InvalidKey
-from engine.notes import Spelled, normalize_accidentals, parse_spelled, transpose_spelled
+from engine.notes import (
+    Spelled,
+    normalize_accidentals,
+    on_letter,
+    parse_spelled,
+    transpose_spelled,
+)
 
 Mode = Literal["major", "minor"]
 
@@ -31,19 +41,24 @@ _MODE_WORDS: dict[str, Mode] = {
 }
 
 # Modes refused, with the interval (letter steps, semitones) from the mode's tonic up to the
-# tonic of the key that gives its notes, and that key's mode.
-_MODES: dict[str, tuple[int, int, Mode]] = {
-    "ionian": (1, 0, "major"),
-    "dorian": (7, 10, "major"),
-    "phrygian": (6, 8, "major"),
-    "lydian": (5, 7, "major"),
-    "mixolydian": (4, 5, "major"),
-    "aeolian": (1, 0, "minor"),
-    "locrian": (2, 1, "major"),
-    "harmonic minor": (1, 0, "minor"),
-    "melodic minor": (1, 0, "minor"),
+# tonic of the key to use instead, that key's mode, and the message ({given}: the text given,
+# {key}: the key to use).
+_SAME_NOTES = "{given!r} is a mode, not a key: use key {key} (it has the same notes)"
+_OWN_FORMS = ("{given!r} is a form of the key {key}: use key {key} (a minor key already reads "
+              "its harmonic and melodic forms as its own, e.g. its V7)")
+_MODES: dict[str, tuple[int, int, Mode, str]] = {
+    "ionian": (1, 0, "major", _SAME_NOTES),
+    "dorian": (7, 10, "major", _SAME_NOTES),
+    "phrygian": (6, 8, "major", _SAME_NOTES),
+    "lydian": (5, 7, "major", _SAME_NOTES),
+    "mixolydian": (4, 5, "major", _SAME_NOTES),
+    "aeolian": (1, 0, "minor", _SAME_NOTES),
+    "locrian": (2, 1, "major", _SAME_NOTES),
+    "harmonic minor": (1, 0, "minor", _OWN_FORMS),
+    "melodic minor": (1, 0, "minor", _OWN_FORMS),
 }
 
+_MINUS_SIGNS = str.maketrans({"−": "-", "–": "-"})  # U+2212 and the en dash, as in symbols
 _KEY_RE = re.compile(r"^\s*([A-Ga-g](?:##|#|x|bb|b)?)\s*(.*?)\s*$")
 
 
@@ -71,22 +86,33 @@ def make_key(tonic: Spelled, mode: Mode) -> Key:
 
 @lru_cache(maxsize=512)
 def _parse(text: str) -> Key:
-    m = _KEY_RE.match(normalize_accidentals(text))
+    m = _KEY_RE.match(normalize_accidentals(text).translate(_MINUS_SIGNS))
     if not m:
         raise InvalidKey(f"cannot read key {text!r}: expected a tonic such as C, F#, Bb or Cm")
     tonic = parse_spelled(m.group(1)[0].upper() + m.group(1)[1:])
     word = m.group(2)
+    if abs(tonic.alter) > 1:
+        raise InvalidKey(f"key {text.strip()!r} has a double accidental: no chart is written in "
+                         f"that key (use {_enharmonic(tonic)}{' ' * (len(word) > 1)}{word})")
+    if not word and m.group(1)[0].islower():
+        name = m.group(1)[0].upper() + m.group(1)[1:]
+        raise InvalidKey(f"key {text.strip()!r} is ambiguous (a lowercase tonic is minor in "
+                         f"some notations): write {name} for major or {name}m for minor")
     # One-letter words are case sensitive (M major, m minor); longer words are not.
     mode = _MODE_WORDS.get(word) or (_MODE_WORDS.get(word.lower()) if len(word) > 1 else None)
     if mode is not None:
         return make_key(tonic, mode)
     refused = _MODES.get(" ".join(word.lower().split()))
     if refused is not None:
-        number, semitones, parent_mode = refused
+        number, semitones, parent_mode, why = refused
         parent = make_key(transpose_spelled(tonic, number, semitones), parent_mode)
-        raise InvalidKey(f"{text.strip()!r} is a mode, not a key: use key {parent.name} "
-                         f"(it has the same notes)")
+        raise InvalidKey(why.format(given=text.strip(), key=parent.name))
     raise InvalidKey(f"cannot read key {text!r}: expected a tonic such as C, F#, Bb or Cm")
+
+
+def _enharmonic(tonic: Spelled) -> str:
+    """The same pitch on the neighbouring letter: Cbb -> Bb, Gx -> A."""
+    return on_letter(tonic.pc, (tonic.letter + (1 if tonic.alter > 0 else -1)) % 7).name
 
 
 def parse_key(text: str | None) -> Key:

@@ -4,8 +4,10 @@ A scale is a row of degree labels from its root (spelling follows the labels, so
 any root is spelled letter by letter) and one sentence of character. A chord's scales are
 chosen from candidates in order — the scale its role in the key implies, the scales that
 usually go with that one, then the scales of its quality — keeping only scales that hold every
-chord tone. ``avoid`` notes are scale tones a half step above a chord tone of the core (root,
-third, fifth, seventh) that the chord does not itself contain.
+chord tone, and among them those that hold a slash bass first. ``avoid`` notes are scale tones
+a half step above a chord tone of the core (root, third, fifth, seventh) or above the slash
+bass, that the chord does not itself contain, except the tensions the chord's class makes
+available (``AVAILABLE_TENSIONS``: b9 and b13 on a dominant).
 """
 
 from __future__ import annotations
@@ -100,8 +102,10 @@ CLASS_SCALES: dict[str, tuple[str, ...]] = {
     "sus2": ("ionian", "mixolydian", "dorian"),
     "five": ("ionian", "aeolian", "mixolydian"),
     "maj7": ("ionian", "lydian", "lydian augmented"),
+    # whole tone before altered: a 7#5 without b9/#9 (only those fit both) is the textbook
+    # whole-tone chord; any altered ninth rules whole tone out and leaves altered first.
     "dom7": ("mixolydian", "bebop dominant", "lydian dominant", "half-whole diminished",
-             "altered", "phrygian dominant", "mixolydian b6", "whole tone"),
+             "whole tone", "altered", "phrygian dominant", "mixolydian b6"),
     "min7": ("dorian", "aeolian", "phrygian", "minor pentatonic"),
     "m7b5": ("locrian", "locrian natural 2"),
     "dim7": ("whole-half diminished",),
@@ -116,6 +120,14 @@ CLASS_SCALES: dict[str, tuple[str, ...]] = {
 # played with its symmetric scale wherever it stands.
 CLASS_FIRST: dict[str, str] = {"dim7": "whole-half diminished"}
 
+# Semitones above the root that a class makes available although they sit a half step above
+# a chord tone: on a dominant (and a 7sus) the b9 over the root and the b13 over the fifth are
+# the tensions the phrygian dominant, half-whole diminished and altered scales are chosen for.
+# The natural 11 over a major third stays an avoid note everywhere.
+AVAILABLE_TENSIONS: dict[str, tuple[int, ...]] = {"dom7": (1, 8), "sus7": (1, 8)}
+_AVAILABLE_MASK: dict[str, int] = {c.name: mask_of(AVAILABLE_TENSIONS.get(c.name, ()))
+                                   for c in CLASSES}
+
 MAX_SCALES = 3  # one primary, then up to two secondary
 
 
@@ -125,9 +137,10 @@ def scale_notes(scale: Scale, root: Spelled) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _choose(root: Spelled, chord_mask: int, core_mask: int, cls: str,
+def _choose(root: Spelled, chord_mask: int, core_mask: int, bass_mask: int, cls: str,
             hint: str | None) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    """(name, notes, avoid) of the chosen scales. Masks are relative to the chord root."""
+    """(name, notes, avoid) of the chosen scales. Masks are relative to the chord root;
+    ``bass_mask`` is the slash bass (0 without one, or when it is a chord tone)."""
     first = [CLASS_FIRST[cls]] if cls in CLASS_FIRST else []
     order = [*first, hint, *FOLLOWERS.get(hint or "", ()), *CLASS_SCALES[cls]] if hint \
         else [*first, *CLASS_SCALES[cls]]
@@ -138,12 +151,17 @@ def _choose(root: Spelled, chord_mask: int, core_mask: int, cls: str,
     if not seen:
         # No scale holds every tone (a crowded chord): the one missing the fewest.
         seen = [min(CLASS_SCALES[cls], key=lambda n: bin(chord_mask & ~SCALES[n].mask).count("1"))]
+    # The bass sounds too: scales that hold it go first (C/F# -> lydian), in the same order.
+    seen.sort(key=lambda n: bool(bass_mask & ~SCALES[n].mask))
+    sounding, below = chord_mask | bass_mask, core_mask | bass_mask
+    available = _AVAILABLE_MASK[cls]
     out = []
     for name in seen[:MAX_SCALES]:
         scale = SCALES[name]
         notes = scale_notes(scale, root)
         avoid = tuple(note for note, s in zip(notes, scale.semitones, strict=True)
-                      if not chord_mask >> (s % 12) & 1 and core_mask >> ((s - 1) % 12) & 1)
+                      if not (sounding | available) >> (s % 12) & 1
+                      and below >> ((s - 1) % 12) & 1)
         out.append((name, tuple(notes), avoid))
     return tuple(out)
 
@@ -158,8 +176,10 @@ def _core_mask(chord: Chord) -> int:
 @lru_cache(maxsize=8192)
 def _chosen_for(chord: Chord, cls: int, hint: str | None
                 ) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-    return _choose(chord.root, mask_of(chord.semitones), _core_mask(chord), CLASSES[cls].name,
-                   hint)
+    chord_mask = mask_of(chord.semitones)
+    bass = 0 if chord.bass is None else 1 << (chord.bass.pc - chord.root.pc) % 12
+    return _choose(chord.root, chord_mask, _core_mask(chord), bass & ~chord_mask,
+                   CLASSES[cls].name, hint)
 
 
 def chord_scales(chord: Chord, cls: int, hint: str | None = None) -> list[dict[str, Any]]:

@@ -43,7 +43,8 @@ from engine.tables import (
 
 NO_CHORD = frozenset({"NC", "N.C."})
 
-_UNICODE = str.maketrans({"♯": "#", "♭": "b", "𝄪": "##", "𝄫": "bb", "−": "-"})
+# The minus sign (U+2212) and the en dash (U+2013) that word processors put for "-" (C–7).
+_UNICODE = str.maketrans({"♯": "#", "♭": "b", "𝄪": "##", "𝄫": "bb", "−": "-", "–": "-"})
 _ACCIDENTALS = {"": 0, "#": 1, "##": 2, "b": -1, "bb": -2}
 _NOTES: dict[str, Spelled] = {
     letter + acc: Spelled(i, alter) for i, letter in enumerate(LETTERS)
@@ -57,7 +58,10 @@ _MOD_RE = re.compile("|".join(re.escape(s) for s in sorted(
 # Inside parentheses a bare tension is an added tone: "7(13)".
 _BARE_TENSIONS = {"9": "add9", "11": "add11", "13": "add13"}
 _BARE_RE = re.compile("13|11|9")
-_INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3}
+# A bass on a chord tone: its place in the chord's stack of thirds (3rd 1, 5th 2, 7th 3, and
+# on, as music21 counts: 9th 4, 11th 5, 13th 6); a 2nd, 4th or 6th is the 9th, 11th or 13th
+# an octave down (Csus4/F 5, C6/A 6, Cadd9/D 4). None only for a bass outside the chord.
+_INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3, 9: 4, 11: 5, 13: 6, 2: 4, 4: 5, 6: 6}
 _ROW_NAME = {row.canonical: row.name for row in QUALITIES}
 
 
@@ -123,8 +127,22 @@ def _parse(symbol: str) -> Chord:
     try:
         quality = quality_of(text[start:end])
     except _SuffixError as exc:
+        if bass is None and slash >= start and _reads(text[start:slash]):
+            # "C/H": the quality before the slash is fine, so the bass is what is wrong
+            given = text[slash + 1:]
+            reason = f"bass {given!r} is not a note name (A-G with # or b)" if given \
+                else "a slash needs a bass note after it"
+            raise InvalidChord(symbol, reason, position=lead + slash + 1) from None
         raise InvalidChord(symbol, exc.reason, position=lead + start + exc.offset) from None
     return _chord(symbol, root, quality, bass)
+
+
+def _reads(suffix: str) -> bool:
+    try:
+        quality_of(suffix)
+    except _SuffixError:
+        return False
+    return True
 
 
 _LETTER_SET = frozenset(LETTERS)

@@ -84,6 +84,8 @@ QUALITIES: tuple[QualityRow, ...] = (
                "7", "alt"),
     # ninths, elevenths, thirteenths
     QualityRow("9", "9 dom9", "1 3 5 b7 9", "dominant ninth"),
+    # fake books write the augmented ninth chord C+9 / Caug9 (as C+7 is aug7); C7+9 stays 7#9
+    QualityRow("9#5", "9#5 +9 aug9", "1 3 #5 b7 9", "dominant ninth sharp five", "9", "#5"),
     QualityRow("maj9", "maj9 Δ9", "1 3 5 7 9", "major ninth"),
     QualityRow("m9", "m9", "1 b3 5 b7 9", "minor ninth"),
     QualityRow("m9b5", "m9b5 ø9 h9", "1 b3 b5 b7 9", "half-diminished ninth", "m9", "b5"),

@@ -4,9 +4,13 @@ Input (by the file's suffix, or ``--input-format``):
   - text: chord symbols separated by whitespace (bar lines ``|`` ignored), all in ``--key``;
   - CSV with a header: a ``chord`` (or ``symbol``) column and an optional ``key`` column;
   - JSONL: one object per line with ``chord`` (or ``symbol``) and optional ``key``/``keyContext``.
-A row without its own key takes ``--key`` (default C). Output is JSONL (default) or CSV, one
-line per input chord; a row that fails carries its error instead of a result, and the rest go
-on. A progress bar shows on a terminal only; the rate (rows per second) goes to stderr.
+A row without its own key takes ``--key`` (default C); a key that is there but not a string is
+that row's ``invalid_key``, never replaced by ``--key``. A JSONL line that is not a JSON object
+is an ``invalid_request`` row. A UTF-8 byte order mark (Excel's CSV) is skipped. Output is
+JSONL (default) or CSV, one line per input chord; a row that fails carries its error instead of
+a result, and the rest go on. A progress bar shows on a terminal only; the rate (rows per
+second) goes to stderr. An input or output file that cannot be opened is ``BatchFileError``
+(a ``ValueError`` with a one-line message, which ``harmony`` prints without a traceback).
 """
 
 from __future__ import annotations
@@ -15,14 +19,14 @@ import argparse
 import csv
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 from tqdm import tqdm
 
-from engine.batch import ROW_FIELDS, BatchResult, analyze_batch
+from engine.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
 
 _SUFFIX_FORMAT = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -40,33 +44,51 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def read_rows(stream: IO[str], fmt: str, default_key: str | None
-              ) -> tuple[list[str | None], list[str | None]]:
-    """(symbols, keys) from an input stream in ``fmt``."""
-    chords: list[str | None] = []
-    keys: list[str | None] = []
+class BatchFileError(ValueError):
+    """An input or output file that cannot be opened: the message names it and says why."""
+
+
+def _without_bom(stream: Iterable[str]) -> Iterator[str]:
+    """The lines of ``stream``, without a UTF-8 byte order mark before the first."""
+    first = True
+    for line in stream:
+        yield line.removeprefix("\ufeff") if first else line
+        first = False
+
+
+def read_rows(stream: Iterable[str], fmt: str, default_key: str | None
+              ) -> tuple[list[Any], list[Any]]:
+    """(chords, keys) from an input stream in ``fmt``, one pair per row. Values are passed to
+    ``analyze_batch`` as found, so that a row holding the wrong thing becomes its error."""
+    chords: list[Any] = []
+    keys: list[Any] = []
+    lines = _without_bom(stream)
     if fmt == "text":
-        for line in stream:
+        for line in lines:
             for tok in line.replace("|", " ").split():
                 chords.append(tok)
                 keys.append(default_key)
     elif fmt == "csv":
-        for row in csv.DictReader(stream):
+        for row in csv.DictReader(lines):
             chords.append(row.get("chord") or row.get("symbol"))
             keys.append(row.get("key") or default_key)
     else:
-        for n, line in enumerate(stream, 1):
+        for n, line in enumerate(lines, 1):
             if not line.strip():
                 continue
             try:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                raise SystemExit(f"line {n}: not JSON ({exc})") from None
-            obj = obj if isinstance(obj, dict) else {}
-            chord = obj.get("chord", obj.get("symbol"))
+                chords.append(BadRow(f"line {n} is not JSON ({exc})"))
+                keys.append(default_key)
+                continue
+            if not isinstance(obj, dict):
+                chords.append(BadRow(f"line {n} is not a JSON object with a chord"))
+                keys.append(default_key)
+                continue
             key = obj.get("key", obj.get("keyContext"))
-            chords.append(chord if isinstance(chord, str) else None)
-            keys.append(key if isinstance(key, str) else default_key)
+            chords.append(obj.get("chord", obj.get("symbol")))
+            keys.append(default_key if key is None else key)
     return chords, keys
 
 
@@ -94,12 +116,22 @@ def _cell(value: Any) -> Any:
     return str(value).lower() if isinstance(value, bool) else value
 
 
+def _open(path: str, mode: str) -> IO[str]:
+    # utf-8-sig: a CSV saved by Excel starts with a byte order mark (skipped on reading only)
+    try:
+        return open(path, mode, encoding="utf-8-sig" if mode == "r" else "utf-8", newline="")
+    except OSError as exc:
+        what = "input" if mode == "r" else "output"
+        raise BatchFileError(f"cannot open {what} file {path!r}: "
+                             f"{exc.strerror or exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     fmt = args.input_format or _SUFFIX_FORMAT.get(Path(args.file).suffix.lower(), "text")
     if args.file == "-":
         chords, keys = read_rows(sys.stdin, fmt, args.key)
     else:
-        with open(args.file, encoding="utf-8", newline="") as f:
+        with _open(args.file, "r") as f:
             chords, keys = read_rows(f, fmt, args.key)
     start = time.perf_counter()
     result = analyze_batch(chords, keys)
@@ -109,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":
         write_rows(result, sys.stdout, args.format, bar)
     else:
-        with open(args.output, "w", encoding="utf-8", newline="") as out:
+        with _open(args.output, "w") as out:
             write_rows(result, out, args.format, bar)
     total = time.perf_counter() - start
     errors = int((result.error != 0).sum())

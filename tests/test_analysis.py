@@ -74,9 +74,12 @@ def test_secondary_dominants(key: str) -> None:
 TRITONE = {  # key -> [(chord, numeral, substitute of)]
     "C": [("Db7", "bII7", "V7"), ("Eb7", "bIII7", "V7/ii"), ("Gb7", "bV7", "V7/IV"),
           ("Ab7", "bVI7", "V7/V")],
-    "Eb": [("Fb7", "bII7", "V7"), ("E7", "bII7", "V7"), ("Gb7", "bIII7", "V7/ii"),
-           ("Bbb7", "bV7", "V7/IV"), ("A7", "bV7", "V7/IV"), ("Cb7", "bVI7", "V7/V"),
-           ("B7", "bVI7", "V7/V")],
+    # The numeral names the root as spelled, so that it agrees with ``degree`` (the letter's):
+    # E7 in Eb is #I7 (degree 1), Fb7 bII7 (degree 2). This test said bII7 for E7 before,
+    # with degree 1: the numeral and the degree contradicted each other.
+    "Eb": [("Fb7", "bII7", "V7"), ("E7", "#I7", "V7"), ("Gb7", "bIII7", "V7/ii"),
+           ("Bbb7", "bV7", "V7/IV"), ("A7", "#IV7", "V7/IV"), ("Cb7", "bVI7", "V7/V"),
+           ("B7", "#V7", "V7/V")],
 }
 
 
@@ -249,3 +252,50 @@ def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) 
     assert r["diatonic"] == all(parse_spelled(n).pc in scale_pcs for n in chord.notes)
     batch = analyze_batch([root + row.canonical], key).row(0)
     assert batch == {f: r[f] for f in ROW_FIELDS}
+
+
+@pytest.mark.parametrize(("chord", "key", "diatonic"), [
+    ("C/Db", "C", False), ("C/F#", "C", False), ("C/B", "C", True), ("C/E", "C", True),
+    ("G7/F", "C", True), ("Am/G#", "Am", False), ("Dm7b5/Eb", "Cm", True),
+    ("Dm7b5/E", "Cm", False), ("Dm7/Eb", "C", False),
+])
+def test_slash_bass_counts_for_diatonic(chord: str, key: str, diatonic: bool) -> None:
+    r = an(chord, key)
+    assert r["diatonic"] is diatonic
+    assert analyze_batch([chord], key).row(0) == {f: r[f] for f in ROW_FIELDS}
+    # the bass does not move the role
+    assert r["numeral"] == an(chord.split("/")[0], key)["numeral"]
+
+
+_ROMAN_NUMBER = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7}
+_LETTER_SEMITONES = (0, 2, 4, 5, 7, 9, 11)  # the major scale, letter by letter
+_ALL_ROOTS = [letter + acc for letter in "CDEFGAB" for acc in ("", "#", "b")]
+_ALL_KEYS = [tonic + mode for tonic in ("C", "G", "D", "A", "E", "B", "F#", "C#", "F", "Bb",
+                                        "Eb", "Ab", "Db", "Gb", "Cb") for mode in ("", "m")]
+
+
+def test_numeral_accidental_agrees_with_the_letter_degree() -> None:
+    # every key (Cb, C#, Gb included) x every spelled root (chromatic ones too) x each family
+    for key in _ALL_KEYS:
+        k = parse_key(key)
+        for root in _ALL_ROOTS:
+            sp = parse_spelled(root)
+            letters = (sp.letter - k.tonic.letter) % 7
+            alter = (sp.pc - k.tonic.pc - _LETTER_SEMITONES[letters] + 6) % 12 - 6
+            expected = ("b" * -alter if alter < 0 else "#" * alter)
+            for suffix in ("", "m", "7", "maj7", "m7b5", "dim7", "aug", "7sus4", "6"):
+                r = an(root + suffix, key)
+                assert r["degree"] == letters + 1, (root + suffix, key)
+                if "/" in r["numeral"]:
+                    continue  # V7/ii names the target, not the root
+                accidental = r["numeral"][:len(r["numeral"]) - len(r["numeral"].lstrip("b#"))]
+                roman = r["numeral"][len(accidental):]
+                roman = roman[:len(roman) - len(roman.lstrip("IViv"))]
+                assert accidental == expected, (root + suffix, key, r["numeral"])
+                assert _ROMAN_NUMBER[roman.lower()] == r["degree"], (root + suffix, key)
+
+
+def test_c_in_c_flat_is_sharp_one() -> None:
+    r = an("C", "Cb")
+    assert (r["degree"], r["numeral"]) == (1, "#I")
+    assert (an("Dbb", "Cb")["degree"], an("Dbb", "Cb")["numeral"]) == (2, "bII")

@@ -7,7 +7,15 @@ from pathlib import Path
 import orjson
 
 from engine.analysis import analyze_chord
-from engine.batch import INVALID_CHORD, INVALID_KEY, OK, ROW_FIELDS, analyze_batch
+from engine.batch import (
+    INVALID_CHORD,
+    INVALID_KEY,
+    INVALID_REQUEST,
+    OK,
+    ROW_FIELDS,
+    BadRow,
+    analyze_batch,
+)
 from engine.errors import HarmonyError
 from engine.keys import parse_key
 from engine.symbols import parse
@@ -49,3 +57,20 @@ def test_bad_rows_never_stop_the_batch() -> None:
 def test_one_key_for_all() -> None:
     result = analyze_batch(["Dm7", "G7", "C7", "A7"], "F")
     assert [r["numeral"] for r in result.rows()] == ["vi7", "V7/V", "V7", "V7/vi"]
+
+
+def test_rows_of_the_wrong_type_are_row_errors() -> None:
+    # neither a non-string key nor an unhashable chord may stop the batch
+    result = analyze_batch(["C", "Dm7"], ["C", 5])
+    assert result.error.tolist() == [OK, INVALID_KEY]
+    assert result.row(0)["numeral"] == "I"
+    assert result.row(1)["error"]["code"] == "invalid_key" and result.row(1)["key"] is None
+    result = analyze_batch([["C"], "Dm7", 3.5, {"a": 1}, BadRow("line 4 is not JSON")], "C")
+    assert result.error.tolist() == [INVALID_CHORD, OK, INVALID_CHORD, INVALID_CHORD,
+                                     INVALID_REQUEST]
+    assert result.row(1)["numeral"] == "ii7"
+    assert result.row(0)["chord"] is None and "must be a string" in result.row(0)["error"]["message"]
+    assert result.row(4)["error"] == {"code": "invalid_request", "message": "line 4 is not JSON"}
+    assert [r.get("error", {}).get("code") for r in analyze_batch(["C", "G7"], 7).rows()] == [
+        "invalid_key", "invalid_key"]
+    orjson.dumps(list(result.rows()))  # every row stays JSON

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 from pathlib import Path
 
 import orjson
@@ -48,5 +49,47 @@ def test_jsonl_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                    '{"symbol": "Cm6", "key": 5}\n[1]\n')
     assert _run([str(src), "--key", "Cm"]) == 0
     rows = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r.get("numeral") for r in rows] == ["bII7", "bV7", "i6", None]
-    assert rows[2]["key"] == "Cm"  # a key that is not a string falls back to --key
+    # A7 in Eb is spelled on the 4th letter: #IV7 (the tritone substitute of V7/IV)
+    assert [r.get("numeral") for r in rows] == ["bII7", "#IV7", None, None]
+    # a key that is there but not a string is that row's error, never silently --key
+    # (this test asserted the fallback before: it hid a bad row behind a guessed key)
+    assert rows[2]["error"]["code"] == "invalid_key" and rows[2]["chord"] == "Cm6"
+    assert rows[3]["error"]["code"] == "invalid_request"
+
+
+def test_malformed_jsonl_line_is_a_row_error(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"chord": "Dm7"}\n{"chord": "G7", \n{"chord": "Cmaj7", "key": 7}\n'
+                   '{"chord": 5}\n{"chord": "Cmaj7"}\n')
+    assert _run([str(src), "--key", "Am"]) == 0
+    out, err = capsys.readouterr()
+    rows = [orjson.loads(line) for line in out.splitlines()]
+    assert [r.get("numeral") for r in rows] == ["iv7", None, None, None, "bIIImaj7"]
+    assert [r.get("error", {}).get("code") for r in rows] == [
+        None, "invalid_request", "invalid_key", "invalid_chord", None]
+    assert "line 2" in rows[1]["error"]["message"]
+    assert "5 rows (3 errors)" in err
+
+
+def test_csv_with_byte_order_mark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "excel.csv"
+    src.write_bytes("\ufeffchord,key\nE7,Am\nDm7,C\n".encode())
+    assert _run([str(src)]) == 0
+    rows = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r.get("numeral") for r in rows] == ["V7", "ii7"]
+
+
+def test_byte_order_mark_on_standard_input(monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("\ufeffDm7 G7\n"))
+    assert _run(["-", "--key", "C"]) == 0
+    rows = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r.get("numeral") for r in rows] == ["ii7", "V7"]
+
+
+def test_missing_input_file_is_a_clean_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.txt"
+    with pytest.raises(batch_cli.BatchFileError, match=r"cannot open input file .*nope\.txt"):
+        _run([str(missing)])
+    assert issubclass(batch_cli.BatchFileError, ValueError)  # harmony prints it, exit 1

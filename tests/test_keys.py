@@ -46,3 +46,40 @@ def test_modes_are_refused_with_the_parent_key(text: str, parent: str) -> None:
 def test_bad_keys_are_invalid_key(text: str) -> None:
     with pytest.raises(InvalidKey):
         parse_key(text)
+
+
+@pytest.mark.parametrize(("text", "key"), [("A harmonic minor", "Am"), ("C melodic minor", "Cm"),
+                                           ("F# Harmonic Minor", "F#m")])
+def test_harmonic_and_melodic_minor_point_to_the_minor_key(text: str, key: str) -> None:
+    with pytest.raises(InvalidKey) as err:
+        parse_key(text)
+    message = err.value.message
+    assert f"use key {key}" in message
+    assert "same notes" not in message  # A harmonic minor does not have A minor's notes
+    assert "harmonic and melodic forms as its own" in message
+
+
+@pytest.mark.parametrize(("text", "instead"), [
+    ("Cbb", "use Bb"), ("Gx", "use A"), ("C##m", "use Dm"), ("Fbb", "use Eb"),
+    ("G## minor", "use A minor"), ("B𝄫", "use A"),
+])
+def test_double_accidental_keys_are_refused(text: str, instead: str) -> None:
+    with pytest.raises(InvalidKey, match="double accidental") as err:
+        parse_key(text)
+    assert instead in err.value.message
+
+
+@pytest.mark.parametrize("text", ["c", "f#", "bb", " eb "])
+def test_bare_lowercase_tonic_is_refused_as_ambiguous(text: str) -> None:
+    with pytest.raises(InvalidKey, match="ambiguous") as err:
+        parse_key(text)
+    name = text.strip()[0].upper() + text.strip()[1:]
+    assert f"write {name} for major or {name}m for minor" in err.value.message
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("c minor", "Cm"), ("cm", "Cm"), ("c-", "Cm"), ("c major", "C"), ("f#m", "F#m"),
+    ("C–", "Cm"), ("C−", "Cm"), ("Cb", "Cb"), ("C#", "C#"), ("Gb", "Gb"),
+])
+def test_lowercase_with_a_mode_word_and_dash_minor_read(text: str, name: str) -> None:
+    assert parse_key(text).name == name

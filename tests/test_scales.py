@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import resolve
+from engine import analyze, resolve
 from engine.grid import CLASSES, FAMILIES
 from engine.notes import parse_spelled
 from engine.scales import CLASS_SCALES, FOLLOWERS, SCALES
@@ -71,3 +71,85 @@ def test_chosen_scales_hold_the_chord_tones(row: object) -> None:
 
 def _pcs(notes: list[str]) -> set[int]:
     return {parse_spelled(n).pc for n in notes}
+
+
+def _scales(chord: str, key: str) -> dict[str, list[str]]:
+    return {s["name"]: s["avoid"] for s in analyze({"chord": chord, "key": key})["scales"]}
+
+
+# (chord, key, scale, avoid): the textbook avoid notes of each chord-scale. On a dominant the
+# b9 over the root and the b13 over the fifth are tensions; the 11 over the major third is not.
+AVOID = [
+    ("G7", "Cm", "phrygian dominant", ["C"]),
+    ("G7", "C", "mixolydian", ["C"]),
+    ("G7#9", "C", "half-whole diminished", []),
+    ("G7#5", "C", "altered", []),
+    ("G7alt", "C", "altered", []),
+    ("E7", "Am", "phrygian dominant", ["A"]),
+    ("E7", "Am", "half-whole diminished", []),
+    ("C7b13", "F", "phrygian dominant", ["F"]),
+    ("C7b13", "F", "mixolydian b6", ["F"]),
+    ("C7b9", "F", "half-whole diminished", []),
+    ("C7sus4b9", "F", "dorian b2", []),
+    ("C7sus4b9", "F", "phrygian", []),
+    ("Cmaj7", "C", "ionian", ["F"]),
+    ("Cmaj7", "C", "lydian", []),
+    ("Fmaj7", "C", "lydian", []),
+    ("C", "C", "ionian", ["F"]),
+    ("C6", "C", "ionian", ["F"]),
+    ("Dm7", "C", "dorian", []),
+    ("Am7", "C", "aeolian", ["F"]),
+    ("Em7", "C", "phrygian", ["F", "C"]),
+    ("Bm7b5", "C", "locrian", ["C"]),
+    ("Bm7b5", "C", "locrian natural 2", []),
+    ("Cdim7", "C", "whole-half diminished", []),
+    ("Cm(maj7)", "Cm", "melodic minor", []),
+    ("C7#5", "F", "whole tone", []),
+]
+
+
+@pytest.mark.parametrize(("chord", "key", "scale", "avoid"), AVOID)
+def test_avoid_notes_follow_the_chord_class(chord: str, key: str, scale: str,
+                                            avoid: list[str]) -> None:
+    assert _scales(chord, key)[scale] == avoid
+
+
+@pytest.mark.parametrize("root", ["C", "G", "F#", "Bb", "Db"])
+def test_every_dominant_scale_keeps_b9_and_b13_available(root: str) -> None:
+    # b9 and b13 are never avoid notes on a dominant, whatever the scale and key
+    for suffix in ("7", "7b9", "7#9", "7b13", "7#5", "7alt", "13", "7sus4", "7sus4b9"):
+        for key in ("C", "Cm", root, root + "m"):
+            r = analyze({"chord": root + suffix, "key": key})
+            b9 = _transposed(root, 1)
+            b13 = _transposed(root, 8)
+            for entry in r["scales"]:
+                assert not _pcs(entry["avoid"]) & (b9 | b13), (root + suffix, key, entry)
+
+
+def _transposed(root: str, semitones: int) -> set[int]:
+    return {(parse_spelled(root).pc + semitones) % 12}
+
+
+@pytest.mark.parametrize("chord", ["C7#5", "C+7", "C9#5", "C7#5#11", "Caug7"])
+def test_sharp_five_dominant_gets_whole_tone_first(chord: str) -> None:
+    assert resolve({"chord": chord})["scales"][0]["name"] == "whole tone"
+    assert "whole tone" in _scales(chord, "F")
+
+
+@pytest.mark.parametrize("chord", ["C7#5#9", "C7#5b9", "C7alt"])
+def test_sharp_five_with_altered_ninth_stays_altered(chord: str) -> None:
+    assert resolve({"chord": chord})["scales"][0]["name"] == "altered"
+
+
+def test_slash_bass_counts_for_the_scale() -> None:
+    # F# sounds in the bass: lydian holds it, ionian's F would clash with it
+    scales = analyze({"chord": "C/F#", "key": "C"})["scales"]
+    assert scales[0]["name"] == "lydian"
+    assert scales[0]["avoid"] == []
+    assert analyze({"chord": "C/Bb", "key": "C"})["scales"][0]["name"] == "mixolydian"
+    # without a slash nothing changes
+    assert analyze({"chord": "C", "key": "C"})["scales"][0]["name"] == "ionian"
+    # a bass no scale of the class holds: the scales stay, the note a half step above the
+    # bass is avoided
+    first = analyze({"chord": "C/Db", "key": "C"})["scales"][0]
+    assert first["name"] == "ionian" and "D" in first["avoid"]

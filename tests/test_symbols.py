@@ -142,7 +142,38 @@ def test_error_position_and_reason() -> None:
     assert "position 5" in info.value.message
     with pytest.raises(InvalidChord) as info:
         parse("  C7/H")
-    assert info.value.position == 4
+    # the quality 7 reads: the bass H is what is wrong, at its own position (was 4, the slash,
+    # with "unknown chord quality '/H'")
+    assert info.value.position == 5
+    assert "bass 'H' is not a note name" in info.value.message
+
+
+@pytest.mark.parametrize(("symbol", "position", "reason"), [
+    ("C/H", 2, "bass 'H' is not a note name"), ("Cmaj7/Q", 6, "bass 'Q'"),
+    ("C7/9", 3, "bass '9'"), ("C/", 2, "needs a bass note"),
+    ("C7#/E", 2, "unknown chord quality '#'"),  # the quality is wrong, not the bass
+])
+def test_bad_bass_is_blamed(symbol: str, position: int, reason: str) -> None:
+    with pytest.raises(InvalidChord) as info:
+        parse(symbol)
+    assert info.value.position == position and reason in info.value.message
+
+
+@pytest.mark.parametrize(("symbol", "quality"), [
+    ("C+9", "9#5"), ("Caug9", "9#5"), ("C9+", "9#5"), ("C9#5", "9#5"), ("C9+5", "9#5"),
+    ("C+7", "aug7"), ("C7+", "aug7"), ("C7+9", "7#9"), ("C7#9", "7#9"), ("C+9#11", "9#5#11"),
+    ("C–7", "m7"), ("C−7", "m7"), ("C–7b5", "m7b5"), ("C7–9", "7b9"),
+])
+def test_augmented_ninth_and_dash_spellings(symbol: str, quality: str) -> None:
+    chord = parse(symbol)
+    assert chord.quality == quality
+    assert chord.quality == parse("C" + quality).quality  # the canonical form reads back
+
+
+def test_augmented_ninth_tones() -> None:
+    chord = parse("C+9")
+    assert chord.notes == ("C", "E", "G#", "Bb", "D")
+    assert chord.name == "C dominant ninth sharp five"
 
 
 def test_progression_string_and_list() -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
+import pytest
 
+from engine import resolve
+from engine.errors import InvalidRequest
 from engine.notes import LETTER_PC, LETTERS, mask_of, parse_spelled
 from engine.symbols import parse, quality_of
 from engine.tables import (
@@ -82,8 +83,14 @@ def test_every_alias_maps_to_one_canonical_suffix() -> None:
         assert quality_of(canonical).canonical == canonical
 
 
-@given(st.sampled_from(CANONICAL), st.sampled_from(ROOTS))
-def test_quality_by_root_properties(quality: str, root_name: str) -> None:
+def test_every_quality_on_every_root() -> None:
+    # every canonical quality x 21 spelled roots, in plain loops (a sample would miss pairs)
+    for quality in CANONICAL:
+        for root_name in ROOTS:
+            _check_quality_on_root(quality, root_name)
+
+
+def _check_quality_on_root(quality: str, root_name: str) -> None:
     chord = parse(root_name + quality)
     root = parse_spelled(root_name)
     assert chord.quality == quality and chord.root == root
@@ -102,18 +109,43 @@ def test_quality_by_root_properties(quality: str, root_name: str) -> None:
             assert sp.letter == letter, (root_name + quality, label, note)
         assert sp.pc == (root.pc + semis) % 12
     assert chord.name.startswith(root_name + " ") and len(chord.name) > len(root_name) + 1
-    # MIDI with the root in octave 4 stays in range
-    assert 0 <= 60 + root.pc + max(chord.semitones) <= 127
+    # resolve places the root in the octave asked (by its letter: Cb4 is 59, B#3 60) and the
+    # chord above it; an octave that would leave MIDI 0..127 is invalid_request
+    for octave in range(-2, 11):
+        root_midi = 12 * (octave + 1) + LETTER_PC[root.letter] + root.alter
+        midi = [root_midi + s for s in chord.semitones]
+        if min(midi) >= 0 and max(midi) <= 127:
+            assert resolve({"chord": root_name + quality, "octave": octave})["midi"] == midi
+        else:
+            with pytest.raises(InvalidRequest) as err:
+                resolve({"chord": root_name + quality, "octave": octave})
+            assert err.value.field == "octave"
 
 
-@given(st.sampled_from(CANONICAL), st.sampled_from(ROOTS), st.sampled_from(ROOTS))
-def test_slash_bass_inversion(quality: str, root_name: str, bass_name: str) -> None:
-    chord = parse(f"{root_name}{quality}/{bass_name}")
-    plain = parse(root_name + quality)
-    assert chord.bass_name == bass_name and chord.notes == plain.notes
-    bass_pc = parse_spelled(bass_name).pc
-    if bass_pc not in chord.pcs:
-        assert chord.inversion is None
-    elif chord.inversion is not None:
-        label = chord.intervals[chord.pcs.index(bass_pc)]
-        assert DEGREES[label][0] == (1, 3, 5, 7)[chord.inversion]
+# The bass's place in the stack of thirds; a 2nd, 4th and 6th count as the 9th, 11th, 13th.
+INVERSION_OF_NUMBER = {1: 0, 3: 1, 5: 2, 7: 3, 9: 4, 11: 5, 13: 6, 2: 4, 4: 5, 6: 6}
+
+
+def test_slash_bass_inversion_on_every_quality_root_and_bass() -> None:
+    for quality in CANONICAL:
+        for root_name in ("C", "F#", "Bb", "Cb"):
+            plain = parse(root_name + quality)
+            for bass_name in ROOTS:
+                chord = parse(f"{root_name}{quality}/{bass_name}")
+                assert chord.bass_name == bass_name and chord.notes == plain.notes
+                bass_pc = parse_spelled(bass_name).pc
+                if bass_pc not in chord.pcs:
+                    assert chord.inversion is None, chord.symbol
+                    continue
+                # a chord tone in the bass is never read as a non-chord bass
+                label = chord.intervals[chord.pcs.index(bass_pc)]
+                assert chord.inversion == INVERSION_OF_NUMBER[DEGREES[label][0]], chord.symbol
+
+
+@pytest.mark.parametrize(("symbol", "inversion"), [
+    ("C/C", 0), ("C/E", 1), ("Cm/Eb", 1), ("C/G", 2), ("C7/Bb", 3), ("Cdim7/Bbb", 3),
+    ("C9/D", 4), ("Cadd9/D", 4), ("Csus2/D", 4), ("C11/F", 5), ("Csus4/F", 5),
+    ("C13/A", 6), ("C6/A", 6), ("C/D", None), ("C7/F#", None),
+])
+def test_inversion_of_a_chord_tone_bass(symbol: str, inversion: int | None) -> None:
+    assert parse(symbol).inversion == inversion
