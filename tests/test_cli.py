@@ -206,7 +206,8 @@ def test_cli_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFix
                   f"{tmp_path / 'missing' / 'x.mid'}\n"
     code, out, err = harmony(capsys, db, "batch", str(tmp_path / "missing.txt"))
     assert (code, out) == (1, "")
-    assert err == f"harmony: No such file or directory: {tmp_path / 'missing.txt'}\n"
+    assert err == f"harmony: cannot open input file '{tmp_path / 'missing.txt'}': " \
+                  "No such file or directory\n"
     for port in ("99999", "0", "http"):
         with pytest.raises(SystemExit) as exit_:
             main(["--db", str(db), "serve", "--port", port])
