@@ -49,6 +49,12 @@ class Chord:
     def bass_pc(self) -> PitchClass | None:
         return None if self.bass is None else self.bass.pc
 
+    @property
+    def canonical(self) -> str:
+        """The symbol in canonical spelling: root, canonical quality, ``/bass``
+        (``"C♯ø"`` -> ``"C#m7b5"``, ``"Fmi7"`` -> ``"Fm7"``)."""
+        return self.root.name + self.quality + ("" if self.bass is None else "/" + self.bass.name)
+
     def tone(self, label: str) -> str | None:
         """The spelled note of degree label ``label`` ("3", "b7"), or None if absent."""
         try:

@@ -146,7 +146,7 @@ def _fit(plan: Plan, form_len: int, quarters: float, duration: float | None) -> 
     bars. Always within MIN_TEMPO..MAX_TEMPO."""
     if duration is None:
         bars = plan.bars or form_len * math.ceil(DEFAULT_MIN_BARS / form_len)
-        return bars, round(plan.tempo, 2)
+        return bars, _bpm(plan.tempo)
 
     def tempo_for(n: int) -> float:
         return n * quarters * 60 / duration
@@ -155,7 +155,7 @@ def _fit(plan: Plan, form_len: int, quarters: float, duration: float | None) -> 
         return min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
 
     if plan.bars and MIN_TEMPO <= tempo_for(plan.bars) <= MAX_TEMPO:
-        return plan.bars, round(tempo_for(plan.bars), 2)
+        return plan.bars, _bpm(tempo_for(plan.bars))
     whole = [n for n in range(form_len, MAX_FIT_BARS, form_len)
              if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
     if whole and abs(math.log(tempo_for(nearest(whole)) / plan.tempo)) <= math.log(WHOLE_FACTOR):
@@ -163,7 +163,7 @@ def _fit(plan: Plan, form_len: int, quarters: float, duration: float | None) -> 
     else:
         part = [n for n in range(4, form_len, 4) if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
         bars = nearest(whole + part or [1, 2, 3])
-    return bars, round(tempo_for(bars), 2)
+    return bars, _bpm(tempo_for(bars))
 
 
 def _fit_user(plan: Plan, form_len: int, quarters: float,
@@ -175,7 +175,7 @@ def _fit_user(plan: Plan, form_len: int, quarters: float,
     asked = plan.bars or DEFAULT_MIN_BARS
     passes = max(1, math.ceil(asked / form_len))
     if duration is None:
-        return passes * form_len, round(plan.tempo, 2)
+        return passes * form_len, _bpm(plan.tempo)
 
     def tempo_for(n: int) -> float:
         return n * quarters * 60 / duration
@@ -192,7 +192,12 @@ def _fit_user(plan: Plan, form_len: int, quarters: float,
         bars = passes * form_len
     else:
         bars = min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
-    return bars, round(tempo_for(bars), 2)
+    return bars, _bpm(tempo_for(bars))
+
+
+def _bpm(tempo: float) -> float:
+    """``conductor.tempo``: always a float, rounded to 2 decimals (140.0, 139.35)."""
+    return float(round(tempo, 2))
 
 
 def _place(piece: list[list[str]], beats: int) -> Bars:
@@ -209,7 +214,8 @@ def _voice(segs: list[Segment], style: str) -> dict[int, list[int]]:
 
 
 def _name(chord: Chord | None) -> str:
-    return "NC" if chord is None else chord.symbol
+    """A chord as the lead sheet writes it: canonical spelling, whatever the user typed."""
+    return "NC" if chord is None else chord.canonical
 
 
 def _lead_sheet(segs: list[Segment], bars: int) -> str:
