@@ -97,7 +97,7 @@ GROOVES: dict[str, Groove] = {
         comping={"4/4": ("....x-......x-..", "x-..x-..x.....x-", "x..x..x.x-.x..x.")},
         pattern={"4/4": ("x.x...x.x.x...x.", "x.xx..x.x.xx..x.", "xxx.x.xxx.xxx.x.")},
         figure="riff", bass={"4/4": "R-.R..8.R..5.7.A", "3/4": "R-.R..8.5.7A"},
-        cymbal=CLOSED_HAT, voicing="rootless", programs=(4, 7, 33),
+        cymbal=CLOSED_HAT, voicing="drop2", programs=(4, 7, 33),
         names=("Electric Piano", "Clavinet")),
     "samba": Groove(
         swing=0.5,
