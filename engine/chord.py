@@ -56,6 +56,12 @@ class Chord:
         tests: ``C/Db`` is not diatonic in C)."""
         return self.mask if self.bass is None else self.mask | 1 << self.bass.pc
 
+    @property
+    def canonical(self) -> str:
+        """The symbol in canonical spelling: root, canonical quality, ``/bass``
+        (``"C♯ø"`` -> ``"C#m7b5"``, ``"Fmi7"`` -> ``"Fm7"``)."""
+        return self.root.name + self.quality + ("" if self.bass is None else "/" + self.bass.name)
+
     def tone(self, label: str) -> str | None:
         """The spelled note of degree label ``label`` ("3", "b7"), or None if absent."""
         try:

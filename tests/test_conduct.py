@@ -102,17 +102,19 @@ STYLE_PROMPTS = [
 ]
 
 
-@pytest.mark.parametrize("key", ["F", "Bb", "E", "Db"])
+@pytest.mark.parametrize("key", ["F", "Bb", "E", "Db", "Gb", "Cb", "C# minor", "Eb minor",
+                                 "G# minor"])
 @pytest.mark.parametrize(("prompt", "style", "meter"), STYLE_PROMPTS)
 def test_every_style_in_several_keys_and_meters(prompt: str, style: str,
                                                meter: tuple[int, int], key: str) -> None:
     result = conduct({"prompt": prompt.format(key=key), "durationSec": 20})
+    tonic, _, mode = key.partition(" ")
     c = result["conductor"]
     assert list(result) == ["conductor", "chords", "leadSheet", "lanes", "ppq", "midi"]
     assert list(c) == ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing",
                        "durationSec", "energy"]
     assert (c["style"], c["key"], c["mode"], c["timeSignature"]) == \
-        (style, key, "major", f"{meter[0]}/{meter[1]}")
+        (style, tonic, mode or "major", f"{meter[0]}/{meter[1]}")
     assert len(c["energy"]) == c["bars"] and all(0 <= x <= 1 for x in c["energy"])
     assert all(result["lanes"][lane] for lane in LANES)
     check_midi(result)
@@ -135,10 +137,11 @@ def test_walking_bass_walks_quarter_notes_and_approaches_the_next_root(style: st
                       "durationSec": 30})
     check_midi(result)
     bass = result["lanes"]["bass"]
-    beats = {e["tick"] // 480 for e in bass}
-    assert len(bass) >= len(beats) >= result["conductor"]["bars"] * 3 - 4
-    by_tick = {e["tick"]: e["pitch"] for e in bass}
     starts = chord_starts(result)
+    # a note on every beat up to the last chord, which is its root held (tests/test_conduct_bass.py
+    # checks every note of the line)
+    assert sorted(e["tick"] for e in bass) == list(range(0, starts[-1][0] + 1, 480))
+    by_tick = {e["tick"]: e["pitch"] for e in bass}
     for (tick, _), (nxt, symbol) in itertools.pairwise(starts):
         before = by_tick.get(nxt - 480)
         if before is None or nxt - tick < 960:
@@ -180,17 +183,19 @@ def test_duration_is_met_within_one_percent(prompt: str, duration: float) -> Non
     played = c["bars"] * num * 4 / den * 60 / c["tempo"]
     assert played == pytest.approx(duration, rel=0.01)
     assert 30 <= c["tempo"] <= 320
-    if duration <= 60:
-        score = check_midi(result)
-        seconds = score.to("second")
-        bar_sec = num * 4 / den * 60 / c["tempo"]
-        assert duration - bar_sec <= seconds.end() <= duration * 1.01
+    score = check_midi(result)
+    seconds = score.to("second")
+    bar_sec = num * 4 / den * 60 / c["tempo"]
+    assert duration - bar_sec <= seconds.end() <= duration * 1.01
 
 
 def test_a_whole_number_of_choruses_when_they_fit() -> None:
     result = conduct({"prompt": "medium swing blues in F", "durationSec": 62})
     assert result["conductor"]["bars"] % 12 == 0
-    assert conduct({"prompt": "rhythm changes", "durationSec": 120})["conductor"]["bars"] % 32 == 0
+    check_midi(result)
+    changes = conduct({"prompt": "rhythm changes", "durationSec": 120})
+    assert changes["conductor"]["bars"] % 32 == 0
+    check_midi(changes)
 
 
 def test_user_progressions_are_arranged_as_given() -> None:
@@ -209,7 +214,9 @@ def test_user_progressions_are_arranged_as_given() -> None:
         assert not [e for e in result["lanes"][lane] if 3840 <= e["tick"] < 5760]
     assert [e for e in result["lanes"]["drums"] if 3840 <= e["tick"] < 5760]
     harmony_fits_the_chords(result)
-    # The key comes from the first chord when the direction names none.
+    # Without a key in the direction, the key is the one the chords fit best (A7b9 and Bb7
+    # lean to D minor here); tests/test_conduct_form.py has the cases that tell it from the
+    # first chord (this test used to assert the first chord's root as the key).
     assert (result["conductor"]["key"], result["conductor"]["mode"]) == ("D", "minor")
 
 
@@ -222,15 +229,19 @@ def test_a_progression_list_without_bar_lines_is_a_chord_a_bar_repeated() -> Non
 
 def test_the_same_request_gives_the_same_bytes_and_the_seed_varies_it() -> None:
     request = {"prompt": "up-tempo swing blues in Bb, builds", "durationSec": 40, "seed": 7}
-    first = orjson.dumps(conduct(request))
+    result = conduct(request)
+    check_midi(result)
+    first = orjson.dumps(result)
     assert orjson.dumps(conduct(dict(request))) == first
     other = conduct({**request, "seed": 8})
+    check_midi(other)
     assert orjson.dumps(other) != first
     assert other["chords"] == orjson.loads(first)["chords"]
 
 
 def test_energy_builds_and_shapes_the_playing() -> None:
     built = conduct({"prompt": "swing in F that builds", "durationSec": 60})
+    check_midi(built)
     energy = built["conductor"]["energy"]
     assert energy[-1] - energy[0] >= 0.5
     bar = 1920
@@ -241,9 +252,11 @@ def test_energy_builds_and_shapes_the_playing() -> None:
     first, late = per_bar("drums", 0), per_bar("drums", len(energy) - 2)
     assert sum(e["velocity"] for e in late) / len(late) > sum(e["velocity"] for e in first) / len(first)
     assert len(late) > len(first)
-    sparse = conduct({"prompt": "sparse ballad", "durationSec": 30})["conductor"]["energy"]
-    intense = conduct({"prompt": "intense ballad", "durationSec": 30})["conductor"]["energy"]
-    assert max(sparse) < min(intense)
+    sparse = conduct({"prompt": "sparse ballad", "durationSec": 30})
+    intense = conduct({"prompt": "intense ballad", "durationSec": 30})
+    check_midi(sparse)
+    check_midi(intense)
+    assert max(sparse["conductor"]["energy"]) < min(intense["conductor"]["energy"])
 
 
 def test_pedal_bass_holds_the_tonic() -> None:
@@ -269,7 +282,9 @@ def test_pedal_bass_holds_the_tonic() -> None:
 ])
 def test_bad_requests(request_: dict[str, Any], field: str | None) -> None:
     if field is None:            # five chords without bar lines: five bars, fine
-        assert conduct(request_)["conductor"]["bars"] >= 5
+        result = conduct(request_)
+        assert result["conductor"]["bars"] >= 5
+        check_midi(result)
         return
     with pytest.raises(InvalidRequest) as err:
         conduct(request_)

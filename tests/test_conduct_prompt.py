@@ -117,3 +117,35 @@ def test_awkward_roots_are_respelled(numeral: str, tonic: str, symbol: str) -> N
 def test_major_and_minor_marks_read_as_key_names_do(prompt: str, mode: str) -> None:
     # A capital M is major in key and chord names (engine.keys reads "CM" so too).
     assert read_prompt(prompt).mode == mode
+
+
+@pytest.mark.parametrize(("prompt", "tonic", "mode"), [
+    # "in" / "key of" in any case
+    ("In F, a medium swing", "F", "major"), ("Blues In Bb", "Bb", "major"),
+    ("IN Eb minor, a ballad", "Eb", "minor"), ("Key Of G, bossa", "G", "major"),
+    # a minor key written as in key names: "-", "m", "min"
+    ("in Bb-", "Bb", "minor"), ("swing in F#m", "F#", "minor"), ("Bb- blues", "Bb", "minor"),
+    ("F#m shuffle", "F#", "minor"), ("swing in D min", "D", "minor"),
+    # "<tonic> major|minor|<mode>" anywhere
+    ("D minor ballad", "D", "minor"), ("A minor blues", "A", "minor"),
+    ("Ab major gospel", "Ab", "major"), ("E-flat minor ballad", "Eb", "minor"),
+    ("C# minor funk", "C#", "minor"), ("Cb major ballad", "Cb", "major"),
+    ("E Phrygian vamp in 6/8", "E", "phrygian"), ("slow Gb Lydian vamp", "Gb", "lydian"),
+    # "<tonic> <style or form>"
+    ("F blues", "F", "major"), ("Eb bossa nova", "Eb", "major"), ("Gb blues", "Gb", "major"),
+    ("A-flat blues", "Ab", "major"), ("medium G funk, intense", "G", "major"),
+    ("Db rhythm changes", "Db", "major"),
+    # "in X" wins over a tonic elsewhere
+    ("A ballad in Eb", "Eb", "major"), ("D minor feel, in F", "F", "minor"),
+])
+def test_key_phrases(prompt: str, tonic: str, mode: str) -> None:
+    plan = read_prompt(prompt)
+    assert (plan.tonic.name, plan.mode, plan.key_given) == (tonic, mode, True), prompt
+
+
+@pytest.mark.parametrize("prompt", [
+    "a medium swing", "A ballad, sparse", "A blues", "a minor blues", "Am I able to swing?",
+    "in a minute I want 200 bpm", "a phrygian modal vamp", "bebop at 200 bpm", "A funk tune",
+])
+def test_no_key_is_read_from_an_article_or_a_word(prompt: str) -> None:
+    assert not read_prompt(prompt).key_given, prompt

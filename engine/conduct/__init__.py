@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from engine.chord import Chord
-from engine.conduct import forms, midi
+from engine.conduct import forms, keyfind, midi
 from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
 from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
 from engine.conduct.styles import GROOVES
@@ -28,6 +28,7 @@ __all__ = ["conduct"]
 MIN_DURATION, MAX_DURATION = 5, 900
 DEFAULT_MIN_BARS = 16          # without a duration or a bar count, forms repeat to this length
 MAX_FIT_BARS = 2048
+WHOLE_FACTOR = 2.0             # whole choruses win when their tempo is within 2x of the asked
 Bars = list[list[tuple[int, Chord | None]]]
 
 
@@ -40,19 +41,26 @@ def conduct(request: Any) -> dict[str, Any]:
     plan = read_prompt(prompt)
     progression = req.get("progression")
 
+    meter = plan.meter
+    quarters = meter[0] * 4 / meter[1]
     if progression is not None:
-        symbol_bars = _user_bars(progression)
-        tonic, mode = _key_of(plan, symbol_bars)
+        symbol_bars = _user_bars(progression, meter[0])
+        tonic, mode = _key_of(plan, symbol_bars, meter[0])
+        form_len = len(symbol_bars)
+        bars, tempo = _fit_user(plan, form_len, quarters, duration)
+        piece = [symbol_bars[b % form_len] for b in range(bars)]
     else:
         form = forms.choose_form(plan.form, plan.style, plan.mode)
         tonic, mode = plan.tonic, plan.mode
         symbol_bars = forms.realise_form(form, mode, tonic)
-
-    meter = plan.meter
-    form_len = len(symbol_bars)
-    quarters = meter[0] * 4 / meter[1]
-    bars, tempo = _fit(plan, form_len, quarters, duration)
-    chord_bars = _place(symbol_bars, bars, meter[0])
+        form_len = len(symbol_bars)
+        bars, tempo = _fit(plan, form_len, quarters, duration)
+        piece = [symbol_bars[b % form_len] for b in range(bars)]
+        # The last chorus ends on the tonic, with the final crash under it.
+        tail = forms.ending(form, mode, tonic, whole=bars % form_len == 0)
+        tail = tail if len(tail) <= bars else tail[-1:]
+        piece[bars - len(tail):] = tail
+    chord_bars = _place(piece, meter[0])
 
     groove = GROOVES[plan.style]
     swing = groove.swing if meter[1] != 8 else 0.5
@@ -88,9 +96,10 @@ def conduct(request: Any) -> dict[str, Any]:
     }
 
 
-def _user_bars(progression: Any) -> list[list[str]]:
+def _user_bars(progression: Any, beats: int) -> list[list[str]]:
     """The user's changes as bars of symbols (``|`` marks bars; without any, a chord a bar);
-    every symbol is checked by the parser, errors carry the chord's index."""
+    every symbol is checked by the parser, errors carry the chord's index, and every bar is
+    checked against the meter before any fitting, so the whole progression is always valid."""
     if isinstance(progression, str):
         tokens = progression.replace("|", " | ").split()
     elif isinstance(progression, list) and all(isinstance(t, str) for t in progression):
@@ -108,52 +117,94 @@ def _user_bars(progression: Any) -> list[list[str]]:
             bars.append([])
         else:
             bars[-1].append(t)
-    return [b for b in bars if b]
+    bars = [b for b in bars if b]
+    for i, bar in enumerate(bars):
+        if len(bar) > beats:
+            raise InvalidRequest(f"bar {i + 1} has {len(bar)} chords but only {beats} beats",
+                                 field="progression")
+    return bars
 
 
-def _key_of(plan: Plan, bars: list[list[str]]) -> tuple[Spelled, str]:
-    """The prompt's key, else the first chord's root (minor when its third is minor)."""
+def _key_of(plan: Plan, bars: list[list[str]], beats: int) -> tuple[Spelled, str]:
+    """The prompt's key, else the key the progression implies (``keyfind``): in the mode the
+    prompt named (a mode word without a tonic), else major or minor."""
     if plan.key_given:
         return plan.tonic, plan.mode
-    for bar in bars:
-        for symbol in bar:
-            if symbol not in NO_CHORD:
-                chord = parse(symbol)
-                return chord.root, "minor" if "b3" in chord.intervals else "major"
-    return plan.tonic, plan.mode
+    timed = [(parse(s), 1 / len(bar)) for bar in bars for s in bar if s not in NO_CHORD]
+    if not timed:
+        return plan.tonic, plan.mode
+    modes = (plan.mode,) if plan.mode_given else ("major", "minor")
+    return keyfind.find_key(timed, modes)
 
 
 def _fit(plan: Plan, form_len: int, quarters: float, duration: float | None) -> tuple[int, float]:
-    """Bars and tempo (quarter notes per minute, 2 decimals)."""
+    """Bars and tempo (quarter notes per minute, 2 decimals) for a form.
+
+    With a duration: the asked bar count if its tempo is within bounds; else whole choruses
+    when one of them plays within ``WHOLE_FACTOR`` of the asked (or the style's) tempo (the
+    nearest by ratio); else the nearest among whole choruses and the form's first 4, 8...
+    bars. Always within MIN_TEMPO..MAX_TEMPO."""
     if duration is None:
         bars = plan.bars or form_len * math.ceil(DEFAULT_MIN_BARS / form_len)
-        return bars, round(plan.tempo, 2)
+        return bars, _bpm(plan.tempo)
 
     def tempo_for(n: int) -> float:
         return n * quarters * 60 / duration
 
+    def nearest(cands: list[int]) -> int:
+        return min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
+
     if plan.bars and MIN_TEMPO <= tempo_for(plan.bars) <= MAX_TEMPO:
-        return plan.bars, round(tempo_for(plan.bars), 2)
-    # Whole choruses of the form, or, when one chorus is too long, its first 4, 8, ... bars;
-    # the count whose tempo is nearest (by ratio) the asked tempo wins.
-    cands = [n for n in range(4, form_len, 4)] + list(range(form_len, MAX_FIT_BARS, form_len))
-    cands = [n for n in cands if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO] or [1, 2, 3]
-    bars = min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
-    return bars, round(tempo_for(bars), 2)
+        return plan.bars, _bpm(tempo_for(plan.bars))
+    whole = [n for n in range(form_len, MAX_FIT_BARS, form_len)
+             if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
+    if whole and abs(math.log(tempo_for(nearest(whole)) / plan.tempo)) <= math.log(WHOLE_FACTOR):
+        bars = nearest(whole)
+    else:
+        part = [n for n in range(4, form_len, 4) if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
+        bars = nearest(whole + part or [1, 2, 3])
+    return bars, _bpm(tempo_for(bars))
 
 
-def _place(symbol_bars: list[list[str]], bars: int, beats: int) -> Bars:
-    """The form repeated over ``bars`` bars; chords in a bar split its beats, the first ones
-    longer (three chords in 4/4 last 2 + 1 + 1 beats)."""
-    out: Bars = []
-    for b in range(bars):
-        symbols = symbol_bars[b % len(symbol_bars)]
-        if len(symbols) > beats:
-            raise InvalidRequest(f"bar {b % len(symbol_bars) + 1} has {len(symbols)} chords but "
-                                 f"only {beats} beats", field="progression")
-        out.append([(math.ceil(i * beats / len(symbols)), None if s in NO_CHORD else parse(s))
-                    for i, s in enumerate(symbols)])
-    return out
+def _fit_user(plan: Plan, form_len: int, quarters: float,
+              duration: float | None) -> tuple[int, float]:
+    """Bars and tempo for a user progression: always whole passes of it, never cut. Without a
+    duration: the asked bar count rounded up to whole passes (else passes up to 16 bars);
+    with one: the number of passes whose tempo is nearest the asked one within bounds, or
+    ``invalid_request`` on ``durationSec`` when no whole number of passes fits."""
+    asked = plan.bars or DEFAULT_MIN_BARS
+    passes = max(1, math.ceil(asked / form_len))
+    if duration is None:
+        return passes * form_len, _bpm(plan.tempo)
+
+    def tempo_for(n: int) -> float:
+        return n * quarters * 60 / duration
+
+    cands = [n for n in range(form_len, MAX_FIT_BARS + form_len, form_len)
+             if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
+    if not cands:
+        raise InvalidRequest(
+            f"durationSec {duration:g} cannot hold the {form_len}-bar progression played "
+            f"whole: one pass lasts {form_len * quarters * 60 / MAX_TEMPO:.3g}..."
+            f"{form_len * quarters * 60 / MIN_TEMPO:.3g} s at {MIN_TEMPO:g}..{MAX_TEMPO:g} bpm",
+            field="durationSec")
+    if plan.bars and passes * form_len in cands:
+        bars = passes * form_len
+    else:
+        bars = min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
+    return bars, _bpm(tempo_for(bars))
+
+
+def _bpm(tempo: float) -> float:
+    """``conductor.tempo``: always a float, rounded to 2 decimals (140.0, 139.35)."""
+    return float(round(tempo, 2))
+
+
+def _place(piece: list[list[str]], beats: int) -> Bars:
+    """Bars of symbols as bars of (beat index, chord); chords in a bar split its beats, the
+    first ones longer (three chords in 4/4 last 2 + 1 + 1 beats)."""
+    return [[(math.ceil(i * beats / len(symbols)), None if s in NO_CHORD else parse(s))
+             for i, s in enumerate(symbols)] for symbols in piece]
 
 
 def _voice(segs: list[Segment], style: str) -> dict[int, list[int]]:
@@ -163,7 +214,8 @@ def _voice(segs: list[Segment], style: str) -> dict[int, list[int]]:
 
 
 def _name(chord: Chord | None) -> str:
-    return "NC" if chord is None else chord.symbol
+    """A chord as the lead sheet writes it: canonical spelling, whatever the user typed."""
+    return "NC" if chord is None else chord.canonical
 
 
 def _lead_sheet(segs: list[Segment], bars: int) -> str:

@@ -178,6 +178,7 @@ class Arranger:
         t = self.timing
         plan = styles.bass_for(self.groove, t.meter, self.bass_approach)
         pulses = styles.groups(t.meter)
+        roots = self._roots(plan == "walk")
         out: list[Note] = []
         prev = 40
         for si, seg in enumerate(self.segs):
@@ -186,9 +187,11 @@ class Arranger:
             e = self.energy[seg.bar]
             nxt = self.segs[si + 1].chord if si + 1 < len(self.segs) else None
             last = si + 1 == len(self.segs)
+            root, next_root = roots[si]
             if plan == "walk" and not last:
                 starts = self._pulse_ticks(seg, pulses)
-                line = lines.walk(seg.chord, len(starts), prev, nxt, self.rng)
+                line = lines.walk(seg.chord, len(starts), root,
+                                  next_root if nxt is not None else None, self.rng)
                 for k, (tick, p) in enumerate(zip(starts, line, strict=True)):
                     end = starts[k + 1] if k + 1 < len(starts) else seg.end
                     vel = _velocity(0.9 if k == 0 else 0.8, e, "bass")
@@ -205,14 +208,32 @@ class Arranger:
                 hits[0] = (seg.start, hits[0][1], first_role)
             else:
                 hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
-            root = lines.place(lines.bass_pc(seg.chord), prev, lines.BASS_LOW, lines.ROOT_HIGH)
             for start, end, role in hits:
-                p = self._role_pitch(seg.chord, role, prev, root, nxt)
+                p = self._role_pitch(seg.chord, role, prev, root,
+                                     next_root if nxt is not None else None, next_root)
                 prev = p
                 vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
                 off = t.at(min(end, seg.end))
                 out.append((t.at(start), max(1, off - t.at(start) - 20), p, vel))
         return out
+
+    def _roots(self, walking: bool) -> dict[int, tuple[int, int | None]]:
+        """Segment index -> (the pitch of its root, the pitch of the next sounding root), fixed
+        before any line is drawn so that approach notes aim where the next root will sound.
+        Each root lies within 11 semitones of the one before: a pattern bass keeps its roots
+        low (to ROOT_HIGH) and climbs above them; a walking bass heads up or down a fourth."""
+        high = lines.BASS_HIGH if walking else lines.ROOT_HIGH
+        sounding = [i for i, s in enumerate(self.segs) if s.chord is not None]
+        pitches: list[int] = []
+        near = 40
+        for i in sounding:
+            chord = self.segs[i].chord
+            assert chord is not None
+            aim = near + self.rng.choice((-5, 5)) if walking and pitches else near
+            near = lines.place(lines.bass_pc(chord), aim, lines.BASS_LOW, high)
+            pitches.append(near)
+        return {i: (p, pitches[k + 1] if k + 1 < len(pitches) else None)
+                for k, (i, p) in enumerate(zip(sounding, pitches, strict=True))}
 
     def _pulse_ticks(self, seg: Segment, pulses: list[int]) -> list[int]:
         origin = seg.bar * self.timing.bar_ticks
@@ -225,21 +246,22 @@ class Arranger:
         return ticks or [seg.start]
 
     def _role_pitch(self, chord: Chord, role: str, prev: int, root: int,
-                    nxt: Chord | None) -> int:
-        """A pattern bass note: the root low, the other chord tones climbing above it."""
-        lo, hi = lines.BASS_LOW, lines.BASS_HIGH
-        if role == "T":
-            return lines.place(self.tonic_pc, prev, lo, hi)
+                    target: int | None, next_root: int | None) -> int:
+        """A pattern bass note: the root low, the other chord tones climbing above it, an
+        approach into ``target`` (the next chord's root pitch, None when silence follows).
+        Every note stays within an octave of the note before it, of this chord's root and of
+        the next sounding root, so no leap of the line is wider than an octave."""
+        anchors = (prev, root, next_root)
         if role == "R":
             return root
+        if role == "A" and target is not None:
+            return lines.approach(target, prev, self.rng)
+        if role == "T":
+            return lines.fit(self.tonic_pc, prev, (prev,))
         if role == "8":
-            return root + 12
-        if role == "A":
-            if nxt is None:
-                return lines.place(lines.role_pc(chord, "5"), prev, lo, hi)
-            target = lines.place(lines.bass_pc(nxt), prev, lo, lines.ROOT_HIGH)
-            return lines.approach(target, self.rng)
-        return root + (lines.role_pc(chord, role) - root) % 12
+            return lines.fit(root % 12, root + 12, anchors)
+        pc = lines.role_pc(chord, "5" if role == "A" else role)
+        return lines.fit(pc, root + (pc - root) % 12, anchors)
 
     def _drums(self) -> list[Note]:
         t = self.timing

@@ -109,6 +109,12 @@ FORMS: dict[str, tuple[str, str]] = {
     "vamp_locrian": ("iø7 | bIImaj7 | iø7 | bVmaj7", ""),
     "vamp_major": ("Imaj7 | IVmaj7 | Imaj7 | IVmaj7", "i7 | iv7 | i7 | iv7"),
 }
+# The last bars of a piece that ends where a chorus of these forms ends, replacing the form's
+# own last bars (the jazz blues's bar 11 "I7 VI7" would otherwise fall from VI7 onto I7).
+# Every other form, and every piece that stops mid-form, ends on the form's tonic chord.
+ENDINGS: dict[str, tuple[str, str]] = {
+    "blues": ("ii7 V7 | I7", ""),
+}
 # One form a style plays when the direction names none.
 STYLE_FORM: dict[str, str] = {
     "swing": "blues", "bossa_nova": "bossa", "ballad": "ballad", "jazz_waltz": "waltz",
@@ -179,3 +185,31 @@ def bars_of(text: str) -> list[list[str]]:
 def realise_form(name: str, mode: str, tonic: Spelled) -> list[list[str]]:
     """The form's bars as chord symbols in the key."""
     return [[realise(n, tonic) for n in bar] for bar in bars_of(form_text(name, mode))]
+
+
+def _is_tonic(numeral: str) -> bool:
+    m = _NUMERAL_RE.match(numeral)
+    return m is not None and not m.group(1) and m.group(2).lower() == "i" and "/" not in numeral
+
+
+def tonic_numeral(name: str, mode: str) -> str:
+    """The form's own tonic chord: its first numeral on an unaltered I, without a slash
+    (``I7`` in the blues, ``Imaj7`` in a standard, ``i7`` in the minor blues)."""
+    for bar in bars_of(form_text(name, mode)):
+        for numeral in bar:
+            if _is_tonic(numeral):
+                return numeral
+    return "i" if mode == "minor" else "I"
+
+
+def ending(name: str, mode: str, tonic: Spelled, whole: bool) -> list[list[str]]:
+    """The bars that end a piece played from this form. After a whole chorus: the form's
+    ending (``ENDINGS``), or its own last bar when that is on the tonic (``I6`` of a
+    standard); otherwise, and after a chorus cut short, one bar of the form's tonic chord."""
+    text = ENDINGS.get(name, ("", ""))[1 if mode == "minor" else 0] if whole else ""
+    last = bars_of(form_text(name, mode))[-1]
+    if whole and not text and all(_is_tonic(n) for n in last):
+        text = " ".join(last)
+    if not text:
+        text = tonic_numeral(name, mode)
+    return [[realise(n, tonic) for n in bar] for bar in bars_of(text)]

@@ -18,11 +18,11 @@ _ROLE_LABELS: dict[str, tuple[str, ...]] = {
     "6": ("6", "bb7"),
 }
 _ROLE_DEFAULT = {"3": 4, "5": 7, "7": 12, "6": 9}   # no seventh: the octave
+MAX_LEAP = 12                        # no bass interval wider than an octave
 # Approach notes into the next root, as offsets from it, and how often each is chosen:
-# chromatic from below and above, the dominant a fifth above, a scale step above and below.
-APPROACHES: tuple[tuple[int, int], ...] = ((-1, 4), (1, 3), (7, 2), (2, 1), (-2, 1))
-_APPROACH_OFFSETS = [o for o, _ in APPROACHES]
-_APPROACH_WEIGHTS = [w for _, w in APPROACHES]
+# chromatic from below and above, the dominant a fifth above or a fourth below, a scale step
+# above and below.
+APPROACHES: tuple[tuple[int, int], ...] = ((-1, 4), (1, 3), (7, 1), (-5, 1), (2, 1), (-2, 1))
 
 
 def place(pc: int, near: int, low: int, high: int) -> int:
@@ -59,39 +59,54 @@ def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
     return list(chord.pcs[:limit])
 
 
-def approach(target: int, rng: random.Random) -> int:
-    """An approach note into ``target`` (a MIDI pitch), kept in the bass register."""
-    offset = rng.choices(_APPROACH_OFFSETS, _APPROACH_WEIGHTS)[0]
-    note = target + offset
-    if note > BASS_HIGH or (offset == 7 and note - 12 >= BASS_LOW and rng.random() < 0.5):
-        note -= 12
-    return note if note >= BASS_LOW else note + 12
+def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LOW,
+        high: int = BASS_HIGH) -> int:
+    """The pitch of class ``pc`` in [low, high] nearest ``ideal`` (lower on a tie) among those
+    within an octave of every anchor (None anchors are ignored). Anchors that lie within an
+    octave of each other always leave such a pitch in a register two octaves wide."""
+    cands = range(low + (pc - low) % 12, high + 1, 12)
+    near = [p for p in cands if all(a is None or abs(p - a) <= MAX_LEAP for a in anchors)]
+    return min(near or cands, key=lambda p: (abs(p - ideal), p))
 
 
-def walk(chord: Chord, beats: int, prev: int, next_chord: Chord | None,
+def approach(target: int, prev: int, rng: random.Random) -> int:
+    """An approach note into ``target`` (a MIDI pitch), in the bass register and within an
+    octave of ``prev``, the note before it (one always is when ``prev`` is within an octave
+    of ``target``)."""
+    notes, weights = [], []
+    for offset, weight in APPROACHES:
+        note = target + offset
+        if BASS_LOW <= note <= BASS_HIGH and abs(note - prev) <= MAX_LEAP:
+            notes.append(note)
+            weights.append(weight)
+    if not notes:
+        return target - 1 if prev < target else target + 1
+    return rng.choices(notes, weights)[0]
+
+
+def walk(chord: Chord, beats: int, root: int, target: int | None,
          rng: random.Random) -> list[int]:
-    """A walking line over one chord: the root (or slash bass) on the first beat, chord tones
-    heading for the next chord, and an approach note into its root on the last beat."""
-    root = place(bass_pc(chord), prev, BASS_LOW, BASS_HIGH)
+    """A walking line over one chord from ``root`` (its pitch, chosen by the caller): chord
+    tones heading for ``target`` (the next root's pitch, within an octave of ``root``), and
+    an approach note into it on the last beat. Without a target the line climbs the chord.
+    No interval of the line, nor the step into ``target``, is wider than an octave."""
     if beats == 1:
         return [root]
-    if next_chord is None:
-        line = [root]
+    line = [root]
+    if target is None:
         tones = chord_tone_pcs(chord)
         for i in range(1, beats):
-            line.append(place(tones[i % len(tones)], line[-1] + 2, BASS_LOW, BASS_HIGH))
+            line.append(fit(tones[i % len(tones)], line[-1] + 2, (line[-1],)))
         return line
-    # Aim at the next root from whichever side leaves room to move.
-    target = place(bass_pc(next_chord), root + rng.choice((-5, 5)), BASS_LOW, BASS_HIGH)
-    last = approach(target, rng)
-    line = [root]
+    # An approach within an octave of the root first, then chord tones filling towards it.
+    last = approach(target, root, rng)
     tones = chord_tone_pcs(chord)[1:] or [chord.root.pc]
     for i in range(1, beats - 1):
-        ideal = root + (last - root) * i / (beats - 1)
-        cands = [place(pc, round(ideal), BASS_LOW, BASS_HIGH) for pc in tones]
-        cands = [c for c in cands if c != line[-1]] or cands
-        line.append(min(cands, key=lambda c: (abs(c - ideal), c)))
-    line.append(last if last != line[-1] else last + (12 if last + 12 <= BASS_HIGH else -12))
+        ideal = round(root + (last - root) * i / (beats - 1))
+        cands = {fit(pc, ideal, (line[-1], last)) for pc in tones}
+        fresh = [c for c in cands if c != line[-1] and (i < beats - 2 or c != last)]
+        line.append(min(fresh or cands, key=lambda c: (abs(c - ideal), c)))
+    line.append(last)
     return line
 
 

@@ -41,6 +41,14 @@ def key_signature(tonic: Spelled, mode: str) -> str:
     return (_MINOR_BY_FIFTHS if mode in ("minor", "aeolian") else _MAJOR_BY_FIFTHS)[fifths]
 
 
+def clocks_per_click(meter: tuple[int, int]) -> int:
+    """MIDI clocks (24 a quarter note) per metronome click: the pulse of the meter, a dotted
+    quarter (36) in 6/8, 9/8, 12/8, else one beat unit (a quarter 24, a half 48, an eighth 12)."""
+    num, den = meter
+    unit = 96 // den
+    return 3 * unit if den == 8 and num % 3 == 0 and num > 3 else unit
+
+
 def write_midi(lanes: dict[str, list[tuple[int, int, int, int]]], *, tempo: float,
                meter: tuple[int, int], key: str, programs: tuple[int, int, int],
                names: tuple[str, str, str, str], ppq: int, end: int) -> bytes:
@@ -50,7 +58,8 @@ def write_midi(lanes: dict[str, list[tuple[int, int, int, int]]], *, tempo: floa
     mf.tracks.append(mido.MidiTrack([
         meta("track_name", name="Conductor", time=0),
         meta("set_tempo", tempo=mido.bpm2tempo(tempo), time=0),
-        meta("time_signature", numerator=meter[0], denominator=meter[1], time=0),
+        meta("time_signature", numerator=meter[0], denominator=meter[1],
+             clocks_per_click=clocks_per_click(meter), time=0),
         meta("key_signature", key=key, time=0),
         meta("end_of_track", time=end),
     ]))

@@ -8,7 +8,9 @@ Defaults (documented in the README):
   style word gives ``modal_vamp``;
 - tempo: the style's own tempo (``STYLE_TEMPO``), or a tempo word, or ``N bpm`` (quarter notes
   per minute, clamped to 30..320);
-- key C major; a mode word without a tonic takes the mode's white-key tonic (D dorian,
+- key: ``in X`` / ``key of X`` (any case), else a capital tonic followed by a mode word, a glued
+  ``m``/``-``, or a style or form word (a bare ``A`` before a style word is the article);
+  C major when none; a mode word without a tonic takes the mode's white-key tonic (D dorian,
   E phrygian, F lydian, G mixolydian, A aeolian, B locrian); ``minor blues`` without a key is in
   C minor;
 - meter: the style's own (3/4 for a jazz waltz, 4/4 otherwise); ``3/4`` ``6/8`` ``waltz`` win;
@@ -83,15 +85,25 @@ FORM_WORDS: tuple[tuple[str, str], ...] = (
 )
 
 _ACC = r"(#|♯|b|♭|-flat| flat|-sharp| sharp)?"
-_MODE_NAMES = r"(major|minor|min|maj|m|" + "|".join(MODE_TONIC) + r")?"
-# "in F", "in Bb minor", "in E-flat", "key of F#": the tonic letter is a capital (so "in a
-# minute" is no key) unless it follows "key of".
+_MODE_WORD = r"(?i:major|minor|min|maj|" + "|".join(MODE_TONIC) + r")"
+# A mode after a tonic: a word (any case, a space allowed), or a glued mark as in key names:
+# "Cm", "C-" minor, "CM" major (one-letter marks are case sensitive, as in engine.keys).
+_MODE_NAMES = r"(?:\s*(" + _MODE_WORD + r")|(m|M|-))"
+_MODE_AFTER_IN = r"(?:\s*(" + _MODE_WORD + r")|\s*(m|M|-))"    # "in the key of C m"
 _END = r"(?![\w#♯♭])"
-_KEY_RE = re.compile(r"(?:\bin|\bkey of)\s+([A-G])" + _ACC + r"(?:\s*" + _MODE_NAMES + r")" + _END)
-_KEY_OF_RE = re.compile(r"\bkey of\s+([a-gA-G])" + _ACC + r"(?:\s*" + _MODE_NAMES + r")" + _END,
-                        re.I)
-# "D dorian", "Eb Phrygian" without "in" (a capital letter: "a Phrygian vamp" has no tonic).
-_TONIC_MODE_RE = re.compile(r"\b([A-G])" + _ACC + r"\s+((?i:" + "|".join(MODE_TONIC) + r"))\b")
+_TONIC = r"([A-G])" + _ACC
+# "in F", "In Bb minor", "in E-flat", "in Bb-", "key of F#": the tonic letter is a capital (so
+# "in a minute" is no key) unless it follows "key of".
+_KEY_RE = re.compile(r"(?i:\bin|\bkey of)\s+" + _TONIC + _MODE_AFTER_IN + "?" + _END)
+_KEY_OF_RE = re.compile(r"\bkey of\s+([a-gA-G])" + _ACC + _MODE_AFTER_IN + "?" + _END, re.I)
+# Anywhere: a capital tonic with a mode ("D minor ballad", "Ab major", "E Phrygian", "Bb-"),
+# or directly followed by a style or form word ("F blues", "Eb bossa"). A bare capital "A"
+# before a style word is the article ("A ballad in F") and "Am" a verb: there "A" needs an
+# accidental or a mode word ("A minor blues", "Ab blues").
+_TONIC_MODE_RE = re.compile(r"(?<![\w#♯♭-])" + _TONIC + _MODE_NAMES + _END)
+_TONIC_STYLE_RE = re.compile(
+    r"(?<![\w#♯♭-])" + _TONIC + r"\s+(?i:" + "|".join(p for p, _ in STYLE_WORDS + FORM_WORDS)
+    + r")\b")
 _BPM_RE = re.compile(r"(\d{2,3}(?:\.\d+)?)\s*(?:bpm|beats per minute)\b|"
                      r"\b(?:tempo|at)\s*(?:=|of)?\s*(\d{2,3})\b(?!\s*bars?)", re.I)
 _METER_RE = re.compile(r"\b(\d{1,2})/(2|4|8)\b")
@@ -111,6 +123,7 @@ class Plan:
     tonic: Spelled
     mode: str                      # major, minor, dorian, phrygian, lydian, mixolydian, ...
     key_given: bool
+    mode_given: bool               # a mode word was read (with or without a tonic)
     meter: tuple[int, int]
     form: str | None
     bars: int | None
@@ -145,11 +158,32 @@ def _mode_of(word: str | None) -> str | None:
     if word == "M":  # "C M": a capital M is major in chord and key names, as in engine.keys
         return "major"
     w = word.lower()
-    if w in ("minor", "min", "m"):
+    if w in ("minor", "min", "m", "-"):
         return "minor"
     if w in ("major", "maj"):
         return "major"
     return w
+
+
+def _key_words(text: str) -> tuple[Spelled | None, str | None]:
+    """The tonic and mode the words name: "in X" / "key of X" first, else the earliest
+    capital tonic followed by a mode, a glued mark or a style word."""
+    km = _KEY_RE.search(text) or _KEY_OF_RE.search(text)
+    # A bare capital A is the article before a style word, and "Am" the verb.
+    tm = next((m for m in _TONIC_MODE_RE.finditer(text)
+               if m.group(1) != "A" or m.group(2) or m.group(4) != "m"), None)
+    if km:
+        mode = _mode_of(km.group(3) or km.group(4))
+        if mode is None and tm:
+            mode = _mode_of(tm.group(3) or tm.group(4))
+        return _spelled(km.group(1), km.group(2)), mode
+    found = [tm] if tm else []
+    found += [m for m in _TONIC_STYLE_RE.finditer(text) if m.group(1) != "A" or m.group(2)][:1]
+    if not found:
+        return None, None
+    first = min(found, key=lambda m: m.start())
+    mode = _mode_of(first.group(3) or first.group(4)) if first is tm else None
+    return _spelled(first.group(1), first.group(2)), mode
 
 
 def read_prompt(prompt: str) -> Plan:
@@ -166,15 +200,7 @@ def read_prompt(prompt: str) -> Plan:
         meter = (3, 4)
 
     # Key and mode.
-    tonic: Spelled | None = None
-    mode: str | None = None
-    km = _KEY_RE.search(text) or _KEY_OF_RE.search(text)
-    if km:
-        tonic, mode = _spelled(km.group(1), km.group(2)), _mode_of(km.group(3))
-    tm = _TONIC_MODE_RE.search(text)
-    if tm and (tonic is None or mode is None):
-        tonic = tonic or _spelled(tm.group(1), tm.group(2))
-        mode = tm.group(3).lower()
+    tonic, mode = _key_words(text)
     if mode in (None, "major"):
         word_mode = _first(low, MODE_WORDS)
         if word_mode:
@@ -182,7 +208,7 @@ def read_prompt(prompt: str) -> Plan:
     form = _first(low, FORM_WORDS)
     if form == "minor_blues" or (mode is None and re.search(r"\bminor\b", low)):
         mode = mode if mode not in (None, "major") else "minor"
-    key_given = tonic is not None
+    key_given, mode_given = tonic is not None, mode is not None
     if mode is None:
         mode = "major"
     if tonic is None:
@@ -223,5 +249,6 @@ def read_prompt(prompt: str) -> Plan:
             if level is not None:
                 energy = level
     return Plan(style=style, style_given=style_given, tempo=tempo, tempo_given=tempo_given,
-                tonic=tonic, mode=mode, key_given=key_given, meter=meter, form=form, bars=bars,
+                tonic=tonic, mode=mode, key_given=key_given, mode_given=mode_given,
+                meter=meter, form=form, bars=bars,
                 energy=energy, builds=builds, bass=_first(low, BASS_WORDS))

@@ -55,10 +55,11 @@ class Groove:
 TWO_FEEL = {"4/4": "R---A---", "3/4": "R-----", "2/4": "R-A-", "2/2": "R---A---"}
 PEDAL = {"4/4": "T---T---", "3/4": "T-----"}
 
+# Jazz ride: "ding, ding-a, ding, ding-a" accented on 2 and 4, with the hi-hat foot there.
 GROOVES: dict[str, Groove] = {
     "swing": Groove(
         swing=0.64,
-        drums={"4/4": {RIDE: "X.xxX.xx", PEDAL_HAT: "..x...x.", KICK: "o.o.o.o.",
+        drums={"4/4": {RIDE: "x.Xxx.Xx", PEDAL_HAT: "..x...x.", KICK: "o.o.o.o.",
                        SNARE: "...+..o+"},
                "3/4": {RIDE: "X.xxx.", PEDAL_HAT: "..x.x.", KICK: "o.....", SNARE: "...+.o"}},
         comping={"4/4": ("x-------", "...x-...", "x--x----", "..x-..x-", "x-.x..x-"),
@@ -96,7 +97,7 @@ GROOVES: dict[str, Groove] = {
         comping={"4/4": ("....x-......x-..", "x-..x-..x.....x-", "x..x..x.x-.x..x.")},
         pattern={"4/4": ("x.x...x.x.x...x.", "x.xx..x.x.xx..x.", "xxx.x.xxx.xxx.x.")},
         figure="riff", bass={"4/4": "R-.R..8.R..5.7.A", "3/4": "R-.R..8.5.7A"},
-        cymbal=CLOSED_HAT, voicing="shell", programs=(4, 7, 33),
+        cymbal=CLOSED_HAT, voicing="drop2", programs=(4, 7, 33),
         names=("Electric Piano", "Clavinet")),
     "samba": Groove(
         swing=0.5,
@@ -131,7 +132,7 @@ GROOVES: dict[str, Groove] = {
         cymbal=CLOSED_HAT, voicing="drop2", programs=(16, 0, 33), names=("Organ", "Piano")),
     "modal_vamp": Groove(
         swing=0.6,
-        drums={"4/4": {RIDE: "X.xxX.xx", PEDAL_HAT: "..x...x.", KICK: "o..+..o.",
+        drums={"4/4": {RIDE: "x.Xxx.Xx", PEDAL_HAT: "..x...x.", KICK: "o..+..o.",
                        SNARE: "..o..+.o"}},
         comping={"4/4": ("x-------", "x--x----", ".x..x-..", "x-.x.xx-")},
         pattern={"4/4": ("x.......", "x..x..x.", "x.xx.xx.")},

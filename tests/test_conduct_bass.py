@@ -1,0 +1,66 @@
+"""conduct's bass lines: every style in every key keeps its leaps within an octave, and a
+walking line is chord tones and approach notes, with the root on every chord change."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from engine.conduct import conduct, lines
+from engine.symbols import parse
+
+KEYS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
+STYLE_PROMPTS = ("shuffle blues", "gospel", "latin samba", "straight rock", "funk", "bossa nova",
+                 "ballad", "medium swing", "jazz waltz", "modal vamp", "ballad over a pedal")
+
+
+@pytest.mark.parametrize("style", STYLE_PROMPTS)
+def test_no_bass_leap_is_wider_than_an_octave(style: str) -> None:
+    for key, seed in itertools.product(KEYS, (0, 1, 2)):
+        result = conduct({"prompt": f"{style} in {key}", "durationSec": 30, "seed": seed})
+        pitches = [e["pitch"] for e in result["lanes"]["bass"]]
+        assert all(28 <= p <= 52 for p in pitches), (key, seed)
+        leaps = [(i, b - a) for i, (a, b) in enumerate(itertools.pairwise(pitches))
+                 if abs(b - a) > 12]
+        assert not leaps, (key, seed, leaps[:3])
+
+
+def test_an_approach_note_stays_within_an_octave_of_the_note_before() -> None:
+    rng = random.Random(0)
+    for target, prev in itertools.product(range(28, 44), range(28, 53)):
+        if abs(target - prev) > 12:
+            continue
+        for _ in range(4):
+            note = lines.approach(target, prev, rng)
+            assert lines.BASS_LOW <= note <= lines.BASS_HIGH
+            assert abs(note - prev) <= 12 and (note - target) in (-5, -2, -1, 1, 2, 7)
+
+
+@pytest.mark.parametrize("style", ["swing", "jazz waltz", "modal vamp"])
+@pytest.mark.parametrize("key", ["F", "Db", "F# minor", "E"])
+def test_a_walking_line_is_roots_chord_tones_and_approaches(style: str, key: str) -> None:
+    result = conduct({"prompt": f"{style} in {key}, walking bass", "durationSec": 40,
+                      "seed": 3})
+    c = result["conductor"]
+    num = int(c["timeSignature"].split("/")[0])
+    bass = sorted((e["tick"], e["pitch"]) for e in result["lanes"]["bass"])
+    starts = [((ch["bar"] - 1) * num * 480 + (ch["beat"] - 1) * 480, parse(ch["symbol"]))
+              for ch in result["chords"]]
+    final = starts[-1][0]
+    # One note a beat up to the last chord, which is its root held.
+    assert [t for t, _ in bass] == list(range(0, final + 1, 480))
+    by_tick = dict(bass)
+    for k, (tick, chord) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else final + 480
+        nxt = starts[k + 1][1] if k + 1 < len(starts) else None
+        assert by_tick[tick] % 12 == chord.root.pc, (chord.symbol, tick)
+        for beat in range(tick + 480, end, 480):
+            pitch = by_tick[beat] % 12
+            if nxt is not None and beat == end - 480:
+                # the last beat before a change: a step or half step from the next root, or
+                # its dominant (a fifth above, a fourth below)
+                assert (pitch - nxt.root.pc) % 12 in (1, 11, 2, 10, 7), (chord.symbol, beat)
+            else:
+                assert pitch in chord.pcs, (chord.symbol, beat)

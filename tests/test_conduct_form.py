@@ -1,0 +1,140 @@
+"""conduct: how a piece is cut from a form or a user's progression (endings, bar counts and
+tempo for a duration) and which key a progression is in when the direction names none."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.conduct import conduct
+from engine.errors import InvalidRequest
+from engine.symbols import parse
+from tests.test_conduct import check_midi
+
+MINOR_THIRD = {"minor": True, "dorian": True, "phrygian": True, "aeolian": True,
+               "locrian": True, "major": False, "lydian": False, "mixolydian": False}
+PC = {"C": 0, "Db": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "Gb": 6, "G": 7, "Ab": 8,
+      "A": 9, "Bb": 10, "B": 11, "C#": 1, "Cb": 11}
+FORM_PROMPTS = ("medium swing blues", "shuffle blues", "minor blues", "bossa nova", "ballad",
+                "jazz waltz", "funk", "samba", "rock", "gospel", "modal vamp", "Dorian vamp",
+                "Phrygian vamp", "Lydian vamp", "Mixolydian vamp", "Locrian vamp",
+                "rhythm changes", "AABA", "ii-V-I", "turnaround", "swing blues, 32 bars",
+                "ballad, 10 bars")
+
+
+def last_bar(result: dict[str, Any]) -> list[str]:
+    bars = result["conductor"]["bars"]
+    return [c["symbol"] for c in result["chords"] if c["bar"] == bars]
+
+
+@pytest.mark.parametrize("prompt", FORM_PROMPTS)
+@pytest.mark.parametrize("key", ["F", "Bb minor"])
+@pytest.mark.parametrize("duration", [None, 20, 47])
+def test_every_form_ends_on_its_tonic(prompt: str, key: str, duration: int | None) -> None:
+    request: dict[str, Any] = {"prompt": f"{prompt} in {key}"}
+    if duration:
+        request["durationSec"] = duration
+    result = conduct(request)
+    c = result["conductor"]
+    final = last_bar(result)
+    assert len(final) == 1, final
+    chord = parse(final[0])
+    assert chord.root.pc == PC[c["key"]] and chord.bass is None, final
+    assert ("b3" in chord.intervals) == MINOR_THIRD[c["mode"]], (final, c["mode"])
+    # the crash of the final bar sounds under the tonic
+    bar_ticks = 480 * 4 * int(c["timeSignature"][0]) // int(c["timeSignature"][2])
+    start = (c["bars"] - 1) * bar_ticks
+    assert any(e["tick"] == start and e["pitch"] == 49 for e in result["lanes"]["drums"])
+
+
+def test_the_blues_ends_with_a_two_five_one_and_a_user_progression_as_given() -> None:
+    result = conduct({"prompt": "medium swing blues in F"})
+    assert result["leadSheet"].splitlines()[-1] == "| Gm7 | C7 | Gm7 C7 | F7 |"
+    given = conduct({"prompt": "swing", "progression": "Cmaj7 | A7 | Dm7 | G7"})
+    assert last_bar(given) == ["G7"]
+
+
+@pytest.mark.parametrize(("request_", "bars", "tempo"), [
+    # whole choruses when their tempo is within 2x of the asked one
+    ({"prompt": "rhythm changes", "durationSec": 30}, 32, 256.0),
+    ({"prompt": "ballad AABA", "durationSec": 60}, 32, 128.0),
+    ({"prompt": "medium swing blues in F", "durationSec": 62}, 36, 139.35),
+    # else the nearest, counting the form's first 4, 8... bars
+    ({"prompt": "ballad AABA", "durationSec": 20}, 4, 48.0),
+    ({"prompt": "AABA in F", "durationSec": 20}, 12, 144.0),
+    # a user progression is played whole, at the tempo that fits
+    ({"prompt": "swing", "progression": "C | D | E | F | G | C D E F", "durationSec": 5},
+     6, 288.0),
+    ({"prompt": "swing", "progression": "C | D | E", "durationSec": 30}, 18, 144.0),
+    ({"prompt": "swing in C, 6 bars", "progression": "C | D | E | F"}, 8, 140.0),
+])
+def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
+                                       tempo: float) -> None:
+    result = conduct(request_)
+    c = result["conductor"]
+    assert (c["bars"], c["tempo"]) == (bars, tempo)
+    if "durationSec" in request_:
+        assert c["durationSec"] == pytest.approx(request_["durationSec"], rel=0.01)
+    check_midi(result)
+    if "progression" in request_:
+        chords = [ch["symbol"] for ch in result["chords"]]
+        one = [s for s in request_["progression"].replace("|", " ").split()]
+        assert chords == one * (len(chords) // len(one)) and len(chords) % len(one) == 0
+
+
+@pytest.mark.parametrize("duration", [None, 5, 60, 900])
+def test_a_progression_is_validated_whole_whatever_the_duration(duration: int | None) -> None:
+    request: dict[str, Any] = {"prompt": "swing", "progression": "C | D | E | F | G | C D E F G"}
+    if duration:
+        request["durationSec"] = duration
+    with pytest.raises(InvalidRequest) as err:
+        conduct(request)
+    assert err.value.field == "progression" and "bar 6 has 5 chords" in str(err.value)
+
+
+def test_a_progression_that_cannot_fit_the_duration_is_refused_on_durationSec() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        conduct({"prompt": "swing", "progression": " | ".join(["C"] * 64), "durationSec": 5})
+    assert err.value.field == "durationSec"
+    assert err.value.to_dict()["error"]["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize(("prompt", "progression", "key", "mode"), [
+    ("ballad over a pedal", "Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", "C", "major"),
+    ("swing", "Dm7b5 G7b9 | Cm6 | Cm6", "C", "minor"),
+    ("swing", "Am7 | D7 | Gmaj7 | Gmaj7", "G", "major"),
+    ("bossa", "Ebmaj7 | Cm7 | Fm7 Bb7 | Ebmaj7", "Eb", "major"),
+    ("rock", "C | G | Am | F", "C", "major"),
+    ("swing", "F#m7 | B7 | Emaj7", "E", "major"),
+    ("swing", "Gbmaj7 | Ebm7 | Abm7 Db7 | Gbmaj7", "Gb", "major"),
+    ("swing", "C#m7 | G#7 | C#m7 | G#7 C#m7", "C#", "minor"),
+    ("funk", "E9 | A9 | E9", "E", "major"),
+    # a mode named without a tonic keeps the mode; the tonic comes from the chords
+    ("Phrygian vamp", "Em7 | Fmaj7", "E", "phrygian"),
+    ("Dorian vamp", "Am7 | D7", "A", "dorian"),
+    ("minor blues", "Fm7 | Bbm7 | Fm7 | C7", "F", "minor"),
+    # a key in the direction wins
+    ("swing in Bb", "Dm7 G7 | Cmaj7", "Bb", "major"),
+])
+def test_the_key_of_a_progression(prompt: str, progression: str, key: str, mode: str) -> None:
+    result = conduct({"prompt": prompt, "progression": progression, "durationSec": 20})
+    assert (result["conductor"]["key"], result["conductor"]["mode"]) == (key, mode)
+    check_midi(result)
+
+
+def test_a_pedal_under_a_user_progression_sits_on_its_tonic() -> None:
+    result = conduct({"prompt": "ballad over a pedal",
+                      "progression": "Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", "durationSec": 30})
+    assert {e["pitch"] % 12 for e in result["lanes"]["bass"]} == {0}
+    score = check_midi(result)
+    assert [(k.key, k.tonality) for k in score.key_signatures] == [(0, 0)]   # C major
+
+
+def test_every_generated_chord_bar_is_a_form_bar() -> None:
+    # forms cut short still play their bars in order from the top
+    result = conduct({"prompt": "rhythm changes in Bb", "durationSec": 12})
+    bars = result["conductor"]["bars"]
+    assert bars % 4 == 0
+    first = [c["symbol"] for c in result["chords"] if c["bar"] == 1]
+    assert first == ["Bb6", "Gm7"]
