@@ -77,7 +77,7 @@ def numeral_text(it: Interpretation, cls: int, degree: int, accidental: int,
     mark = numeral_mark(quality)
     if it.target is not None:
         return f"V{mark}/{it.target}"
-    return numeral_prefix(cls, degree, accidental) + mark
+    return numeral_prefix(it, cls, degree, accidental) + mark
 
 
 @lru_cache(maxsize=4096)

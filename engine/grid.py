@@ -166,6 +166,10 @@ PARALLEL_MODES: dict[str, tuple[SourceMode, ...]] = {
 _ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII")
 # Offsets of the major scale: numerals' accidentals are relative to it in every key.
 _MAJOR = SCALE_STEPS["major"]
+# How jazz practice names a root by its role, whatever its spelling: dominants that substitute
+# are flat (bII7, bVI7), diminished chords that pass upward are sharp (#i°7, #iv°7).
+FLAT_ROMAN = ("I", "bII", "II", "bIII", "III", "IV", "bV", "V", "bVI", "VI", "bVII", "VII")
+SHARP_ROMAN = ("I", "#I", "II", "#II", "III", "IV", "#IV", "V", "#V", "VI", "#VI", "VII")
 
 
 def _accidental(semitones: int) -> str:
@@ -184,6 +188,8 @@ class Interpretation(NamedTuple):
     target_offset: int      # dominants, passing chords: offset above the tonic of the chord
     #                         they lead to; diatonic and borrowed: their own; chromatic: -1
     scale: str | None       # the chord-scale the role implies (checked against the tones)
+    roman: str | None       # the numeral's root as the role names it (bII, #IV, bVII), in
+    #                         upper case; None (chromatic): from the root's letter
 
 
 def target_numeral(mode: str, degree: int) -> str:
@@ -231,30 +237,33 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
                 if mode == "major":
                     continue  # V7 of a major key is diatonic
                 it = Interpretation("secondary", "dominant", "from {tonic} harmonic minor",
-                                    "harmonic minor", False, None, 0, scale)
+                                    "harmonic minor", False, None, 0, scale, "V")
             else:
                 it = Interpretation("secondary", "dominant", f"secondary dominant of {name}",
-                                    f"secondary dominant of {name}", False, name, t, scale)
+                                    f"secondary dominant of {name}", False, name, t, scale,
+                                    "V")
             for c in [CLASS_INDEX["maj"], *dominant]:
                 claim(m, t + 7, c, it)
         # The augmented triad on V is the augmented dominant (elsewhere it stays III+ etc.).
         claim(m, 7, CLASS_INDEX["aug"], Interpretation(
             "secondary", "dominant", "augmented dominant", "augmented dominant", False, None,
-            0, "whole tone"))
+            0, "whole tone", "V"))
         # 3. backdoor dominant bVII7 (in minor keys it is diatonic already).
         backdoor = Interpretation("backdoor", "dominant", "backdoor dominant",
-                                  "backdoor dominant", True, None, 0, "lydian dominant")
+                                  "backdoor dominant", True, None, 0, "lydian dominant", "bVII")
         for c in dominant:
             claim(m, 10, c, backdoor)
         # 4. IV7 is the blues subdominant, not the substitute of V7/iii.
         claim(m, 5, CLASS_INDEX["dom7"], Interpretation(
-            "blues", "predominant", "blues subdominant", "blues", True, None, 5, "mixolydian"))
+            "blues", "predominant", "blues subdominant", "blues", True, None, 5, "mixolydian",
+            "IV"))
         # 5. tritone substitutes of the primary and of every secondary dominant.
         for degree, t in targets:
             of = "V7" if t == 0 else f"V7/{target_numeral(mode, degree)}"
             claim(m, t + 1, CLASS_INDEX["dom7"], Interpretation(
                 "tritone", "dominant", f"tritone substitute of {of}",
-                f"tritone substitute of {of}", False, None, t, "lydian dominant"))
+                f"tritone substitute of {of}", False, None, t, "lydian dominant",
+                FLAT_ROMAN[(t + 1) % 12]))
         for source in PARALLEL_MODES[mode]:
             _fit_scale(claim, m, source, "borrowed" if source.borrowed else "variant")
         # 7. a diminished chord a half step below a diatonic target passes into it.
@@ -262,14 +271,15 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
             name = target_numeral(mode, degree)
             it = Interpretation("passing", "passing", f"diminished approach to {name}",
                                 "diminished passing chord", False, None, t,
-                                "whole-half diminished")
+                                "whole-half diminished", SHARP_ROMAN[(t - 1) % 12])
             for c in (CLASS_INDEX["dim7"], CLASS_INDEX["dim"]):
                 claim(m, t - 1, c, it)
         # 8. everything left is chromatic.
         for offset in range(12):
             for c in range(len(CLASSES)):
                 claim(m, offset, c, Interpretation(
-                    "chromatic", "chromatic", "outside the key", None, False, None, -1, None))
+                    "chromatic", "chromatic", "outside the key", None, False, None, -1, None,
+                    None))
     grid.setflags(write=False)
     return tuple(interps), grid
 
@@ -292,7 +302,8 @@ def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
                 continue
             claim(m, offset, c, Interpretation(
                 role, OFFSET_FUNCTION[offset], source.qualifier, source.source,
-                source.borrowed, None, offset, modes[(source.rotation + k) % 7]))
+                source.borrowed, None, offset, modes[(source.rotation + k) % 7],
+                _accidental(offset - _MAJOR[k]) + _ROMAN[k]))
 
 
 INTERPRETATIONS, GRID = _build()
@@ -319,12 +330,15 @@ def _tension_sources() -> np.ndarray:
 TENSION_SOURCE = _tension_sources()
 
 
-def numeral_prefix(cls: int, degree: int, accidental: int) -> str:
-    """Roman numeral with accidental and case: ``bVI``, ``#iv``, ``ii`` (no quality mark),
-    always from the root as spelled, so that it agrees with ``degree``: ``degree`` 0..6 counts
-    letters from the tonic, ``accidental`` is the root's distance in semitones from that
-    degree of the major scale on the tonic (Db7 in C is bII7, C#7 in C #I7)."""
-    roman = _accidental(accidental) + _ROMAN[degree]
+def numeral_prefix(it: Interpretation, cls: int, degree: int, accidental: int) -> str:
+    """Roman numeral with accidental and case: ``bVI``, ``#iv``, ``ii`` (no quality mark).
+
+    A chord whose role the grid knows takes the role's numeral, whatever its spelling
+    (``E7`` in Eb is the tritone substitute ``bII7``, ``Db°7`` in C the passing ``#i°7``);
+    a chromatic chord is named from its letters: ``degree`` 0..6 counts letters from the
+    tonic, ``accidental`` is the root's distance in semitones from that degree of the major
+    scale on the tonic (``F#m7b5`` in C is ``#ivø7``)."""
+    roman = it.roman if it.roman is not None else _accidental(accidental) + _ROMAN[degree]
     return roman.lower() if CLASSES[cls].minor_third else roman
 
 

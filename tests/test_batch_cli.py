@@ -49,8 +49,8 @@ def test_jsonl_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
                    '{"symbol": "Cm6", "key": 5}\n[1]\n')
     assert _run([str(src), "--key", "Cm"]) == 0
     rows = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
-    # A7 in Eb is spelled on the 4th letter: #IV7 (the tritone substitute of V7/IV)
-    assert [r.get("numeral") for r in rows] == ["bII7", "#IV7", None, None]
+    # A7 in Eb is the tritone substitute of V7/IV: bV7, whatever its letter (API.md §3)
+    assert [r.get("numeral") for r in rows] == ["bII7", "bV7", None, None]
     # a key that is there but not a string is that row's error, never silently --key
     # (this test asserted the fallback before: it hid a bad row behind a guessed key)
     assert rows[2]["error"]["code"] == "invalid_key" and rows[2]["chord"] == "Cm6"
