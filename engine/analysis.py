@@ -100,7 +100,7 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
     it = INTERPRETATIONS[GRID[key.mode_index, offset, cls]]
     degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
                                                key.tonic.letter, key.tonic.pc)
-    rel = transpose_mask(chord.sounding_mask, -key.tonic.pc)
+    rel = transpose_mask(chord.mask, -key.tonic.pc)  # chord tones: a slash bass is not one
     diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
     return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
                      diatonic, it.target_offset, function_text(it, key.tonic.name), it,
@@ -109,7 +109,7 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
 
 @lru_cache(maxsize=8192)
 def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
-    tension = int(TENSION_SOURCE[key.mode_index, transpose_mask(chord.sounding_mask, -key.tonic.pc)])
+    tension = int(TENSION_SOURCE[key.mode_index, transpose_mask(chord.mask, -key.tonic.pc)])
     return source_text(role.interpretation, role.diatonic, key.mode, tension)
 
 
@@ -134,7 +134,8 @@ def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
         "diatonic": role.diatonic,
         "borrowed": role.interpretation.borrowed,
         "source": source_of(role, chord, key),
-        "scales": chord_scales(chord, quality_class(chord), role.interpretation.scale),
+        "scales": chord_scales(chord, quality_class(chord), role.interpretation.scale,
+                               slash_bass=True),
     }
 
 

@@ -83,7 +83,7 @@ class SymbolTable:
     root_pc: np.ndarray
     root_letter: np.ndarray
     cls: np.ndarray
-    mask: np.ndarray           # sounding pitch classes (chord tones and slash bass)
+    mask: np.ndarray           # pitch classes of the chord tones (a slash bass is not one)
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ def parse_symbols(distinct: Sequence[Cell]) -> SymbolTable:
 
     return SymbolTable(chords, errors, col(lambda c: c.root.pc, np.int16),
                        col(lambda c: c.root.letter, np.int16), col(quality_class, np.int16),
-                       col(lambda c: c.sounding_mask, np.int32))
+                       col(lambda c: c.mask, np.int32))
 
 
 def parse_keys(distinct: Sequence[Cell]) -> KeyTable:

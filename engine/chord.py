@@ -51,12 +51,6 @@ class Chord:
         return None if self.bass is None else self.bass.pc
 
     @property
-    def sounding_mask(self) -> int:
-        """``mask`` plus the slash bass: every pitch class that sounds (what ``diatonic``
-        tests: ``C/Db`` is not diatonic in C)."""
-        return self.mask if self.bass is None else self.mask | 1 << self.bass.pc
-
-    @property
     def canonical(self) -> str:
         """The symbol in canonical spelling: root, canonical quality, ``/bass``
         (``"C♯ø"`` -> ``"C#m7b5"``, ``"Fmi7"`` -> ``"Fm7"``)."""

@@ -4,10 +4,13 @@ A scale is a row of degree labels from its root (spelling follows the labels, so
 any root is spelled letter by letter) and one sentence of character. A chord's scales are
 chosen from candidates in order — the scale its role in the key implies, the scales that
 usually go with that one, then the scales of its quality — keeping only scales that hold every
-chord tone, and among them those that hold a slash bass first. ``avoid`` notes are scale tones
-a half step above a chord tone of the core (root, third, fifth, seventh) or above the slash
-bass, that the chord does not itself contain, except the tensions the chord's class makes
-available (``AVAILABLE_TENSIONS``: b9 and b13 on a dominant).
+chord tone. ``avoid`` notes are scale tones a half step above a chord tone of the core (root,
+third, fifth, seventh) that the chord does not itself contain, except the tensions the chord's
+class makes available (``AVAILABLE_TENSIONS``: b9 and b13 on a dominant).
+
+analyze also hears a slash bass that is not a chord tone: scales that hold it go first, and in
+such a scale the note a half step above it is avoided too (``C/F#`` -> lydian). resolve reads
+the quality alone (API.md §4), bass or not.
 """
 
 from __future__ import annotations
@@ -140,7 +143,7 @@ def scale_notes(scale: Scale, root: Spelled) -> list[str]:
 def _choose(root: Spelled, chord_mask: int, core_mask: int, bass_mask: int, cls: str,
             hint: str | None) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
     """(name, notes, avoid) of the chosen scales. Masks are relative to the chord root;
-    ``bass_mask`` is the slash bass (0 without one, or when it is a chord tone)."""
+    ``bass_mask`` is a slash bass that is not a chord tone (0 for none, or when not heard)."""
     first = [CLASS_FIRST[cls]] if cls in CLASS_FIRST else []
     order = [*first, hint, *FOLLOWERS.get(hint or "", ()), *CLASS_SCALES[cls]] if hint \
         else [*first, *CLASS_SCALES[cls]]
@@ -153,11 +156,14 @@ def _choose(root: Spelled, chord_mask: int, core_mask: int, bass_mask: int, cls:
         seen = [min(CLASS_SCALES[cls], key=lambda n: bin(chord_mask & ~SCALES[n].mask).count("1"))]
     # The bass sounds too: scales that hold it go first (C/F# -> lydian), in the same order.
     seen.sort(key=lambda n: bool(bass_mask & ~SCALES[n].mask))
-    sounding, below = chord_mask | bass_mask, core_mask | bass_mask
     available = _AVAILABLE_MASK[cls]
     out = []
     for name in seen[:MAX_SCALES]:
         scale = SCALES[name]
+        # a bass the scale does not hold has no scale note to clash with (C/Db ionian: the
+        # D a half step above Db is not an avoid note while no Db is in the scale)
+        bass = bass_mask & scale.mask
+        sounding, below = chord_mask | bass, core_mask | bass
         notes = scale_notes(scale, root)
         avoid = tuple(note for note, s in zip(notes, scale.semitones, strict=True)
                       if not (sounding | available) >> (s % 12) & 1
@@ -174,18 +180,22 @@ def _core_mask(chord: Chord) -> int:
 
 
 @lru_cache(maxsize=8192)
-def _chosen_for(chord: Chord, cls: int, hint: str | None
+def _chosen_for(chord: Chord, cls: int, hint: str | None, slash_bass: bool
                 ) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
     chord_mask = mask_of(chord.semitones)
-    bass = 0 if chord.bass is None else 1 << (chord.bass.pc - chord.root.pc) % 12
+    bass = 0 if chord.bass is None or not slash_bass \
+        else 1 << (chord.bass.pc - chord.root.pc) % 12
     return _choose(chord.root, chord_mask, _core_mask(chord), bass & ~chord_mask,
                    CLASSES[cls].name, hint)
 
 
-def chord_scales(chord: Chord, cls: int, hint: str | None = None) -> list[dict[str, Any]]:
+def chord_scales(chord: Chord, cls: int, hint: str | None = None, *,
+                 slash_bass: bool = False) -> list[dict[str, Any]]:
     """The chord-scale entries of API.md §3, primary first. ``hint`` is the scale the chord's
-    role implies (None: from the quality alone, as resolve does). Fresh dicts every call."""
-    chosen = _chosen_for(chord, cls, hint)
+    role implies; ``slash_bass`` lets a non-chord-tone bass order the scales and add its avoid
+    note (analyze). Both unset: from the quality alone, as resolve does (API.md §4). Fresh
+    dicts every call."""
+    chosen = _chosen_for(chord, cls, hint, slash_bass)
     return [{"name": name, "character": SCALES[name].character,
              "priority": "primary" if i == 0 else "secondary",
              "notes": list(notes), "avoid": list(avoid)}

@@ -256,17 +256,28 @@ def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) 
     assert batch == {f: r[f] for f in ROW_FIELDS}
 
 
-@pytest.mark.parametrize(("chord", "key", "diatonic"), [
-    ("C/Db", "C", False), ("C/F#", "C", False), ("C/B", "C", True), ("C/E", "C", True),
-    ("G7/F", "C", True), ("Am/G#", "Am", False), ("Dm7b5/Eb", "Cm", True),
-    ("Dm7b5/E", "Cm", False), ("Dm7/Eb", "C", False),
+# diatonic and source test the chord tones (API.md §3); a slash bass is not one (§1: the D of
+# C/D is "a bass that is not a chord tone"). This test said the bass counted before: C/Db was
+# diatonic false in C with function "tonic, diatonic" and source null, three fields that
+# disagreed.
+@pytest.mark.parametrize(("chord", "key", "function", "diatonic", "source"), [
+    ("C/Db", "C", "tonic, diatonic", True, None),
+    ("C/F#", "C", "tonic, diatonic", True, None),
+    ("Dm7/C#", "C", "predominant, diatonic", True, None),
+    ("Dm7/Eb", "C", "predominant, diatonic", True, None),
+    ("Am/G#", "Am", "tonic, diatonic", True, None),
+    ("Dm7b5/E", "Cm", "predominant, diatonic", True, None),
+    ("G7b9/Ab", "C", "dominant, diatonic", False, "harmonic minor"),  # the b9 is a chord tone
+    ("Fm/G", "C", "predominant, borrowed from C minor", False, "parallel minor"),
 ])
-def test_slash_bass_counts_for_diatonic(chord: str, key: str, diatonic: bool) -> None:
+def test_slash_bass_is_not_a_chord_tone_for_diatonic(chord: str, key: str, function: str,
+                                                     diatonic: bool, source: str | None) -> None:
     r = an(chord, key)
-    assert r["diatonic"] is diatonic
+    assert (r["function"], r["diatonic"], r["source"]) == (function, diatonic, source)
+    plain = an(chord.split("/")[0], key)  # the bass moves neither the role nor the tones' test
+    assert [r[f] for f in ("numeral", "function", "diatonic", "borrowed", "source")] == \
+        [plain[f] for f in ("numeral", "function", "diatonic", "borrowed", "source")]
     assert analyze_batch([chord], key).row(0) == {f: r[f] for f in ROW_FIELDS}
-    # the bass does not move the role
-    assert r["numeral"] == an(chord.split("/")[0], key)["numeral"]
 
 
 # The numeral of a chord whose role the grid knows is the role's own, whatever the spelling;

@@ -149,7 +149,18 @@ def test_slash_bass_counts_for_the_scale() -> None:
     assert analyze({"chord": "C/Bb", "key": "C"})["scales"][0]["name"] == "mixolydian"
     # without a slash nothing changes
     assert analyze({"chord": "C", "key": "C"})["scales"][0]["name"] == "ionian"
-    # a bass no scale of the class holds: the scales stay, the note a half step above the
-    # bass is avoided
-    first = analyze({"chord": "C/Db", "key": "C"})["scales"][0]
-    assert first["name"] == "ionian" and "D" in first["avoid"]
+    # a bass no scale of the class holds: the scales stay, and the bass adds no avoid note to
+    # a scale without it (this test said C/Db ionian avoided D: no Db is in that scale, so
+    # nothing clashes with the D)
+    assert analyze({"chord": "C/Db", "key": "C"})["scales"] == \
+        analyze({"chord": "C", "key": "C"})["scales"]
+    # in a scale that holds the bass, the note a half step above it is avoided: G/E in C,
+    # mixolydian avoids F over the E as well as C over the B
+    first = analyze({"chord": "G/E", "key": "C"})["scales"][0]
+    assert (first["name"], first["avoid"]) == ("mixolydian", ["C", "F"])
+
+
+@pytest.mark.parametrize("chord", ["C/F#", "C/Bb", "C/Db", "Dm7/C#", "G7/Ab", "C/E"])
+def test_resolve_scales_come_from_the_quality_alone(chord: str) -> None:
+    # API.md §4: resolve's scales ignore the bass (analyze may let it order its scales)
+    assert resolve({"chord": chord})["scales"] == resolve({"chord": chord.split("/")[0]})["scales"]
