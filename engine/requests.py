@@ -30,7 +30,7 @@ def get_str(request: dict[str, Any], field: str, *, default: str | None = None,
             aliases: tuple[str, ...] = ()) -> str | None:
     """A string field (or one of its aliases, then named in errors); ``default`` when absent or
     null."""
-    field, value = _lookup(request, field, aliases)
+    field, value = lookup_field(request, field, aliases)
     if value is None:
         if required:
             raise InvalidRequest(f"field '{field}' is required", field=field)
@@ -87,9 +87,12 @@ def get_list(request: dict[str, Any], field: str, *, max_items: int | None = Non
     return value
 
 
-def _lookup(request: dict[str, Any], field: str, aliases: tuple[str, ...]) -> tuple[str, Any]:
-    """``(name, value)`` of the field, else of its first alias given. A field and an alias both
-    given must agree: ``{"key": "Cm", "keyContext": "Gm"}`` is refused, not quietly read as Cm."""
+def lookup_field(request: dict[str, Any], field: str,
+                 aliases: tuple[str, ...]) -> tuple[str, Any]:
+    """``(name, value)`` of the field, else of its first alias given, the value as found (not
+    type-checked); null counts as absent. A field and an alias both given must agree:
+    ``{"key": "Cm", "keyContext": "Gm"}`` is ``InvalidRequest`` (``field`` the alias), not
+    quietly read as Cm. Readers of other inputs (``harmony batch``) use it too."""
     value = request.get(field)
     for alias in aliases:
         other = request.get(alias)

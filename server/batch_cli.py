@@ -3,7 +3,9 @@
 Input (by the file's suffix, or ``--input-format``):
   - text: chord symbols separated by whitespace (bar lines ``|`` ignored), all in ``--key``;
   - CSV with a header: a ``chord`` (or ``symbol``) column and an optional ``key`` column;
-  - JSONL: one object per line with ``chord`` (or ``symbol``) and optional ``key``/``keyContext``.
+  - JSONL: one object per line with ``chord`` (or ``symbol``) and optional ``key``/``keyContext``,
+    read as the engine reads a request (``engine.requests.lookup_field``): null counts as
+    absent, and a field and its alias that differ make the row ``invalid_request``.
 A row without its own key takes ``--key`` (default C); a key that is there but not a string is
 that row's ``invalid_key``, never replaced by ``--key``. A JSONL line that is not a JSON object
 is an ``invalid_request`` row. A UTF-8 byte order mark (Excel's CSV) is skipped. Output is
@@ -27,6 +29,8 @@ import orjson
 from tqdm import tqdm
 
 from engine.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
+from engine.errors import InvalidRequest
+from engine.requests import lookup_field
 
 _SUFFIX_FORMAT = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
@@ -86,8 +90,14 @@ def read_rows(stream: Iterable[str], fmt: str, default_key: str | None
                 chords.append(BadRow(f"line {n} is not a JSON object with a chord"))
                 keys.append(default_key)
                 continue
-            key = obj.get("key", obj.get("keyContext"))
-            chords.append(obj.get("chord", obj.get("symbol")))
+            try:
+                _, chord = lookup_field(obj, "chord", ("symbol",))
+                _, key = lookup_field(obj, "key", ("keyContext",))
+            except InvalidRequest as exc:  # {"key": "C", "keyContext": "Eb"}: which one?
+                chords.append(BadRow(f"line {n}: {exc.message}"))
+                keys.append(default_key)
+                continue
+            chords.append(chord)
             keys.append(default_key if key is None else key)
     return chords, keys
 
@@ -117,9 +127,9 @@ def _cell(value: Any) -> Any:
 
 
 def _open(path: str, mode: str) -> IO[str]:
-    # utf-8-sig: a CSV saved by Excel starts with a byte order mark (skipped on reading only)
+    # plain utf-8: read_rows skips a byte order mark (Excel's CSV) for files and stdin alike
     try:
-        return open(path, mode, encoding="utf-8-sig" if mode == "r" else "utf-8", newline="")
+        return open(path, mode, encoding="utf-8", newline="")
     except OSError as exc:
         what = "input" if mode == "r" else "output"
         raise BatchFileError(f"cannot open {what} file {path!r}: "

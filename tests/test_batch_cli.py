@@ -10,6 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from engine import analyze
+from engine.errors import InvalidRequest
 from server import batch_cli
 
 
@@ -70,6 +72,28 @@ def test_malformed_jsonl_line_is_a_row_error(tmp_path: Path,
         None, "invalid_request", "invalid_key", "invalid_chord", None]
     assert "line 2" in rows[1]["error"]["message"]
     assert "5 rows (3 errors)" in err
+
+
+def test_jsonl_key_and_key_context_read_as_the_engine_reads_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"chord": "G7", "key": null, "keyContext": "Eb"}\n'
+                   '{"chord": "G7", "key": "C", "keyContext": "Eb"}\n'
+                   '{"chord": "G7", "key": "Eb", "keyContext": "Eb"}\n'
+                   '{"chord": null, "symbol": "G7"}\n'
+                   '{"chord": "G7", "symbol": "D7"}\n')
+    assert _run([str(src), "--key", "F"]) == 0
+    rows = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # null is absent, as in analyze: keyContext Eb is the key (--key F was read before)
+    assert (rows[0]["key"], rows[0]["numeral"]) == ("Eb", "V7/vi")
+    # a key and a keyContext that differ are refused, as analyze refuses them (it was read as C)
+    assert rows[1]["error"]["code"] == "invalid_request"
+    assert "line 2" in rows[1]["error"]["message"] and "keyContext" in rows[1]["error"]["message"]
+    with pytest.raises(InvalidRequest):
+        analyze({"chord": "G7", "key": "C", "keyContext": "Eb"})
+    assert rows[2]["key"] == "Eb"
+    assert (rows[3]["chord"], rows[3]["key"], rows[3]["numeral"]) == ("G7", "F", "V7/V")
+    assert rows[4]["error"]["code"] == "invalid_request"
 
 
 def test_csv_with_byte_order_mark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
