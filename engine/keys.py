@@ -6,7 +6,8 @@ major or minor key whose notes it uses, so the caller can ask again; ``A harmoni
 ``A melodic minor`` point to ``Am``, whose harmonic and melodic forms are its own. Refused too:
 a tonic with a double accidental (``Cbb``, ``Gx``: no chart is written in such a key) and a
 bare lowercase tonic (``c`` is C major in some notations, C minor in classical ones); a
-lowercase tonic with a mode word (``c minor``, ``cm``) is read.
+lowercase tonic with a mode word (``c minor``, ``cm``) is read. Every key a refusal names is
+one that is read (``Gx dorian`` -> G, ``cbb`` -> Bb or Bbm).
 """
 
 from __future__ import annotations
@@ -86,33 +87,40 @@ def make_key(tonic: Spelled, mode: Mode) -> Key:
 
 @lru_cache(maxsize=512)
 def _parse(text: str) -> Key:
+    # The whole key is read first (tonic, then mode word), so that a refusal can name a key
+    # that is accepted: "Gx dorian" -> G (not "A dorian", itself a mode), "cbb" -> Bb or Bbm.
     m = _KEY_RE.match(normalize_accidentals(text).translate(_MINUS_SIGNS))
     if not m:
         raise InvalidKey(f"cannot read key {text!r}: expected a tonic such as C, F#, Bb or Cm")
-    tonic = parse_spelled(m.group(1)[0].upper() + m.group(1)[1:])
-    word = m.group(2)
-    if abs(tonic.alter) > 1:
-        raise InvalidKey(f"key {text.strip()!r} has a double accidental: no chart is written in "
-                         f"that key (use {_enharmonic(tonic)}{' ' * (len(word) > 1)}{word})")
-    if not word and m.group(1)[0].islower():
-        name = m.group(1)[0].upper() + m.group(1)[1:]
-        raise InvalidKey(f"key {text.strip()!r} is ambiguous (a lowercase tonic is minor in "
-                         f"some notations): write {name} for major or {name}m for minor")
+    written, word, given = m.group(1), m.group(2), text.strip()
+    tonic = parse_spelled(written[0].upper() + written[1:])
     # One-letter words are case sensitive (M major, m minor); longer words are not.
     mode = _MODE_WORDS.get(word) or (_MODE_WORDS.get(word.lower()) if len(word) > 1 else None)
     if mode is not None:
-        return make_key(tonic, mode)
+        key = make_key(tonic, mode)
+        if not word and written[0].islower():
+            major = _accepted(key).name
+            raise InvalidKey(f"key {given!r} is ambiguous (a lowercase tonic is minor in some "
+                             f"notations): write {major} for major or {major}m for minor")
+        if key != _accepted(key):
+            raise InvalidKey(f"key {given!r} has a double accidental: no chart is written in "
+                             f"that key (use {_accepted(key).name})")
+        return key
     refused = _MODES.get(" ".join(word.lower().split()))
     if refused is not None:
         number, semitones, parent_mode, why = refused
         parent = make_key(transpose_spelled(tonic, number, semitones), parent_mode)
-        raise InvalidKey(why.format(given=text.strip(), key=parent.name))
+        raise InvalidKey(why.format(given=given, key=_accepted(parent).name))
     raise InvalidKey(f"cannot read key {text!r}: expected a tonic such as C, F#, Bb or Cm")
 
 
-def _enharmonic(tonic: Spelled) -> str:
-    """The same pitch on the neighbouring letter: Cbb -> Bb, Gx -> A."""
-    return on_letter(tonic.pc, (tonic.letter + (1 if tonic.alter > 0 else -1)) % 7).name
+def _accepted(key: Key) -> Key:
+    """The key itself, or for a tonic with a double accidental the same pitch on the
+    neighbouring letter (Cbb -> Bb, Gx -> A, C##m -> Dm), which is read."""
+    if abs(key.tonic.alter) <= 1:
+        return key
+    step = 1 if key.tonic.alter > 0 else -1
+    return make_key(on_letter(key.tonic.pc, (key.tonic.letter + step) % 7), key.mode)
 
 
 def parse_key(text: str | None) -> Key:

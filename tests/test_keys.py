@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.errors import InvalidKey
@@ -61,12 +63,32 @@ def test_harmonic_and_melodic_minor_point_to_the_minor_key(text: str, key: str) 
 
 @pytest.mark.parametrize(("text", "instead"), [
     ("Cbb", "use Bb"), ("Gx", "use A"), ("C##m", "use Dm"), ("Fbb", "use Eb"),
-    ("G## minor", "use A minor"), ("B𝄫", "use A"),
+    ("G## minor", "use Am"), ("B𝄫", "use A"),  # "use A minor" before: Am is the key's name
 ])
 def test_double_accidental_keys_are_refused(text: str, instead: str) -> None:
     with pytest.raises(InvalidKey, match="double accidental") as err:
         parse_key(text)
     assert instead in err.value.message
+    parse_key(instead.removeprefix("use "))  # the key named is one that is read
+
+
+# The whole key is read before it is refused, so that the hint names a key that is read:
+# these said "use A dorian" (itself refused), "use Bb foo" and "use Bb" (for a lowercase
+# tonic, whose major/minor ambiguity went unmentioned) before.
+@pytest.mark.parametrize(("text", "hint", "keys"), [
+    ("Gx dorian", "mode", ["G"]), ("gx dorian", "mode", ["G"]), ("Fb locrian", "mode", ["F"]),
+    ("Cb locrian", "mode", ["C"]), ("B# lydian", "mode", ["G"]),
+    ("Cbb foo", "cannot read", []), ("Gx blues", "cannot read", []),
+    ("cbb", "ambiguous", ["Bb", "Bbm"]), ("gx", "ambiguous", ["A", "Am"]),
+])
+def test_a_refused_key_names_keys_that_are_read(text: str, hint: str, keys: list[str]) -> None:
+    with pytest.raises(InvalidKey, match=hint) as err:
+        parse_key(text)
+    message = err.value.message
+    named = re.findall(r"use key (\S+) \(|write (\S+) for major or (\S+) for minor", message)
+    assert sorted(k for group in named for k in group if k) == sorted(keys), message
+    for key in keys:
+        assert parse_key(key).name == key
 
 
 @pytest.mark.parametrize("text", ["c", "f#", "bb", " eb "])
