@@ -160,7 +160,7 @@ def _chord(symbol: str, root: Spelled, q: Quality, bass: Spelled | None) -> Chor
         inversion = None
         for number, pc in zip(q.numbers, pcs, strict=True):
             if pc == bpc:
-                inversion = _INVERSION_OF_NUMBER.get(number)
+                inversion = _INVERSION_OF_NUMBER[number]
                 break
     return Chord(symbol, root, q.canonical, q.labels, q.semitones,
                  tuple(map(names.__getitem__, q.labels)), pcs, mask, name, bass, inversion)

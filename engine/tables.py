@@ -84,8 +84,6 @@ QUALITIES: tuple[QualityRow, ...] = (
                "7", "alt"),
     # ninths, elevenths, thirteenths
     QualityRow("9", "9 dom9", "1 3 5 b7 9", "dominant ninth"),
-    # fake books write the augmented ninth chord C+9 / Caug9 (as C+7 is aug7); C7+9 stays 7#9
-    QualityRow("9#5", "9#5 +9 aug9", "1 3 #5 b7 9", "dominant ninth sharp five", "9", "#5"),
     QualityRow("maj9", "maj9 Δ9", "1 3 5 7 9", "major ninth"),
     QualityRow("m9", "m9", "1 b3 5 b7 9", "minor ninth"),
     QualityRow("m9b5", "m9b5 ø9 h9", "1 b3 b5 b7 9", "half-diminished ninth", "m9", "b5"),
@@ -101,6 +99,16 @@ QUALITIES: tuple[QualityRow, ...] = (
     QualityRow("m13", "m13", "1 b3 5 b7 9 11 13", "minor thirteenth"),
     QualityRow("m(maj13)", "m(maj13) mmaj13", "1 b3 5 7 9 11 13", "minor major thirteenth"),
     QualityRow("13sus4", "13sus4 13sus", "1 4 5 b7 9 13", "dominant thirteenth suspended fourth"),
+    # The augmented family as fake books write it, C+ or Caug before the extension, as C+7 is
+    # aug7 and C+maj7 maj7#5: each is its extension + #5 (C7+9 stays 7#9; C+11 is C(#11),
+    # "+11" being a sharp eleven). Names as the grammar composes them for C9#5, C13#5...
+    QualityRow("9#5", "9#5 +9 aug9", "1 3 #5 b7 9", "dominant ninth sharp five", "9", "#5"),
+    QualityRow("13#5", "13#5 +13 aug13", "1 3 #5 b7 9 13", "dominant thirteenth sharp five",
+               "13", "#5"),
+    QualityRow("maj9#5", "maj9#5 +maj9 augmaj9", "1 3 #5 7 9", "major ninth sharp five",
+               "maj9", "#5"),
+    QualityRow("maj13#5", "maj13#5 +maj13 augmaj13", "1 3 #5 7 9 13",
+               "major thirteenth sharp five", "maj13", "#5"),
 )
 
 

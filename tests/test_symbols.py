@@ -162,6 +162,11 @@ def test_bad_bass_is_blamed(symbol: str, position: int, reason: str) -> None:
 @pytest.mark.parametrize(("symbol", "quality"), [
     ("C+9", "9#5"), ("Caug9", "9#5"), ("C9+", "9#5"), ("C9#5", "9#5"), ("C9+5", "9#5"),
     ("C+7", "aug7"), ("C7+", "aug7"), ("C7+9", "7#9"), ("C7#9", "7#9"), ("C+9#11", "9#5#11"),
+    # the rest of the family: C+13 is 13#5, C+maj9 maj9#5, C+maj13 maj13#5 (all were refused)
+    ("C+13", "13#5"), ("Caug13", "13#5"), ("C13+", "13#5"), ("C13#5", "13#5"),
+    ("C+13b9", "13#5b9"), ("C+maj9", "maj9#5"), ("Caugmaj9", "maj9#5"), ("C+M9", "maj9#5"),
+    ("C+Δ9", "maj9#5"), ("Cmaj9+", "maj9#5"), ("C+maj9#11", "maj9#5#11"),
+    ("C+maj13", "maj13#5"), ("Cmaj13#5", "maj13#5"), ("C+maj7", "maj7#5"),
     ("C–7", "m7"), ("C−7", "m7"), ("C–7b5", "m7b5"), ("C7–9", "7b9"),
 ])
 def test_augmented_ninth_and_dash_spellings(symbol: str, quality: str) -> None:
@@ -174,6 +179,12 @@ def test_augmented_ninth_tones() -> None:
     chord = parse("C+9")
     assert chord.notes == ("C", "E", "G#", "Bb", "D")
     assert chord.name == "C dominant ninth sharp five"
+    chord = parse("C+13")
+    assert chord.notes == ("C", "E", "G#", "Bb", "D", "A")
+    assert chord.name == "C dominant thirteenth sharp five"
+    chord = parse("C+maj9")
+    assert chord.notes == ("C", "E", "G#", "B", "D")
+    assert chord.name == "C major ninth sharp five"
 
 
 def test_progression_string_and_list() -> None:
