@@ -64,15 +64,16 @@ def _motion(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> int:
 
 
 @njit(cache=True)
-def _guides_near(prev: np.ndarray, n_prev: int, row: np.ndarray, n_row: int,
-                 guide: np.ndarray, step: int) -> int:
+def _guides_near(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, row: np.ndarray,
+                 n_row: int, guide: np.ndarray, step: int) -> int:
     """How many guide-tone voices of ``row[:n_row]`` (``guide[v] == 1``) lie within ``step``
-    semitones of some note of ``prev[:n_prev]``."""
+    semitones of a guide-tone note of ``prev[:n_prev]`` (``prev_guide[u] == 1``): the rule of
+    the reported ``guideTonesKept``, counted voice by voice."""
     kept = 0
     for v in range(n_row):
         if guide[v] == 1:
             for u in range(n_prev):
-                if abs(row[v] - prev[u]) <= step:
+                if prev_guide[u] == 1 and abs(row[v] - prev[u]) <= step:
                     kept += 1
                     break
     return kept
@@ -96,27 +97,29 @@ def _register(row: np.ndarray, n_row: int, centre2: int, anchored: bool) -> int:
 
 
 @njit(cache=True)
-def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray,
-            guide: np.ndarray, offsets: np.ndarray, step: int, centre2: int
+def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.ndarray,
+            counts: np.ndarray, guide: np.ndarray, offsets: np.ndarray, step: int, centre2: int
             ) -> tuple[np.ndarray, np.ndarray]:
     """Choose one candidate voicing per chord so that total motion is least over the whole
     progression (dynamic programming, not greedy).
 
     Shapes: ``prev`` int64[P] sorted, first ``n_prev`` used (0: no previous voicing);
-    ``notes`` int64[C, V] all candidates of all chords, rows sorted; ``counts`` int64[C];
-    ``guide`` int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th);
-    ``offsets`` int64[T+1], chord t owning rows ``offsets[t]:offsets[t+1]`` (none empty).
+    ``prev_guide`` int8[P] (1 = that note of ``prev`` counts as a guide tone); ``notes``
+    int64[C, V] all candidates of all chords, rows sorted; ``counts`` int64[C]; ``guide``
+    int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th); ``offsets`` int64[T+1],
+    chord t owning rows ``offsets[t]:offsets[t+1]`` (none empty).
 
     Objective, lexicographic over the whole path: least total motion; then most guide tones
-    kept (within ``step`` semitones of a note of the voicing before); then the register cost
-    (``_register`` summed over the chords): from a previous voicing (``n_prev > 0``) the lower
-    register, without one the voicings nearest the range centre ``centre2 / 2`` (``centre2 =
-    low + high``), ties to the lower; then the lowest candidate index, scanning from the last
-    chord backwards. Each criterion is a sum over the path's chords, so one key pair per
-    candidate (motion; the rest packed in one int64) keeps the DP exact for up to
-    ``MAX_CHORDS`` chords (see the bounds above). A single chord without a previous voicing is therefore
-    placed in the middle of the range, where a pianist would put it, and a progression among
-    its equally smooth paths takes the one that stays nearest the middle.
+    kept (within ``step`` semitones of a guide tone of the voicing before, ``_guides_near``);
+    then the register cost (``_register`` summed over the chords): from a previous voicing
+    (``n_prev > 0``) the lower register, without one the voicings nearest the range centre
+    ``centre2 / 2`` (``centre2 = low + high``), ties to the lower; then the lowest candidate
+    index, scanning from the last chord backwards. Each criterion is a sum over the path's
+    chords, so one key pair per candidate (motion; the rest packed in one int64) keeps the DP
+    exact for up to ``MAX_CHORDS`` chords (see the bounds above). A single chord without a
+    previous voicing is therefore placed in the middle of the range, where a pianist would put
+    it, and a progression among its equally smooth paths takes the one that stays nearest the
+    middle.
 
     Returns ``choice`` int64[T] (global row per chord) and ``moved`` int64[T] (semitones moved
     into chord t from the voicing before it; chord 0 from ``prev``, 0 without one).
@@ -131,7 +134,8 @@ def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray
         rest = np.int64(_register(notes[j], counts[j], centre2, anchored))
         if anchored:
             best_motion[j] = _motion(prev, n_prev, notes[j], counts[j])
-            rest -= _guides_near(prev, n_prev, notes[j], counts[j], guide[j], step) * KEY_GUIDE
+            rest -= _guides_near(prev, n_prev, prev_guide, notes[j], counts[j], guide[j],
+                                 step) * KEY_GUIDE
         best_rest[j] = rest
     for t in range(1, n_chords):
         for j in range(offsets[t], offsets[t + 1]):
@@ -144,7 +148,8 @@ def _search(prev: np.ndarray, n_prev: int, notes: np.ndarray, counts: np.ndarray
                 if motion > top_motion:
                     continue
                 rest = best_rest[i] + register - _guides_near(
-                    notes[i], counts[i], notes[j], counts[j], guide[j], step) * KEY_GUIDE
+                    notes[i], counts[i], guide[i], notes[j], counts[j], guide[j], step
+                ) * KEY_GUIDE
                 if motion < top_motion or rest < top_rest:
                     top_motion = motion
                     top_rest = rest

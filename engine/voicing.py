@@ -10,9 +10,9 @@ Decisions where API.md is silent:
   note of the smaller and every note of the smaller with at least one (voices split or merge);
   with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
 - Ties (with ``previous``): more guide tones kept, then the lower register (smaller sum of
-  MIDI notes), then the lowest candidate index. The search counts a guide tone as kept when it
-  lies within a step of any note of the voicing before (a cheap proxy in the kernel); the
-  reported ``guideTonesKept`` is the stricter guide-tone line below.
+  MIDI notes), then the lowest candidate index. The search counts guide tones kept by the very
+  rule of the reported ``guideTonesKept`` below (a guide tone within a step of a guide tone of
+  the voicing before), voice by voice, so a tie never goes to the voicing that breaks the line.
 - Without ``previous`` a voicing sits in the middle of ``range``, where a pianist puts it: the
   placement whose mean pitch is nearest the range centre, ties to the lower, then to the
   lowest index. (Until grid 1 the lowest placement won, which gave muddy clusters under the
@@ -80,9 +80,8 @@ def voicing(request: Any) -> dict[str, Any]:
     rows, moved = _solve(tables, previous, low, high) if played else ([], [])
     sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
-    # the guide tones of the voicing before: raw ``previous`` notes count when they can be a
-    # guide-tone line (at most GUIDE_LINE_MAX of them); an NC keeps the last sounding ones
-    before = previous if 0 < len(previous) <= GUIDE_LINE_MAX else None
+    # the guide tones of the voicing before (an NC keeps the last sounding ones)
+    before = _guide_line(previous) or None
     for symbol in chords:
         if symbol is None:
             voicings.append(_no_chord(style))
@@ -136,9 +135,11 @@ def warm_up() -> None:
     a = np.array([60, 64, 67, 71], dtype=np.int64)
     b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
     kernels._motion(a, 4, b[0], 3)
-    kernels._guides_near(a, 4, b[1], 4, np.ones(4, dtype=np.int8), GUIDE_STEP)
-    kernels._search(a, 4, b, np.array([3, 4], dtype=np.int64), np.ones((2, 4), dtype=np.int8),
-                    np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP, 132)
+    flags = np.ones(4, dtype=np.int8)
+    kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
+    kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
+                    np.ones((2, 4), dtype=np.int8), np.array([0, 1, 2], dtype=np.int64),
+                    GUIDE_STEP, 132)
     kernels._register(a, 4, 132, False)
 
 
@@ -172,9 +173,17 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int
         counts[a:b] = v
     prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
     prev[:len(previous)] = previous
-    choice, moved = kernels._search(prev, len(previous), notes, counts, guide, offsets,
-                                    GUIDE_STEP, low + high)
+    prev_guide = np.zeros(prev.shape, dtype=np.int8)
+    prev_guide[:len(_guide_line(previous))] = 1
+    choice, moved = kernels._search(prev, len(previous), prev_guide, notes, counts, guide,
+                                    offsets, GUIDE_STEP, low + high)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
+
+
+def _guide_line(previous: list[int]) -> list[int]:
+    """The notes of a raw ``previous`` that count as guide tones: all of them when it can be a
+    guide-tone line (at most GUIDE_LINE_MAX notes), none when it is denser."""
+    return previous if len(previous) <= GUIDE_LINE_MAX else []
 
 
 def _kept(guides: list[int], before: list[int] | None) -> bool | None:

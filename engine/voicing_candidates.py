@@ -19,9 +19,10 @@ from engine.notes import Spelled, degree_number, parse_spelled, spell_interval
 from engine.voicing_styles import (
     ADDED_TONES,
     ALTERATIONS,
-    COLOUR_ROLES,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
+    GIVE_UP_ORDER,
+    NAMED_EXTENSIONS,
     SPREAD_TIERS,
     SUS_LABELS,
     Style,
@@ -97,7 +98,8 @@ def _rank(order: tuple[str, ...], tone: Tone) -> int:
 @lru_cache(maxsize=4096)
 def select(chord: Chord, style: Style) -> Selection:
     """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles): a
-    slash bass first (bass styles), then the slots, then written alterations in colour voices."""
+    slash bass first (bass styles), then the slots, then written alterations and the highest
+    named extension in colour voices."""
     picker = _Picker(chord)
     if style.bass and chord.bass is not None and chord.bass.pc != chord.root.pc:
         picker.take(Tone(chord.bass, "bass", chord.bass.pc, False, -1), BASS_SLOT, "bass")
@@ -108,7 +110,7 @@ def select(chord: Chord, style: Style) -> Selection:
                 picker.take(tone, k, role)
                 break
     if style.alterations:
-        picker.admit_alterations()
+        picker.admit_colour()
     # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
     omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
                     if pc not in picker.sounding)
@@ -134,22 +136,30 @@ class _Picker:
         self.sounding.add(tone.pc)
         self.doubled = self.doubled or role == "R2"
 
-    def admit_alterations(self) -> None:
-        """Each written alteration left out takes the voice of the lowest-priority natural
-        colour tone (``COLOUR_ROLES``), while there is one."""
+    def admit_colour(self) -> None:
+        """Each written alteration left out, then the chord's highest named extension (its
+        natural 13, 11 or 9), takes the voice of the natural colour tone first in
+        ``GIVE_UP_ORDER`` (the later slot on a tie), while there is one; the extension only
+        from a tone that order gives up before it, never from another alteration."""
         written = {t.label: t for family in self.fams.values() for t in family}
-        for label in ALTERATIONS:
-            tone = written.get(label)
-            if tone is None or tone.pc in self.sounding:
+        claims = [(written[label], len(GIVE_UP_ORDER)) for label in ALTERATIONS
+                  if label in written]
+        extensions = {t.label: t for f in NAMED_EXTENSIONS for t in self.fams[f]}
+        named = [extensions[label] for label in NAMED_EXTENSIONS if label in extensions]
+        if named:
+            claims.append((named[-1], GIVE_UP_ORDER.index(named[-1].label)))
+        for tone, rank in claims:
+            if tone.pc in self.sounding:
                 continue
             colour = [v for v, (role, held) in enumerate(zip(self.roles, self.tones,
                                                               strict=True))
-                      if role in COLOUR_ROLES and held.label not in ALTERATIONS]
+                      if role in GIVE_UP_ORDER[:rank] and held.label not in ALTERATIONS]
             if not colour:
-                return
-            v = max(colour, key=lambda v: (self.slots[v], v))
+                continue
+            v = min(colour, key=lambda v: (GIVE_UP_ORDER.index(self.roles[v]), -self.slots[v],
+                                           -v))
             self.sounding.discard(self.tones[v].pc)
-            self.tones[v], self.roles[v] = tone, label
+            self.tones[v], self.roles[v] = tone, tone.label
             self.sounding.add(tone.pc)
 
     def roots(self) -> int:

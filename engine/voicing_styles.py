@@ -33,11 +33,17 @@ chord has one, slash or not).
 
 Written alterations (``ALTERATIONS``: b5 #5 #11 b9 #9 b13) define a chord's sound. In styles with
 ``alterations`` set (those with room for colour: rootless, bill_evans, pad, drop2, drop3), an
-alteration that no slot took displaces a voice holding a natural colour tone (``COLOUR_ROLES``:
-a natural 5, 9, 11 or 13, or an added 9 or 13), the lowest-priority such voice first; the root,
-the slash bass and the guide tones are never displaced. So ``C7#11`` drop2 is E F# Bb C and
-``C13b5`` rootless E Gb Bb D. When every colour voice already holds an alteration (``7alt`` in
-four voices) the rest stay out. Shell, triad and the guide-tone styles hold no colour voices.
+alteration that no slot took displaces a voice holding a natural colour tone, in the one order
+of ``GIVE_UP_ORDER`` whatever the style's slot order: the natural 5 first, then an added 9 or 13,
+then the 9, then the 11, the 13 last; so a chord's highest named extension (the 13 of a 13
+chord, the 11 of an m11, the 9 of a 9 chord) outlasts the lesser colour tones. After the
+alterations that extension, when no slot took it, claims a voice the same way from a tone the
+order gives up before it (``Cm11`` drop2 is Eb F Bb D, not Eb G Bb D). The root, the
+slash bass and the guide tones are never displaced (the root is absent only where the style
+already drops it). So ``C7#11`` drop2 is E F# Bb C, ``C9#11`` drop2 E Bb D F# (the 5 gives way,
+not the 9) and ``C13b5`` rootless E Gb Bb A (the 9 gives way, not the 13). When every colour
+voice already holds an alteration (``7alt`` in four voices) the rest stay out. Shell, triad and
+the guide-tone styles hold no colour voices.
 
 ``avoid`` lists intervals (in semitones) no two voices of a shape may form, when the style has
 another shape without them: drop2/drop3 avoid the minor ninth (13), so a major-seventh chord never
@@ -72,8 +78,16 @@ FAMILY_ORDER = {
 # Written alterations, in the order they claim a colour voice (#9 before b9, as in FAMILY_ORDER).
 ALTERATIONS = ("#9", "b9", "b13", "#11", "b5", "#5")
 
-# Roles whose voice a missing written alteration may take (when it holds no alteration itself).
-COLOUR_ROLES = frozenset({"5", "9", "11", "13", "+9", "+13"})
+# Roles whose voice a missing written alteration may take (when it holds no alteration itself),
+# the first given up first: the plain 5, the added tones, then the extensions from the 9 up, so
+# the highest named one (13; the 11 of an 11 chord; the 9 of a 9 chord) goes last. One order
+# for every style: a style's slot order says what it holds, not what it can best spare.
+GIVE_UP_ORDER = ("5", "+9", "+13", "9", "11", "13")
+
+# The natural extensions a symbol names, lowest first: the highest one a chord has (not standing
+# in for a 3rd) claims a colour voice like an alteration, from a tone GIVE_UP_ORDER gives up
+# before it (``Cm11`` drop2 sounds its 11 rather than its 5).
+NAMED_EXTENSIONS = ("9", "11", "13")
 
 # Sus tones stand in for a missing third, the 4th before the 2nd.
 SUS_LABELS = ("4", "11", "2", "9")

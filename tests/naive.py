@@ -28,22 +28,25 @@ def motion(a: Voicing, b: Voicing) -> int:
     return best
 
 
-def guides_near(prev: Voicing, row: Voicing, guide: list[int], step: int) -> int:
+def guides_near(prev: Voicing, prev_guide: list[int], row: Voicing, guide: list[int],
+                step: int) -> int:
+    """Guide tones of ``row`` within ``step`` of a guide tone of ``prev`` (flags 1)."""
+    line = [p for p, g in zip(prev, prev_guide, strict=True) if g]
     return sum(1 for v, g in zip(row, guide, strict=True)
-               if g and any(abs(v - p) <= step for p in prev))
+               if g and any(abs(v - p) <= step for p in line))
 
 
 Cost = tuple[int, int, int, int]
 
 
-def _edge(prev: Voicing, row: Voicing, guide: list[int], step: int, centre2: int,
-          anchored: bool) -> Cost:
+def _edge(prev: Voicing, prev_guide: list[int], row: Voicing, guide: list[int], step: int,
+          centre2: int, anchored: bool) -> Cost:
     """The cost of one step, compared as a tuple: motion and -guide tones kept from ``prev``;
     then register: anchored (the search began from a previous voicing) the sum of the notes;
     free, the distance of the mean from ``centre2 / 2`` (scaled by ``2 * len(row)``), then 1
     when the voicing lies above the centre."""
     moved = motion(prev, row) if prev else 0
-    kept = guides_near(prev, row, guide, step) if prev else 0
+    kept = guides_near(prev, prev_guide, row, guide, step) if prev else 0
     if anchored:
         return moved, -kept, sum(row), 0
     off = 2 * sum(row) - len(row) * centre2
@@ -54,19 +57,19 @@ def _add(a: Cost, b: Cost) -> Cost:
     return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]
 
 
-def search(prev: Voicing, chords: list[list[Voicing]], guides: list[list[list[int]]],
-           step: int, centre2: int) -> list[int]:
+def search(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
+           guides: list[list[list[int]]], step: int, centre2: int) -> list[int]:
     """Brute force over every path: least (motion, -guide tones kept, register), each summed
     over the path; among equal paths the one whose indices, read from the last chord
     backwards, are smallest."""
     best: tuple[Cost, tuple[int, ...]] | None = None
     for path in product(*(range(len(c)) for c in chords)):
         key: Cost = (0, 0, 0, 0)
-        before = prev
+        before, before_guide = prev, prev_guide
         for t, k in enumerate(path):
-            key = _add(key, _edge(before, chords[t][k], guides[t][k], step, centre2,
-                                  bool(prev)))
-            before = chords[t][k]
+            key = _add(key, _edge(before, before_guide, chords[t][k], guides[t][k], step,
+                                  centre2, bool(prev)))
+            before, before_guide = chords[t][k], guides[t][k]
         rank = (key, tuple(reversed(path)))
         if best is None or rank < best:
             best = rank
@@ -74,17 +77,17 @@ def search(prev: Voicing, chords: list[list[Voicing]], guides: list[list[list[in
     return list(reversed(best[1]))
 
 
-def greedy(prev: Voicing, chords: list[list[Voicing]], guides: list[list[list[int]]],
-           step: int, centre2: int) -> list[int]:
+def greedy(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
+           guides: list[list[list[int]]], step: int, centre2: int) -> list[int]:
     """Chord by chord, the locally best candidate: what the search must never be worse than."""
     path = []
-    before = prev
+    before, before_guide = prev, prev_guide
     for t, rows in enumerate(chords):
-        keys = [_edge(before, r, guides[t][k], step, centre2, bool(prev))
+        keys = [_edge(before, before_guide, r, guides[t][k], step, centre2, bool(prev))
                 for k, r in enumerate(rows)]
         k = keys.index(min(keys))
         path.append(k)
-        before = rows[k]
+        before, before_guide = rows[k], guides[t][k]
     return path
 
 

@@ -39,17 +39,20 @@ def _pack(chords: list[list[list[int]]], flags: list[list[list[int]]]
     return notes, counts, guide, offsets
 
 
-def _prev(prev: list[int]) -> np.ndarray:
-    out = np.zeros(8, dtype=np.int64)
+def _prev(prev: list[int], dtype: type = np.int64) -> np.ndarray:
+    out = np.zeros(8, dtype=dtype)
     out[:len(prev)] = prev
     return out
 
 
 def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[int]]],
-         centre2: int = CENTRE2) -> tuple[list[int], list[int]]:
+         centre2: int = CENTRE2, prev_flags: list[int] | None = None
+         ) -> tuple[list[int], list[int]]:
+    """The kernel's path and motions; ``prev_flags`` default: every previous note a guide."""
     notes, counts, guide, offsets = _pack(chords, flags)
-    choice, moved = kernels._search(_prev(prev), len(prev), notes, counts, guide, offsets, STEP,
-                                    centre2)
+    line = [1] * len(prev) if prev_flags is None else prev_flags
+    choice, moved = kernels._search(_prev(prev), len(prev), _prev(line, np.int8), notes, counts,
+                                    guide, offsets, STEP, centre2)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -82,13 +85,26 @@ def test_motion_examples() -> None:
     assert m([], [60, 64]) == 0
 
 
-@given(voicing, voicing, guides)
-def test_guides_near(prev: list[int], row: list[int], bits: list[int]) -> None:
-    flags = bits[:len(row)]
+@given(voicing, voicing, guides, guides)
+def test_guides_near(prev: list[int], row: list[int], bits: list[int], line: list[int]
+                     ) -> None:
+    flags, prev_flags = bits[:len(row)], line[:len(prev)]
     got = kernels._guides_near(np.array(prev, dtype=np.int64), len(prev),
+                               np.array(prev_flags, dtype=np.int8),
                                np.array(row, dtype=np.int64), len(row),
                                np.array(flags, dtype=np.int8), STEP)
-    assert got == naive.guides_near(prev, row, flags, STEP)
+    assert got == naive.guides_near(prev, prev_flags, row, flags, STEP)
+
+
+def test_guides_near_counts_only_guide_tones_before() -> None:
+    # E4 (a guide tone) is a step from the D4 before, but D4 was no guide tone there: not kept
+    def near(prev_flags: list[int]) -> int:
+        return int(kernels._guides_near(np.array([62, 67], dtype=np.int64), 2,
+                                         np.array(prev_flags, dtype=np.int8),
+                                         np.array([64, 70], dtype=np.int64), 2,
+                                         np.array([1, 0], dtype=np.int8), STEP))
+    assert near([0, 1]) == 0
+    assert near([1, 0]) == 1
 
 
 @given(voicing, voicing, centre2)
@@ -110,12 +126,13 @@ def test_register_prefers_the_mean_nearest_the_centre_then_the_lower(
 
 
 @given(st.lists(st.integers(0, 127), max_size=4).map(sorted),
-       st.lists(chord, min_size=1, max_size=4), guides, centre2)
+       st.lists(chord, min_size=1, max_size=4), guides, centre2, guides)
 def test_search_matches_brute_force(prev: list[int], chords: list[list[list[int]]],
-                                   bits: list[int], c2: int) -> None:
+                                   bits: list[int], c2: int, line: list[int]) -> None:
     flags = _flags(chords, bits)
-    path, moved = _run(prev, chords, flags, c2)
-    assert path == naive.search(prev, chords, flags, STEP, c2)
+    prev_flags = line[:len(prev)]
+    path, moved = _run(prev, chords, flags, c2, prev_flags)
+    assert path == naive.search(prev, prev_flags, chords, flags, STEP, c2)
     before = prev
     for t, k in enumerate(path):
         assert moved[t] == naive.motion(before, chords[t][k])
@@ -128,7 +145,7 @@ def test_search_never_worse_than_greedy(prev: list[int], chords: list[list[list[
                                         bits: list[int]) -> None:
     flags = _flags(chords, bits)
     path, moved = _run(prev, chords, flags)
-    greedy = naive.greedy(prev, chords, flags, STEP, CENTRE2)
+    greedy = naive.greedy(prev, [1] * len(prev), chords, flags, STEP, CENTRE2)
     assert sum(moved) == naive.total_motion(prev, chords, path)
     assert sum(moved) <= naive.total_motion(prev, chords, greedy)
 
@@ -157,7 +174,7 @@ def test_search_beats_greedy_when_the_nearest_step_leads_away() -> None:
     path, moved = _run([60], chords, flags)
     assert path == [1, 0]
     assert moved == [2, 8]
-    assert naive.greedy([60], chords, flags, STEP, CENTRE2) == [0, 0]
+    assert naive.greedy([60], [1], chords, flags, STEP, CENTRE2) == [0, 0]
 
 
 def test_without_previous_the_first_chord_sits_nearest_the_centre() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine import kernels
@@ -14,9 +14,9 @@ from engine.conduct import MAX_FIT_BARS
 from engine.errors import InvalidChord, InvalidRequest
 from engine.symbols import parse
 from engine.tables import QUALITY_NAMES
-from engine.voicing import voice_progression, voicing, warm_up
-from engine.voicing_candidates import candidates
-from engine.voicing_styles import GUIDE_STEP, STYLES, style_named
+from engine.voicing import DEFAULT_RANGE, voice_progression, voicing, warm_up
+from engine.voicing_candidates import Candidates, candidates
+from engine.voicing_styles import GUIDE_LINE_MAX, GUIDE_STEP, STYLES, style_named
 from tests import naive
 
 FIELDS = ["chord", "style", "notes", "midi", "omitted", "voiceLeading", "guideTonesKept"]
@@ -100,11 +100,12 @@ def test_progression_is_optimal_against_brute_force(symbols: list[str], style: s
     rows = [[[int(m) for m in r] for r in t.midi] for t in tables]
     flags = [[[int(g) for g in r] for r in t.guide] for t in tables]
     prev = sorted(previous)
-    best = naive.search(prev, rows, flags, GUIDE_STEP, low + high)
+    line = [1] * len(prev)                  # at most GUIDE_LINE_MAX notes: a guide-tone line
+    best = naive.search(prev, line, rows, flags, GUIDE_STEP, low + high)
     result = voicing({"progression": symbols, "style": style, "previous": previous,
                       "range": [low, high]})
     assert [v["midi"] for v in result["voicings"]] == [rows[t][k] for t, k in enumerate(best)]
-    greedy = naive.greedy(prev, rows, flags, GUIDE_STEP, low + high)
+    greedy = naive.greedy(prev, line, rows, flags, GUIDE_STEP, low + high)
     assert result["totalVoiceLeading"] == naive.total_motion(prev, rows, best)
     assert result["totalVoiceLeading"] <= naive.total_motion(prev, rows, greedy)
 
@@ -240,3 +241,69 @@ def test_voice_progression_refuses_more_chords_than_the_search_keys_hold() -> No
     assert info.value.field == "progression"
     # conduct voices at most MAX_FIT_BARS bars of up to 12 chords (a 12/8 bar, one a beat)
     assert MAX_FIT_BARS * 12 <= kernels.MAX_CHORDS
+
+
+def _kept_count(table: Candidates, k: int, before: list[int]) -> int:
+    """Guide tones of candidate ``k`` within GUIDE_STEP of a note of ``before``: the rule of the
+    reported ``guideTonesKept``, counted."""
+    guides = [int(m) for m, g in zip(table.midi[k], table.guide[k], strict=True) if g]
+    return sum(min(abs(g - p) for p in before) <= GUIDE_STEP for g in guides)
+
+
+def _row(table: Candidates, midi: list[int]) -> int:
+    return next(k for k, r in enumerate(table.midi) if [int(m) for m in r] == midi)
+
+
+def _guide_midi(table: Candidates, k: int) -> list[int]:
+    return [int(m) for m, g in zip(table.midi[k], table.guide[k], strict=True) if g]
+
+
+def test_a_motion_tie_goes_to_the_voicing_that_keeps_the_guide_tones() -> None:
+    # D13 C4 E4 F#4 B4 -> Db7b9 Ebb4 F4 Ab4 Cb5 and E3 F#3 B3 C4 -> F3 Ab3 B3 D4 both move 5
+    # semitones; only the second keeps the line (F# -> F, C -> B), so it is the one chosen
+    result = voicing({"progression": ["D13", "Db7b9"]})
+    assert result["totalVoiceLeading"] == 5
+    assert result["voicings"][1]["guideTonesKept"] is True
+
+
+@settings(max_examples=40)
+@given(st.lists(st.sampled_from([*SYMBOLS, "D13", "Db7b9", "C13#11", "Gm11"]), min_size=2,
+                max_size=2),
+       st.sampled_from(sorted(STYLES)), st.lists(st.integers(48, 84), max_size=8))
+@example(["D13", "Db7b9"], "rootless", [])
+@example(["Bb13", "C/E"], "triad", [69])
+def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
+        symbols: list[str], style: str, previous: list[int]) -> None:
+    # the tie-break counts guide tones kept by the very rule that reports guideTonesKept: no
+    # other pair of voicings with the same total motion keeps more of them (a ``previous`` of
+    # more than GUIDE_LINE_MAX notes is no guide-tone line and keeps none)
+    result = voicing({"progression": symbols, "style": style, "previous": previous})
+    first, second = (candidates(parse(s), STYLES[style], *DEFAULT_RANGE) for s in symbols)
+    prev = sorted(previous)
+    line = prev if len(prev) <= GUIDE_LINE_MAX else []
+    rows = [[int(m) for m in r] for r in first.midi]
+    into = [naive.motion(prev, r) for r in rows]
+    kept_into = [_kept_count(first, k, line) if line else 0 for k in range(len(rows))]
+
+    def cost(a: int, b: int) -> tuple[int, int]:
+        """(total motion, guide tones kept) of the path ``a`` -> ``b``."""
+        between = _guide_midi(first, a)
+        kept = kept_into[a] + (_kept_count(second, b, between) if between else 0)
+        return into[a] + naive.motion(rows[a], [int(m) for m in second.midi[b]]), kept
+
+    a, b = (_row(t, v["midi"]) for t, v in zip((first, second), result["voicings"],
+                                                 strict=True))
+    motion, kept = cost(a, b)
+    assert motion == result["totalVoiceLeading"]
+    for i in range(len(rows)):
+        for j in range(len(second.midi)):
+            other = cost(i, j)
+            assert other[0] > motion or (other[0] == motion and other[1] <= kept), \
+                (symbols, style, previous, rows[i], second.midi[j])
+    # and what it reports is that same count
+    for table, k, before, entry in ((first, a, line, result["voicings"][0]),
+                                    (second, b, _guide_midi(first, a), result["voicings"][1])):
+        guides = _guide_midi(table, k)
+        expected = None if not before or not guides else \
+            _kept_count(table, k, before) == len(guides)
+        assert entry["guideTonesKept"] is expected

@@ -233,10 +233,20 @@ def _vocabulary() -> list[Chord]:
     return list(chords.values())
 
 
+def _top_extension(chord: Chord, guides: set[int]) -> int | None:
+    """The pitch class of the chord's highest natural 9, 11 or 13 (not standing in for a 3rd)."""
+    named = [(int(label), pc) for label, pc in zip(chord.intervals, chord.pcs, strict=True)
+             if label in ("9", "11", "13") and pc not in guides]
+    return max(named)[1] if named else None
+
+
 @pytest.mark.parametrize("style", ["rootless", "bill_evans", "pad", "drop2", "drop3"])
 def test_written_alterations_sound_where_the_style_has_room(style: str) -> None:
     # A style of four voices or more sounds every altered tone of the symbol (b5 #5 #11 b9 #9
-    # b13) unless all its colour voices (neither root nor 3rd nor 7th) already hold one.
+    # b13) unless all its colour voices (neither root nor 3rd nor 7th) already hold one; and
+    # likewise the chord's highest named extension (the 13 of a 13 chord, the 11 of an m11, the
+    # 9 of a 9 chord): an alteration pushes out a lesser colour tone (the 5, an added tone, a
+    # lower extension), never the one the symbol is named by.
     for chord in _vocabulary():
         third, seventh = _guides(chord)
         if third is None or seventh is None:
@@ -246,13 +256,24 @@ def test_written_alterations_sound_where_the_style_has_room(style: str) -> None:
         altered = _pcs(chord, ALTERATIONS)
         colour = sounding - {chord.root.pc, third, seventh}
         assert altered <= sounding or colour <= altered, (chord.symbol, style, midi)
+        top = _top_extension(chord, {third, seventh})
+        assert top is None or top in sounding or colour <= altered, (chord.symbol, style, midi)
     for symbol, style_, held in [("C7#11", "drop2", "F#"), ("Cmaj7#11", "drop3", "F#"),
                                  ("Cm11b5", "rootless", "Gb"), ("C13b5", "rootless", "Gb"),
                                  ("C13b5", "bill_evans", "Gb"), ("C9#11", "pad", "F#"),
                                  ("C13#11", "pad", "F#"), ("C7#9b13", "pad", "D#"),
-                                 ("C7b9#11", "drop2", "F#")]:
+                                 ("C7b9#11", "drop2", "F#"), ("C13#11", "rootless", "A"),
+                                 ("C13b5", "bill_evans", "A"), ("Cm11b5", "rootless", "F"),
+                                 ("C9#11", "drop2", "D"), ("C6/9#11", "drop3", "D"),
+                                 ("Cm11", "drop2", "F")]:
         if style_ == style:
             assert held not in voicing({"chord": symbol, "style": style})["omitted"], symbol
+    if style == "drop2":      # the natural 5 gives way to the #11, not the 9 beside it
+        lydian = voicing({"chord": "C9#11", "style": "drop2"})
+        assert sorted(n[:-1] for n in lydian["notes"]) == ["Bb", "D", "E", "F#"]
+        assert lydian["omitted"] == ["C", "G"]
+    if style == "rootless":   # the 9 gives way to the b5, the 13 stays
+        assert voicing({"chord": "C13b5", "style": "rootless"})["omitted"] == ["C", "D"]
     if style == "rootless":   # no room for all four: the #9 and b13 of the altered sound
         alt = voicing({"chord": "C7alt", "style": "rootless"})
         assert sorted(n[:-1] for n in alt["notes"]) == ["Ab", "Bb", "D#", "E"]
