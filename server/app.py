@@ -40,7 +40,8 @@ from server.auth import Authenticator
 from server.counters import SharedCounters
 from server.gateway import Gateway
 from server.limits import Admission, Counters, FloodThrottle, Limiter
-from server.mcp import McpEndpoint, tool_table
+from server.mcp import McpEndpoint
+from server.mcp_tools import tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
