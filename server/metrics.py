@@ -47,6 +47,10 @@ class Metrics:
         self.log_dropped = Counter("harmony_log_rows_dropped",
                                    "Request log rows dropped because the database kept "
                                    "failing and the queue was full.", registry=self.registry)
+        # Counted, not logged: a throttle must stay cheap (no key lookup, no log row).
+        self.flood_refusals = Counter("harmony_flood_refusals",
+                                      "Requests refused by the per-IP flood throttle.",
+                                      registry=self.registry)
         self.exposed = self.registry
         if directory:
             self.exposed = CollectorRegistry()
