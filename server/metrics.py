@@ -25,7 +25,9 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 def reset_metrics_dir(db_path: str) -> Path:
     """The workers' metrics directory beside the database (``harmony.db.metrics``), emptied:
-    call it before the workers start."""
+    call it before the workers start. One ``harmony serve`` per database file is the supported
+    set-up (README, configuration): a second one on the same file would empty this folder
+    under the first one's workers."""
     path = Path(db_path + ".metrics")
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True, exist_ok=True)
