@@ -9,7 +9,9 @@ declared body size, key, limits); any guard may answer early. The body of a POST
 (never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and quota
 headers, settles the monthly quota, queues the log row and observes metrics. A refusal is an
 error raised by a guard, so its log row carries its code; one made before the key guard still
-gets the quota headers when the request holds a valid key (counting nothing).
+gets the quota headers and its log row the key id when the request holds a valid key (counting
+nothing), on REST and /mcp alike. The flood throttle's refusal is the exception: a throttle must
+stay cheap, so it is counted in the metrics, with no key lookup, no quota headers, no log row.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from engine.errors import (
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
+    RateLimited,
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server import rsgi
@@ -40,7 +43,8 @@ from server.auth import Authenticator
 from server.counters import SharedCounters
 from server.gateway import Gateway
 from server.limits import Admission, Counters, FloodThrottle, Limiter
-from server.mcp import McpEndpoint, tool_table
+from server.mcp import McpEndpoint
+from server.mcp_tools import tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
 from server.requestlog import RequestLog
@@ -201,7 +205,11 @@ class HarmonyApp:
     # ------------------------------------------------------------------ guards
 
     def _flood_guard(self, ctx: Context) -> None:
-        self.flood.check(ctx.client)
+        try:
+            self.flood.check(ctx.client)
+        except RateLimited:
+            ctx.flooded = True
+            raise
 
     def _route_guard(self, ctx: Context) -> None:
         route = self.routes.get(ctx.path)
@@ -248,12 +256,12 @@ class HarmonyApp:
         origin = ctx.headers.get("origin")
         if origin is not None and response.status != 204 and self.gateway.origin_allowed(origin):
             response.headers += self.gateway.cors_headers(origin)
-        # A guard before the key's (flood, route, CORS, User-Agent, size) refused the call.
         route = ctx.route or self.routes.get(ctx.path)
-        if ctx.error is not None and ctx.key is None and route is not None:
-            ctx.route = route
-            if route.needs_key and self.settings.auth:
-                ctx.admission = self._quota_of_refused(ctx)
+        if ctx.flooded:  # a throttle must stay cheap: counted here, no key lookup, no log row
+            self.metrics.flood_refusals.inc()
+        elif ctx.key is None and route is not None and route.surface is not None \
+                and self.settings.auth and not ctx.logged:
+            self._identify(ctx)
         if ctx.admission is not None:
             ok = ctx.succeeded if ctx.succeeded is not None else 200 <= response.status < 300
             ctx.admission.settle(self.counters, 200 if ok else response.status)
@@ -261,7 +269,7 @@ class HarmonyApp:
         response.headers += ctx.extra_headers
         elapsed = time.perf_counter() - ctx.started
         self.metrics.observe(route.path if route else "unmatched", response.status, elapsed)
-        if route is not None and route.surface is not None and not ctx.logged:
+        if route is not None and route.surface is not None and not (ctx.logged or ctx.flooded):
             if ctx.operation is None and route.operation is not None:
                 ctx.operation = route.operation.name
             error = ctx.error
@@ -272,20 +280,23 @@ class HarmonyApp:
                 body=ctx.body if self.settings.store_bodies and ctx.body else None,
                 symbol=error.symbol if isinstance(error, InvalidChord) else None))
 
-    def _quota_of_refused(self, ctx: Context) -> Admission | None:
-        """The quota headers' state for a call refused before its key was checked, when it
-        presents a valid key (API.md §10: every answer to such a request carries them). Off
-        the hot path: only refusals get here, and the key lookup is the cached one. Nothing
-        is counted, so a refused call never spends the key's minute."""
+    def _identify(self, ctx: Context) -> None:
+        """The valid key of a REST or /mcp request whose key was not checked, for its log row;
+        on a refusal (405, 403, 413 before the key guard) also the quota headers' state (API.md
+        §10: every answer to such a request carries them). Gets here: those refusals and the
+        /mcp messages no tool call's gate logged (initialize, tools/list, an unknown tool,
+        arguments that are not an object), so ``harmony usage`` attributes them. The key
+        lookup is the cached one; nothing is counted, so such a call never spends the key's
+        minute or month. (A REST 401 gets here too and fails the cached lookup again.)"""
         authorization = ctx.headers.get("authorization")
         if not authorization:
-            return None
+            return
         try:
-            key = self.auth.authenticate(authorization)
+            ctx.key = self.auth.authenticate(authorization)
         except HarmonyError:
-            return None
-        ctx.key = key
-        return self.limiter.peek(key)
+            return
+        if ctx.error is not None:
+            ctx.admission = self.limiter.peek(ctx.key)
 
     # ------------------------------------------------------------------ MCP
 

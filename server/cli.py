@@ -16,7 +16,7 @@ import orjson
 
 from engine.errors import HarmonyError
 from server.plans import PLANS
-from server.settings import PROFILES, Settings, parse_origins
+from server.settings import PROFILES, Settings, env_db_path, parse_origins
 from server.store import Store, StoreError
 
 Command = Callable[[argparse.Namespace], int]
@@ -61,8 +61,8 @@ def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = Tru
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harmony", description="The harmony engine service.")
-    parser.add_argument("--db", default=os.environ.get("HARMONY_DB", "harmony.db"),
-                        help="SQLite file (env HARMONY_DB; default harmony.db)")
+    # None: not given, so HARMONY_DB (read when the command runs) or harmony.db.
+    parser.add_argument("--db", help="SQLite file (env HARMONY_DB; default harmony.db)")
     sub = parser.add_subparsers(metavar="COMMAND")
 
     # Flags default to None (not given): the environment's settings apply (Settings.from_env).
@@ -226,7 +226,8 @@ def _os_error(exc: OSError) -> str:
 
 
 def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
-    """The environment's settings (HARMONY_*), overridden by the flags actually given."""
+    """The environment's settings (HARMONY_*, from ``env``, default ``os.environ``), overridden
+    by the flags actually given (``--db`` included)."""
     origins = None if ns.cors_origins is None else parse_origins(ns.cors_origins)
     return Settings.from_env(env, db_path=ns.db, profile=ns.profile, auth=ns.auth,
                              cors_origins=origins, flood_per_minute=ns.flood_per_minute,
@@ -321,7 +322,7 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 
 def _store(ns: argparse.Namespace) -> Store:
-    return Store(ns.db)
+    return Store(env_db_path() if ns.db is None else ns.db)
 
 
 def _done(action: Callable[..., object], *args: object) -> int:

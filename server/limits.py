@@ -138,10 +138,10 @@ class Limiter:
                                   retryAfter=wait)
         return Admission(key, month, taken, reset, error)
 
-
     def peek(self, key: KeyRecord) -> Admission:
         """The limit state of ``key`` for the headers of a call refused before its key was
-        checked (405, 403, 413, the flood throttle): nothing is counted or reserved."""
+        checked (405, 403, 413; not the flood throttle's, which stays cheap): nothing is
+        counted or reserved."""
         window, reset, _, month = _periods(self.clock())
         taken = self.counters.peek(key.key_id, window, key.account_id, month)
         return Admission(key, month, taken, reset, None)

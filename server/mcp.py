@@ -12,8 +12,8 @@ Both eras of the protocol that the installed ``mcp`` SDK client speaks are serve
 - per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
   info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
-The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate)`` returns a
-``Reply`` and the app writes it. Keys, limits, quota and the request log come in through a
+The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate, throttle)``
+returns a ``Reply`` and the app writes it. Keys, limits, quota and the request log come in through a
 ``Gate`` per request (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share one
 implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself (client,
 server, starlette, httpx2) costs over a second of start-up per worker and is not needed here.
@@ -21,6 +21,7 @@ server, starlette, httpx2) costs over a second of start-up per worker and is not
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import time
@@ -46,8 +47,6 @@ from engine.version import PACKAGE_VERSION
 from server.mcp_tools import McpTool, tool_error, tool_table
 from server.responses import STATUS, error_response
 
-__all__ = ["Gate", "McpEndpoint", "McpTool", "Reply", "tool_error", "tool_table"]
-
 SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 CAPABILITIES = {"tools": {"listChanged": False}}
@@ -67,6 +66,9 @@ MAX_BODY = 64 * 1024
 # The one version whose clients may send a JSON-RPC batch (2025-06-18 removed batches). A POST
 # without MCP-Protocol-Version is taken for it, as the transport spec asks of servers.
 BATCH_VERSION = "2025-03-26"
+# At most this many messages in one batch: its elements run one after the other in one worker,
+# so a longer one is refused whole (-32600, HTTP 400) before any of it runs.
+MAX_BATCH = 16
 
 _JSON = (b"content-type", b"application/json")
 Headers = list[tuple[bytes, bytes]]
@@ -90,6 +92,11 @@ class Gate(Protocol):
                      started: float, body: bytes, symbol: str | None = None) -> Headers:
         """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
         when ``status`` is 2xx; return the quota and rate-limit headers for the response."""
+
+
+# Counts one more request against the flood throttle (each batch element after the first: the
+# HTTP request itself was counted); raises its HarmonyError (429) to refuse the element.
+Throttle = Callable[[], None]
 
 
 class _RpcError(Exception):
@@ -124,7 +131,7 @@ class McpEndpoint:
         }
 
     async def handle(self, method: str, headers: Mapping[str, str], body: bytes,
-                     gate: Gate | None = None) -> Reply:
+                     gate: Gate | None = None, throttle: Throttle | None = None) -> Reply:
         """One HTTP exchange. ``headers`` are keyed by lower-case name."""
         if method != "POST":
             return Reply(405, [(b"allow", b"POST"), _JSON], _error_body(
@@ -142,7 +149,7 @@ class McpEndpoint:
         except orjson.JSONDecodeError:
             return _rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
         if isinstance(message, list) and version in (None, BATCH_VERSION):
-            return await self._batch(message, headers, gate)
+            return await self._batch(message, headers, gate, throttle)
         return await self._message(message, headers, gate)
 
     async def _message(self, message: Any, headers: Mapping[str, str],
@@ -157,18 +164,25 @@ class McpEndpoint:
         return await self._request(message, headers, gate)
 
     async def _batch(self, messages: list[Any], headers: Mapping[str, str],
-                     gate: Gate | None) -> Reply:
-        """A JSON-RPC batch: each message answered as if posted alone, in order, the answers in
-        one array; notifications and responses get none (only those: 202). The status is 200,
-        a refused call's 401/429 is its element's error (its ``data`` is the error object);
-        the headers are those of the elements, the last one of a name winning (the quota as
-        it stands after the batch)."""
+                     gate: Gate | None, throttle: Throttle | None) -> Reply:
+        """A JSON-RPC batch of at most ``MAX_BATCH`` messages: each answered as if posted alone,
+        in order, the answers in one array; notifications and responses get none (only those:
+        202). Each element after the first counts against ``throttle`` as a request of its own,
+        and the worker is yielded between elements, so it answers other requests meanwhile.
+        The status is 200, a refused call's 401/429 is its element's error (its ``data`` is the
+        error object); the headers are those of the elements, the last one of a name winning
+        (the quota as it stands after the batch)."""
         if not messages:
             return _rpc_reply(None, INVALID_REQUEST, "invalid request: an empty batch", 400)
+        if len(messages) > MAX_BATCH:
+            return _rpc_reply(None, INVALID_REQUEST, f"invalid request: batch too large (at most "
+                              f"{MAX_BATCH} messages)", 400, {"maxBatch": MAX_BATCH})
         answers: list[bytes] = []
         merged: dict[bytes, bytes] = {}
-        for message in messages:
-            reply = await self._message(message, headers, gate)
+        for index, message in enumerate(messages):
+            if index:
+                await asyncio.sleep(0)
+            reply = await self._element(message, headers, gate, throttle if index else None)
             if reply.status != 202:
                 answers.append(reply.body)
                 merged.update(reply.headers)
@@ -176,6 +190,21 @@ class McpEndpoint:
             return Reply(202, [])
         merged[_JSON[0]] = _JSON[1]
         return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
+
+    async def _element(self, message: Any, headers: Mapping[str, str], gate: Gate | None,
+                       throttle: Throttle | None) -> Reply:
+        """One message of a batch, counted by ``throttle`` first: when it refuses, a request
+        gets the refusal as its error and a notification or response is dropped (202)."""
+        if throttle is not None:
+            try:
+                throttle()
+            except HarmonyError as refused:
+                if isinstance(message, dict) and not _is_notification_or_response(message):
+                    rid = message.get("id")
+                    valid = isinstance(rid, int | str) and not isinstance(rid, bool)
+                    return _service_reply(rid if valid else None, refused, [])
+                return Reply(202, [])
+        return await self._message(message, headers, gate)
 
     async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:
@@ -338,7 +367,7 @@ def _rpc_reply(rid: int | str | None, code: int, message: str, status: int,
     return Reply(status, [_JSON], _error_body(rid, code, message, data))
 
 
-def _service_reply(rid: int | str, e: HarmonyError, extra: Iterable[tuple[bytes, bytes]]) -> Reply:
+def _service_reply(rid: int | str | None, e: HarmonyError, extra: Iterable[tuple[bytes, bytes]]) -> Reply:
     """A key or limit refusal: REST's status and headers (``WWW-Authenticate``,
     ``Retry-After``) from the one error table, the error object inside a JSON-RPC error."""
     rest = error_response(e)

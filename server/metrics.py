@@ -25,7 +25,9 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 def reset_metrics_dir(db_path: str) -> Path:
     """The workers' metrics directory beside the database (``harmony.db.metrics``), emptied:
-    call it before the workers start."""
+    call it before the workers start. One ``harmony serve`` per database file is the supported
+    set-up (README, configuration): a second one on the same file would empty this folder
+    under the first one's workers."""
     path = Path(db_path + ".metrics")
     shutil.rmtree(path, ignore_errors=True)
     path.mkdir(parents=True, exist_ok=True)
@@ -47,6 +49,10 @@ class Metrics:
         self.log_dropped = Counter("harmony_log_rows_dropped",
                                    "Request log rows dropped because the database kept "
                                    "failing and the queue was full.", registry=self.registry)
+        # Counted, not logged: a throttle must stay cheap (no key lookup, no log row).
+        self.flood_refusals = Counter("harmony_flood_refusals",
+                                      "Requests refused by the per-IP flood throttle.",
+                                      registry=self.registry)
         self.exposed = self.registry
         if directory:
             self.exposed = CollectorRegistry()

@@ -77,12 +77,15 @@ CHORD = _str("A chord symbol, e.g. 'Dm7b5', 'G7(b9,#11)', 'C/E'.", minLength=1,
 KEY = _or_null(_str("The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', 'C-' or 'C minor'. "
                     "Modes are refused. Default 'C'.", maxLength=MAX_SYMBOL))
 KEY_CONTEXT = {**KEY, "description": "Alias of 'key'."}
+# A chord is what holds a character other than whitespace and '|': the engine splits the string
+# form on both and trims list items, so " |" in a list is a bar line too.
+NOT_ONLY_BAR_LINES = r"[^\s|]"
 PROGRESSION = {
     "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
                    f"ignored), or a list of symbols; at most {MAX_PROGRESSION} chords.",
-    "anyOf": [{"type": "string", "pattern": r"[^\s|]"},
+    "anyOf": [{"type": "string", "pattern": NOT_ONLY_BAR_LINES},
               {"type": "array", "items": {"type": "string"}, "minItems": 1,
-               "maxItems": MAX_PROGRESSION, "contains": {"not": {"const": "|"}}}],
+               "maxItems": MAX_PROGRESSION, "contains": {"pattern": NOT_ONLY_BAR_LINES}}],
 }
 
 SCALE = _object({

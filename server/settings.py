@@ -4,7 +4,7 @@ its flags to the granian workers through the same variables)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,20 +43,18 @@ class Settings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **given: Any) -> Settings:
         """The settings of the environment, with ``given`` (e.g. ``harmony serve``'s flags that
-        were actually passed; None means not given) taking precedence."""
+        were actually passed; None means not given) taking precedence: a variable is read only
+        for a setting not given, so a malformed one that a flag overrides is no error."""
         e = os.environ if env is None else env
-        fields: dict[str, Any] = {
-            "profile": e.get("HARMONY_PROFILE", "local"),
-            "db_path": e.get("HARMONY_DB", "harmony.db"),
-            "auth": not _flag(e, "HARMONY_NO_AUTH", False),
-            "cors_origins": parse_origins(e.get("HARMONY_CORS_ORIGINS", "")),
-            "flood_per_minute": _int(e, "HARMONY_FLOOD_PER_MINUTE", 6000),
-            "workers": _int(e, "HARMONY_WORKERS", 1),
-            "store_bodies": _flag(e, "HARMONY_STORE_BODIES", True),
-            "retention_days": _int(e, "HARMONY_RETENTION_DAYS", 30),
-            "user_agent_policy": _flag(e, "HARMONY_UA_POLICY", False),
-        }
-        fields.update((name, value) for name, value in given.items() if value is not None)
+        passed = {name: value for name, value in given.items() if value is not None}
+        fields = dict(passed)
+        for name, (variable, read, default) in ENV_VARIABLES.items():
+            if name not in fields:
+                fields[name] = read(e, variable, default)
+        if not fields["auth"] and fields["profile"] != "local" and "auth" not in passed:
+            # Settings() would blame --no-auth, which was not passed.
+            raise ValueError(f"HARMONY_NO_AUTH={e['HARMONY_NO_AUTH']!r} is only allowed in the "
+                             "local profile")
         return cls(**fields)
 
     def to_env(self) -> dict[str, str]:
@@ -75,6 +73,11 @@ class Settings:
 
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+Reader = Callable[[Mapping[str, str], str, Any], Any]
+
+
+def _text(env: Mapping[str, str], name: str, default: str) -> str:
+    return env.get(name, default)
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -86,12 +89,41 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     return value in _TRUE
 
 
+def _no_flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """A variable that switches a setting off (HARMONY_NO_AUTH=1: auth False)."""
+    return not _flag(env, name, not default)
+
+
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
     value = env.get(name, "").strip()
     try:
         return int(value) if value else default
     except ValueError:
         raise ValueError(f"{name}={env[name]!r} is not a whole number") from None
+
+
+def _origins(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    return parse_origins(env[name]) if name in env else default
+
+
+# Setting -> (variable, reader, default): what ``from_env`` reads (``to_env`` writes them).
+ENV_VARIABLES: dict[str, tuple[str, Reader, Any]] = {
+    "profile": ("HARMONY_PROFILE", _text, "local"),
+    "db_path": ("HARMONY_DB", _text, "harmony.db"),
+    "auth": ("HARMONY_NO_AUTH", _no_flag, True),
+    "cors_origins": ("HARMONY_CORS_ORIGINS", _origins, ()),
+    "flood_per_minute": ("HARMONY_FLOOD_PER_MINUTE", _int, 6000),
+    "workers": ("HARMONY_WORKERS", _int, 1),
+    "store_bodies": ("HARMONY_STORE_BODIES", _flag, True),
+    "retention_days": ("HARMONY_RETENTION_DAYS", _int, 30),
+    "user_agent_policy": ("HARMONY_UA_POLICY", _flag, False),
+}
+
+
+def env_db_path(env: Mapping[str, str] | None = None) -> str:
+    """The database when no ``--db`` is given: HARMONY_DB, else harmony.db."""
+    variable, read, default = ENV_VARIABLES["db_path"]
+    return str(read(os.environ if env is None else env, variable, default))
 
 
 def parse_origins(text: str) -> tuple[str, ...]:

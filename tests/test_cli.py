@@ -160,12 +160,50 @@ def test_serve_takes_the_environment_and_only_the_flags_given(tmp_path: Path) ->
     assert serve_settings(build_parser().parse_args(["serve"]), {}) == Settings()
 
 
+def test_serve_reads_a_variable_only_when_its_flag_is_not_given(tmp_path: Path) -> None:
+    malformed = {"HARMONY_WORKERS": "two", "HARMONY_PROFILE": "cloud", "HARMONY_NO_AUTH": "maybe",
+                 "HARMONY_FLOOD_PER_MINUTE": "lots", "HARMONY_STORE_BODIES": "perhaps",
+                 "HARMONY_RETENTION_DAYS": "soon", "HARMONY_DB": str(tmp_path / "env.db")}
+    settings = serve_settings(build_parser().parse_args(
+        ["serve", "--workers", "2", "--profile", "local", "--no-auth", "--flood-per-minute", "5",
+         "--no-store-bodies", "--retention-days", "3"]), malformed)
+    assert (settings.workers, settings.profile, settings.auth, settings.flood_per_minute,
+            settings.store_bodies, settings.retention_days) == (2, "local", False, 5, False, 3)
+    # The database comes from the environment given, not from the process's.
+    assert settings.db_path == str(tmp_path / "env.db")
+    given = serve_settings(build_parser().parse_args(["serve", "--db", str(tmp_path / "a.db")]),
+                           {"HARMONY_DB": str(tmp_path / "env.db")})
+    assert given.db_path == str(tmp_path / "a.db")
+    # Without the flag, the malformed variable is still refused.
+    with pytest.raises(ValueError, match="HARMONY_WORKERS='two' is not a whole number"):
+        serve_settings(build_parser().parse_args(["serve"]), {"HARMONY_WORKERS": "two"})
+
+
+def test_commands_take_the_database_of_harmony_db(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "env.db"
+    monkeypatch.setenv("HARMONY_DB", str(db))
+    assert main(["accounts", "create", "acme"]) == 0
+    assert harmony(capsys, db, "accounts", "list")[1].count('"acme"') == 1
+
+
 def test_serve_refuses_bad_settings_in_one_line(capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HARMONY_PROFILE", "hosted")
     assert main(["serve", "--no-auth"]) == 1
     assert capsys.readouterr().err == \
         "harmony: --no-auth is only allowed in the local profile\n"
+    # The same refusal, from the variable: it names the variable, not a flag never passed.
+    monkeypatch.setenv("HARMONY_NO_AUTH", "1")
+    assert main(["serve"]) == 1
+    assert capsys.readouterr().err == \
+        "harmony: HARMONY_NO_AUTH='1' is only allowed in the local profile\n"
+    monkeypatch.setenv("HARMONY_PROFILE", "local")
+    assert main(["serve", "--profile", "hosted"]) == 1
+    assert capsys.readouterr().err == \
+        "harmony: HARMONY_NO_AUTH='1' is only allowed in the local profile\n"
+    monkeypatch.delenv("HARMONY_NO_AUTH")
     monkeypatch.setenv("HARMONY_PROFILE", "local")
     monkeypatch.setenv("HARMONY_RETENTION_DAYS", "soon")
     assert main(["serve"]) == 1

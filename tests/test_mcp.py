@@ -6,6 +6,7 @@ test_mcp_client.py."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
@@ -16,8 +17,9 @@ import pytest
 from mcp_types import _v2026_07_28 as wire
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
-from engine.errors import InvalidChord, QuotaExceeded, Unauthorized
-from server.mcp import McpEndpoint, McpTool, Reply
+from engine.errors import InvalidChord, QuotaExceeded, RateLimited, Unauthorized
+from server.mcp import MAX_BATCH, McpEndpoint, Reply
+from server.mcp_tools import McpTool
 
 MODERN = "2026-07-28"
 
@@ -230,6 +232,74 @@ def test_each_tool_call_of_a_batch_passes_the_gate():
     assert refused.status == 200  # the refusal travels in its element
     [answer] = orjson.loads(refused.body)
     assert answer["error"]["data"]["code"] == "unauthorized"
+
+
+def test_a_batch_over_16_messages_is_refused_whole_before_any_runs():
+    gate = FakeGate({"k": "acme"})
+    counted: list[int] = []
+    batch = [rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": "C"}}, rid=i)
+             for i in range(MAX_BATCH + 1)]
+
+    async def run(messages: list[Any]) -> Reply:
+        return await McpEndpoint({"echo_chord": ECHO}).handle(
+            "POST", {"authorization": "Bearer k"}, orjson.dumps(messages), gate,
+            lambda: counted.append(1))
+
+    reply = anyio.run(run, batch)
+    assert reply.status == 400 and error_of(reply).code == -32600
+    assert "batch too large" in error_of(reply).message
+    assert gate.admitted == 0 and counted == []  # nothing ran, nothing was counted
+    reply = anyio.run(run, batch[:MAX_BATCH])
+    assert reply.status == 200 and len(orjson.loads(reply.body)) == MAX_BATCH == 16
+    assert gate.admitted == 16 and len(counted) == 15  # the POST itself counted the first
+
+
+def test_each_element_of_a_batch_after_the_first_passes_the_flood_throttle():
+    budget = [3]
+
+    def throttle() -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise RateLimited("too many requests from this address", retryAfter=30)
+
+    batch = [rpc("ping", rid=i) for i in range(4)] + [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}, rpc("ping", rid=5)]
+
+    async def run() -> Reply:
+        return await McpEndpoint({"echo_chord": ECHO}).handle(
+            "POST", {}, orjson.dumps(batch), None, throttle)
+
+    reply = anyio.run(run)
+    assert reply.status == 200
+    answers = orjson.loads(reply.body)
+    # The first four are answered; the refused notification is dropped, the last ping refused.
+    assert [a["id"] for a in answers] == [0, 1, 2, 3, 5]
+    assert all("result" in a for a in answers[:4])
+    assert answers[4]["error"]["data"]["code"] == "rate_limited"
+    assert dict(reply.headers)[b"retry-after"] == b"30"
+
+
+def test_a_batch_lets_the_worker_answer_others_between_its_elements():
+    events: list[str] = []
+
+    def record(arguments: dict[str, Any]) -> dict[str, Any]:
+        events.append("element")
+        return _echo(arguments)
+
+    endpoint = McpEndpoint({"echo_chord": dataclasses.replace(ECHO, call=record)})
+    batch = [rpc("tools/call", {"name": "echo_chord", "arguments": {"chord": "C"}}, rid=i)
+             for i in range(3)]
+
+    async def other_request() -> None:
+        for _ in range(3):
+            events.append("other")
+            await asyncio.sleep(0)
+
+    async def run() -> None:
+        await asyncio.gather(endpoint.handle("POST", {}, orjson.dumps(batch)), other_request())
+
+    asyncio.run(run())
+    assert events == ["element", "other", "element", "other", "element", "other"]
 
 
 def test_an_unknown_protocol_version_header_is_400(open_endpoint):

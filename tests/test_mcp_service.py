@@ -173,3 +173,51 @@ def test_a_2025_03_26_batch_of_tool_calls_counts_each_call(tmp_path: Path) -> No
     assert reply.headers["x-quota-used"] == "2" and reply.headers["ratelimit-remaining"] == "27"
     assert [(r[2], r[4], r[5]) for r in store.log_rows()] == [
         ("mcp", 200, None), ("mcp", 400, "invalid_chord"), ("mcp", 200, None)]
+
+
+def test_a_batch_counts_each_message_against_the_flood_throttle(tmp_path: Path) -> None:
+    app, _ = make(tmp_path, flood_per_minute=5)
+    pings = [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(6)]
+
+    async def scenario() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
+        async with running(app) as http:
+            too_large = await post_mcp(http, pings * 3)            # 18 messages: refused whole
+            batch = await post_mcp(http, pings)
+            return too_large, batch, await http.get("/health")
+
+    too_large, batch, health = run(scenario())
+    assert too_large.status_code == 400
+    assert too_large.json()["error"]["code"] == -32600
+    # The refused POST counted 1, this one 1 for the POST and 1 for each further message:
+    # the 5th message is the IP's 6th request this minute, and /health comes after them all.
+    answers = batch.json()
+    assert batch.status_code == 200 and [a["id"] for a in answers] == [0, 1, 2, 3, 4, 5]
+    assert [a.get("error", {}).get("data", {}).get("code") for a in answers] == \
+        [None] * 4 + ["rate_limited"] * 2
+    assert health.status_code == 429
+
+
+def test_messages_no_tool_call_logged_are_attributed_to_a_valid_key(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    key_id, secret = new_key(store)
+    key = {"authorization": f"Bearer {secret}"}
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app) as http:
+            return [await post_mcp(http, tool_call("no_such_tool", {"chord": "C"}), **key),
+                    await post_mcp(http, tool_call("analyze_chord", ["C"]), **key),
+                    await post_mcp(http, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                   **key),
+                    await post_mcp(http, tool_call("no_such_tool")),         # no key
+                    await post_mcp(http, tool_call("analyze_chord", {"chord": "C"}), **key)]
+
+    answers = run(scenario())
+    assert [a.json()["error"]["code"] for a in answers[:2]] == [-32602, -32602]
+    rows = [(r[1], r[2], r[3], r[4], r[5]) for r in store.log_rows()]
+    assert rows == [(key_id, "mcp", None, 200, None), (key_id, "mcp", None, 200, None),
+                    (key_id, "mcp", None, 200, None), (None, "mcp", None, 200, None),
+                    (key_id, "mcp", "analyze", 200, None)]
+    # Attributed, not counted: the tool call is the key's first of the minute and the month.
+    assert answers[4].headers["x-quota-used"] == "1"
+    assert answers[4].headers["ratelimit-remaining"] == "29"
+    assert {u["key"]: u["calls"] for u in store.usage()}[key_id] == 4

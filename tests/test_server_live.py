@@ -161,7 +161,8 @@ def test_limits_log_usage_metrics_and_secrecy(server: Server) -> None:
     assert server.process.wait(60) == 0
 
     usage = {u["account"]: u for u in orjson.loads(harmony(db, "usage", "--json").stdout)}
-    assert (usage["bulk"]["calls"], usage["bulk"]["errors"]) == (22, 2)
+    assert (usage["bulk"]["key"], usage["bulk"]["calls"], usage["bulk"]["errors"]) == \
+        (bulk_id, 22, 2)  # the calls are the bulk key's, by its id
     assert (usage[f"free{attempt}"]["calls"], usage[f"free{attempt}"]["errors"]) == (31, 1)
     assert (usage["local"]["calls"], usage["local"]["errors"]) == (2, 1)
     table = harmony(db, "usage", "--account", "bulk").stdout
@@ -180,7 +181,6 @@ def test_limits_log_usage_metrics_and_secrecy(server: Server) -> None:
     months = dict(log.execute("SELECT a.name, m.count FROM month_usage m JOIN accounts a "
                               "ON a.id = m.account_id").fetchall())
     assert (months["bulk"], months[f"free{attempt}"], months["local"]) == (20, 30, 1)
-    assert bulk_id
 
     for secret in (server.local_secret, bulk, free):
         for path in db.parent.rglob("*"):

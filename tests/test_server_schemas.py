@@ -195,9 +195,13 @@ ENGINE_REFUSES: dict[str, list[Any]] = {
     "resolve": [{"chord": "  "}],
     "voicing": [{"chord": "C", "progression": "Dm7 G7"}, {"chord": "C", "progression": ["G7"]},
                 {"chord": None}, {"progression": None}, {"chord": None, "progression": None},
-                {"progression": "|"}, {"progression": " | | "}, {"progression": ["|"]}],
-    "reharmonize": [{"progression": "|"}, {"progression": "  "}, {"progression": ["|", "|"]}],
+                {"progression": "|"}, {"progression": " | | "}, {"progression": ["|"]},
+                {"progression": [" | ", "|\t"]}],
+    "reharmonize": [{"progression": "|"}, {"progression": "  "}, {"progression": ["|", "|"]},
+                    # list items are trimmed: " |" is a bar line too
+                    {"progression": ["|", " |"]}, {"progression": ["\u3000|\n"]}],
     "conduct": [{"prompt": "   "}, {"prompt": "swing", "progression": "|"},
+                {"prompt": "swing", "progression": ["| ", " |"]},
                 {"prompt": "swing", "seed": 2**70}, {"prompt": "swing", "seed": -(2**70)},
                 {"prompt": "swing", "seed": 2**63}, {"prompt": "swing", "seed": -(2**63) - 1}],
 }
