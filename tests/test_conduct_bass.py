@@ -64,3 +64,26 @@ def test_a_walking_line_is_roots_chord_tones_and_approaches(style: str, key: str
                 assert (pitch - nxt.root.pc) % 12 in (1, 11, 2, 10, 7), (chord.symbol, beat)
             else:
                 assert pitch in chord.pcs, (chord.symbol, beat)
+
+
+WALKING_PROMPTS = ("swing blues", "medium swing, rhythm changes", "jazz waltz", "modal vamp",
+                   "ballad AABA, walking bass", "bossa nova, walking bass")
+
+
+@pytest.mark.parametrize("style", WALKING_PROMPTS)
+def test_a_walking_line_never_repeats_a_note(style: str) -> None:
+    # A two-beat V -> I walks root, approach: the approach a fifth above or a fourth below the
+    # next root is V's own root, which must not be struck twice (Gm7 C7: G2 B2 C3 C3).
+    for key, seed in itertools.product(KEYS, range(4)):
+        result = conduct({"prompt": f"{style} in {key}", "durationSec": 30, "seed": seed})
+        pitches = [p for _, p in sorted((e["tick"], e["pitch"])
+                                        for e in result["lanes"]["bass"])]
+        repeats = [i for i, (a, b) in enumerate(itertools.pairwise(pitches)) if a == b]
+        assert not repeats, (key, seed, repeats[:3])
+
+
+def test_an_approach_note_is_never_the_note_before_it() -> None:
+    rng = random.Random(0)
+    for target, prev in itertools.product(range(28, 53), range(28, 53)):
+        if abs(target - prev) <= 12:
+            assert all(lines.approach(target, prev, rng) != prev for _ in range(8))

@@ -69,19 +69,22 @@ def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LO
     return min(near or cands, key=lambda p: (abs(p - ideal), p))
 
 
+def approach_notes(target: int, prev: int) -> list[tuple[int, int]]:
+    """(note, weight) of the approach notes into ``target`` (a MIDI pitch) that lie in the
+    bass register within an octave of ``prev``, the note before them, and differ from it (a
+    repeated note is no approach: V -> I's dominant approach would restate V's root)."""
+    return [(target + offset, weight) for offset, weight in APPROACHES
+            if BASS_LOW <= target + offset <= BASS_HIGH and target + offset != prev
+            and abs(target + offset - prev) <= MAX_LEAP]
+
+
 def approach(target: int, prev: int, rng: random.Random) -> int:
-    """An approach note into ``target`` (a MIDI pitch), in the bass register and within an
-    octave of ``prev``, the note before it (one always is when ``prev`` is within an octave
-    of ``target``)."""
-    notes, weights = [], []
-    for offset, weight in APPROACHES:
-        note = target + offset
-        if BASS_LOW <= note <= BASS_HIGH and abs(note - prev) <= MAX_LEAP:
-            notes.append(note)
-            weights.append(weight)
+    """An approach note into ``target`` (``approach_notes``), never ``prev`` itself; one always
+    exists when ``prev`` is within an octave of ``target``."""
+    notes = approach_notes(target, prev)
     if not notes:
         return target - 1 if prev < target else target + 1
-    return rng.choices(notes, weights)[0]
+    return rng.choices([n for n, _ in notes], [w for _, w in notes])[0]
 
 
 def walk(chord: Chord, beats: int, root: int, target: int | None,
