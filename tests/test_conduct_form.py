@@ -16,6 +16,7 @@ MINOR_THIRD = {"minor": True, "dorian": True, "phrygian": True, "aeolian": True,
                "locrian": True, "major": False, "lydian": False, "mixolydian": False}
 PC = {"C": 0, "Db": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "Gb": 6, "G": 7, "Ab": 8,
       "A": 9, "Bb": 10, "B": 11, "C#": 1, "Cb": 11}
+OWN_APPROACH = {"shuffle blues": (5,), "funk": (5,), "bossa nova": (1,), "rock": (10,)}
 FORM_PROMPTS = ("medium swing blues", "shuffle blues", "minor blues", "bossa nova", "ballad",
                 "jazz waltz", "funk", "samba", "rock", "gospel", "modal vamp", "Dorian vamp",
                 "Phrygian vamp", "Lydian vamp", "Mixolydian vamp", "Locrian vamp",
@@ -42,15 +43,40 @@ def test_every_form_ends_on_its_tonic(prompt: str, key: str, duration: int | Non
     chord = parse(final[0])
     assert chord.root.pc == PC[c["key"]] and chord.bass is None, final
     assert ("b3" in chord.intervals) == MINOR_THIRD[c["mode"]], (final, c["mode"])
+    # ... approached by its dominant (or a form's own approach: the shuffle blues's and the
+    # funk vamp's IV, the bossa's bII7, minor rock's bVII); a mode's vamp has none.
+    chords = [parse(ch["symbol"]) for ch in result["chords"]]
+    approach = next(ch for ch in reversed(chords) if ch.root.pc != chord.root.pc)
+    if c["mode"] in ("major", "minor"):
+        interval = (approach.root.pc - chord.root.pc) % 12
+        dominant = interval == 7 and "b3" not in approach.intervals
+        assert dominant or interval in OWN_APPROACH.get(prompt, ()), \
+            (result["leadSheet"], approach.symbol)
     # the crash of the final bar sounds under the tonic
     bar_ticks = 480 * 4 * int(c["timeSignature"][0]) // int(c["timeSignature"][2])
     start = (c["bars"] - 1) * bar_ticks
     assert any(e["tick"] == start and e["pitch"] == 49 for e in result["lanes"]["drums"])
 
 
-def test_the_blues_ends_with_a_two_five_one_and_a_user_progression_as_given() -> None:
-    result = conduct({"prompt": "medium swing blues in F"})
-    assert result["leadSheet"].splitlines()[-1] == "| Gm7 | C7 | Gm7 C7 | F7 |"
+@pytest.mark.parametrize(("prompt", "end"), [
+    # the blues's V7 in bar 10 resolves on its tonic in bar 11 (was "| Gm7 | C7 | Gm7 C7 | F7 |")
+    ("medium swing blues in F", "| Gm7 | C7 | F7 | F7 |"),
+    ("minor blues in C", "| Ab7 | G7 | Cm7 | Cm7 |"),
+    ("shuffle blues in E", "| B7 | A7 | E7 | E7 |"),
+    # a ii-V into the final tonic, not VI7 -> I or ii -> I
+    ("turnaround in C", "| Cmaj7 Am7 | Dm7 G7 | Dm7 G7 | Cmaj7 |"),
+    ("AABA in Eb, 12 bars", "| Ebmaj7 | Cm7 | Fm7 Bb7 | Ebmaj7 |"),
+    # a form that ends on V7 | I keeps it
+    ("ballad in Db", "| Ebm7 Ab7 | Gbmaj7 Gbm7 | Fm7 Bb7 | Ebm7 Ab7 | Db6 |"),
+])
+def test_a_form_ends_on_its_tonic_after_its_dominant(prompt: str, end: str) -> None:
+    sheet = conduct({"prompt": prompt})["leadSheet"]
+    cells = [c.strip() for line in sheet.splitlines() for c in line.strip("| ").split("|")]
+    want = [c.strip() for c in end.strip("| ").split("|")]
+    assert cells[-len(want):] == want, sheet
+
+
+def test_a_user_progression_ends_as_given() -> None:
     given = conduct({"prompt": "swing", "progression": "Cmaj7 | A7 | Dm7 | G7"})
     assert last_bar(given) == ["G7"]
 

@@ -56,9 +56,8 @@ def conduct(request: Any) -> dict[str, Any]:
         form_len = len(symbol_bars)
         bars, tempo = _fit(plan, form_len, quarters, duration)
         piece = [symbol_bars[b % form_len] for b in range(bars)]
-        # The last chorus ends on the tonic, with the final crash under it.
-        tail = forms.ending(form, mode, tonic, whole=bars % form_len == 0)
-        tail = tail if len(tail) <= bars else tail[-1:]
+        # The piece ends on the tonic, approached by its dominant, the final crash under it.
+        tail = forms.ending(form, mode, tonic, bars)
         piece[bars - len(tail):] = tail
     chord_bars = _place(piece, meter[0])
 
