@@ -3,11 +3,13 @@ tempo for a duration) and which key a progression is in when the direction names
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from engine.conduct import conduct
+from engine.conduct.prompt import read_prompt
 from engine.errors import InvalidRequest
 from engine.symbols import parse
 from tests.test_conduct import check_midi
@@ -16,7 +18,9 @@ MINOR_THIRD = {"minor": True, "dorian": True, "phrygian": True, "aeolian": True,
                "locrian": True, "major": False, "lydian": False, "mixolydian": False}
 PC = {"C": 0, "Db": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "Gb": 6, "G": 7, "Ab": 8,
       "A": 9, "Bb": 10, "B": 11, "C#": 1, "Cb": 11}
-OWN_APPROACH = {"shuffle blues": (5,), "funk": (5,), "bossa nova": (1,), "rock": (10,)}
+OWN_APPROACH = {"shuffle blues": (5,), "funk": (5,), "bossa nova": (1,), "rock": (10,),
+                # a blues cut after its second line ends on its own iv -> i
+                "swing blues, 32 bars": (5,)}
 FORM_PROMPTS = ("medium swing blues", "shuffle blues", "minor blues", "bossa nova", "ballad",
                 "jazz waltz", "funk", "samba", "rock", "gospel", "modal vamp", "Dorian vamp",
                 "Phrygian vamp", "Lydian vamp", "Mixolydian vamp", "Locrian vamp",
@@ -82,11 +86,15 @@ def test_a_user_progression_ends_as_given() -> None:
 
 
 @pytest.mark.parametrize(("request_", "bars", "tempo"), [
-    # whole choruses when their tempo is within 2x of the asked one
-    ({"prompt": "rhythm changes", "durationSec": 30}, 32, 256.0),
-    ({"prompt": "ballad AABA", "durationSec": 60}, 32, 128.0),
+    # whole choruses when their tempo is within 1.25x of the asked (or the style's) one
     ({"prompt": "medium swing blues in F", "durationSec": 62}, 36, 139.35),
-    # else the nearest, counting the form's first 4, 8... bars
+    # else sections (8 bars of an AABA): a duration never doubles the tempo (were 32 bars at
+    # 256 and at 128: a ballad played as a swing tune)
+    ({"prompt": "rhythm changes", "durationSec": 30}, 16, 128.0),
+    ({"prompt": "ballad AABA", "durationSec": 60}, 16, 64.0),
+    ({"prompt": "slow ballad AABA in Eb", "durationSec": 75}, 24, 76.8),
+    # else 4-bar phrases (bossa: 16 bars would be 192 bpm), else the nearest phrase
+    ({"prompt": "bossa nova", "durationSec": 20}, 12, 144.0),
     ({"prompt": "ballad AABA", "durationSec": 20}, 4, 48.0),
     ({"prompt": "AABA in F", "durationSec": 20}, 12, 144.0),
     # a user progression is played whole, at the tempo that fits
@@ -107,6 +115,17 @@ def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
         chords = [ch["symbol"] for ch in result["chords"]]
         one = [s for s in request_["progression"].replace("|", " ").split()]
         assert chords == one * (len(chords) // len(one)) and len(chords) % len(one) == 0
+
+
+@pytest.mark.parametrize("prompt", ["ballad AABA", "slow ballad AABA in Eb", "bossa nova",
+                                    "rhythm changes at 200 bpm", "medium swing blues",
+                                    "fast samba", "jazz waltz", "gospel, 90 bpm"])
+@pytest.mark.parametrize("duration", [30, 45, 60, 75, 120, 200])
+def test_a_duration_keeps_the_tempo_and_cuts_at_a_phrase(prompt: str, duration: int) -> None:
+    plan = read_prompt(prompt)
+    c = conduct({"prompt": prompt, "durationSec": duration})["conductor"]
+    assert abs(math.log(c["tempo"] / plan.tempo)) <= math.log(1.25) + 1e-3, c
+    assert c["bars"] % 4 == 0 and c["durationSec"] == pytest.approx(duration, rel=0.01)
 
 
 @pytest.mark.parametrize("duration", [None, 5, 60, 900])

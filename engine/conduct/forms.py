@@ -199,6 +199,17 @@ def realise_form(name: str, mode: str, tonic: Spelled) -> list[list[str]]:
     return [[realise(n, tonic) for n in bar] for bar in bars_of(form_text(name, mode))]
 
 
+PHRASE_BARS = 4                      # the shortest phrase a piece may be cut after
+
+
+def section_bars(name: str, mode: str) -> int:
+    """The length of a form's sections, where a piece may stop: 8 bars in forms of 16 bars or
+    more made of 8-bar sections (AABA's A, rhythm changes, the bossa's halves), else 4 (each
+    line of the blues)."""
+    n = len(bars_of(form_text(name, mode)))
+    return 2 * PHRASE_BARS if n >= 16 and n % 8 == 0 else PHRASE_BARS
+
+
 def _is_tonic(numeral: str) -> bool:
     m = _NUMERAL_RE.match(numeral)
     return m is not None and not m.group(1) and m.group(2).lower() == "i" and "/" not in numeral
@@ -226,17 +237,18 @@ def _degree(numeral: str) -> tuple[str, str] | None:
 def ending(name: str, mode: str, tonic: Spelled, bars: int) -> list[list[str]]:
     """The last bars of a piece of ``bars`` bars played from this form, to replace its own.
 
-    After a whole chorus: the form's own ending (``ENDINGS``), else its own last bar when
-    that is all on the tonic (``ii7 V7 | I6`` of a standard stays). Otherwise the last bar is
-    the form's tonic chord, and the bar before it becomes the approach (``FORM_APPROACH``,
-    ``APPROACH``) unless it already ends on the approach's last chord: ``| Fm7 | Ebmaj7 |``
-    ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7 | Imaj7 |`` ends ``| ii7 V7 | Imaj7 |``."""
+    After a whole chorus: the form's own ending (``ENDINGS``). A piece whose last bar is all
+    on the tonic ends there, on the form's own cadence (``ii7 V7 | I6`` of a standard, AA of
+    an AABA). Otherwise the last bar becomes the form's tonic chord, and the bar before it the
+    approach (``FORM_APPROACH``, ``APPROACH``) unless it already ends on the approach's last
+    chord: ``| Fm7 | Ebmaj7 |`` ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7 | Imaj7 |`` ends
+    ``| ii7 V7 | Imaj7 |``."""
     form = bars_of(form_text(name, mode))
     minor = mode == "minor"
-    text = ""
-    if bars % len(form) == 0:
-        text = ENDINGS.get(name, ("", ""))[minor] or \
-            (" ".join(form[-1]) if all(_is_tonic(n) for n in form[-1]) else "")
+    last = form[(bars - 1) % len(form)]
+    text = ENDINGS.get(name, ("", ""))[minor] if bars % len(form) == 0 else ""
+    if not text and all(_is_tonic(n) for n in last):
+        text = " ".join(last)
     if not text:
         text = tonic_numeral(name, mode)
         approach = FORM_APPROACH[name][minor] if name in FORM_APPROACH else APPROACH.get(mode)
