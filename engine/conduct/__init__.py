@@ -45,7 +45,7 @@ def conduct(request: Any) -> dict[str, Any]:
     quarters = meter[0] * 4 / meter[1]
     if progression is not None:
         symbol_bars = _user_bars(progression, meter[0])
-        tonic, mode = _key_of(plan, symbol_bars, meter[0])
+        tonic, mode = _key_of(plan, symbol_bars)
         form_len = len(symbol_bars)
         bars, tempo = _fit_user(plan, form_len, quarters, duration)
         piece = [symbol_bars[b % form_len] for b in range(bars)]
@@ -124,7 +124,7 @@ def _user_bars(progression: Any, beats: int) -> list[list[str]]:
     return bars
 
 
-def _key_of(plan: Plan, bars: list[list[str]], beats: int) -> tuple[Spelled, str]:
+def _key_of(plan: Plan, bars: list[list[str]]) -> tuple[Spelled, str]:
     """The prompt's key, else the key the progression implies (``keyfind``): in the mode the
     prompt named (a mode word without a tonic), else major or minor."""
     if plan.key_given:
