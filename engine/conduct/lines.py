@@ -115,14 +115,19 @@ def pattern_roots(figures: list[tuple[Chord, tuple[str, ...]]]) -> list[int]:
     from the line, before any note of a figure is moved (``FOLD_COST``)."""
     options = [list(range(BASS_LOW + (bass_pc(c) - BASS_LOW) % 12, ROOT_HIGH + 1, 12))
                for c, _ in figures]
-    cost = [_own(figures[0], r) + MOVE_COST * abs(r - START) for r in options[0]]
+    shapes = [[figure_shape(c, roles, r) for r in opts]
+              for (c, roles), opts in zip(figures, options, strict=True)]
+    cost = [_own(shape) + MOVE_COST * abs(r - START) for r, shape in zip(options[0], shapes[0],
+                                                                         strict=True)]
     back: list[list[int]] = []
     for i in range(1, len(figures)):
         row, links = [], []
-        for r in options[i]:
-            steps = [cost[k] + _join(figures[i - 1], p, r) for k, p in enumerate(options[i - 1])]
+        lead = figures[i - 1][1][-1]
+        for r, shape in zip(options[i], shapes[i], strict=True):
+            steps = [cost[k] + _join(lead, shapes[i - 1][k], p, r)
+                     for k, p in enumerate(options[i - 1])]
             k = min(range(len(steps)), key=lambda k: (steps[k], k))
-            row.append(steps[k] + _own(figures[i], r))
+            row.append(steps[k] + _own(shape))
             links.append(k)
         cost = row
         back.append(links)
@@ -134,17 +139,16 @@ def pattern_roots(figures: list[tuple[Chord, tuple[str, ...]]]) -> list[int]:
     return [opts[k] for opts, k in zip(options, reversed(path), strict=True)]
 
 
-def _own(figure: tuple[Chord, tuple[str, ...]], root: int) -> float:
-    """The cost of a figure from ``root`` by itself: its notes above the register, folded."""
-    shape = figure_shape(*figure, root)
+def _own(shape: list[int | None]) -> float:
+    """The cost of a figure by itself: its notes above the register, folded."""
     return FOLD_COST * sum(p is not None and p > BASS_HIGH for p in shape)
 
 
-def _join(figure: tuple[Chord, tuple[str, ...]], root: int, nxt: int) -> float:
-    """The cost of going from a figure on ``root`` to the next root ``nxt``: its last note must
-    reach ``nxt`` within an octave, as an approach note or as it stands, else folded nearer."""
-    shape = figure_shape(*figure, root)
-    role, last = figure[1][-1], shape[-1]
+def _join(role: str, shape: list[int | None], root: int, nxt: int) -> float:
+    """The cost of going from a figure on ``root`` (``shape``, its last note's ``role``) to
+    the next root ``nxt``: its last note must reach ``nxt`` within an octave, as an approach
+    note or as it stands, else folded nearer."""
+    last = shape[-1]
     before = next((p for p in reversed(shape[:-1]) if p is not None), root)
     cost = MOVE_COST * abs(nxt - root)
     if role == "T":
