@@ -57,14 +57,17 @@ def _above(root: Spelled, interval: rules.Interval) -> Spelled:
 
 
 def _readable(sp: Spelled, key: Key) -> Spelled:
-    """A chromatic root spelled Fb, Cb, E#, B# or with a double accidental, as its plain
-    enharmonic: the natural if there is one (Abb -> G), else the single accidental in the same
-    direction (E## -> F#). Notes of the key's scale keep their spelling (Cb in Gb)."""
-    if sp in key.scale or (abs(sp.alter) < 2 and sp.name not in AWKWARD_SPELLINGS):
+    """A root with a double accidental, or a chromatic root spelled Fb, Cb, E# or B#, as its
+    plain enharmonic: the natural if there is one (Abb -> G, F## -> G even in G#, whose scale
+    has it), else the single accidental in the same direction (E## -> F#). Notes of the key's
+    scale with at most one accidental keep their spelling (Cb in Gb, B# in G#)."""
+    if abs(sp.alter) < 2 and (sp in key.scale or sp.name not in AWKWARD_SPELLINGS):
         return sp
     if sp.pc in LETTER_PC:
         return on_letter(sp.pc, LETTER_PC.index(sp.pc))
-    return on_letter(sp.pc, (sp.letter + (1 if sp.alter > 0 else -1)) % 7)
+    plain = _enharmonic(sp)
+    assert plain is not None          # a natural is returned above
+    return plain
 
 
 def _enharmonic(sp: Spelled) -> Spelled | None:
@@ -73,6 +76,13 @@ def _enharmonic(sp: Spelled) -> Spelled | None:
     if sp.alter == 0:
         return None
     return on_letter(sp.pc, (sp.letter + (1 if sp.alter > 0 else -1)) % 7)
+
+
+def _flat_side(sp: Spelled, key: Key) -> Spelled:
+    """A sharp root as its flat or natural enharmonic when that reads well (D# -> Eb, B# ->
+    C): tonal centres reached by major thirds read best on the flat side."""
+    other = _enharmonic(sp) if sp.alter > 0 else None
+    return other if other is not None and _readable(other, key) == other else sp
 
 
 def _spell(base: Spelled, intervals: tuple[rules.Interval, ...], key: Key) -> tuple[Spelled, ...]:
@@ -197,8 +207,9 @@ def secondary_dominants(ctx: Context) -> list[Change]:
 
 def dominant_chain(ctx: Context) -> list[Change]:
     # The chord before the dominants that resolve into a target (the head) becomes the
-    # dominants a fifth and two fifths above them. A dominant already written before the head
-    # stays and only the missing ones are added (A7 Dm7 G7 C: Dm7 becomes D7, not A7 D7).
+    # dominants a fifth and two fifths above them. A chain adds CHAIN_LENGTH dominants or does
+    # not apply: with one of them already written before the head (A7 Dm7 G7 C) it would only
+    # turn the head into its same-root V7, secondary_dominants' change (A7 D7 G7 C).
     # Right to left, as tritone_sub: a chain never resolves into a chord another chain
     # replaced, and never replaces a chord another chain runs through or resolves to.
     out: list[Change] = []
@@ -214,17 +225,13 @@ def dominant_chain(ctx: Context) -> list[Change]:
         if s < 0 or s == t or s in fed or not slots[s].replaceable or slots[s].degree == 1:
             continue
         roots = _spell(slots[k].root, rules.CHAIN_STEPS, ctx.key)
-        p = s  # the chain's first chord
-        if s > 0 and slots[s - 1].family == "dominant":
-            there = [n for n, r in enumerate(roots) if r.pc == slots[s - 1].pc]
-            if there:
-                roots, p = roots[there[0] + 1:], chain_start(ctx, s - 1)
-        chain_indexes = {*range(p, d + 1), t}
-        if not roots or chain_indexes & taken:
+        written = s > 0 and slots[s - 1].family == "dominant" \
+            and any(r.pc == slots[s - 1].pc for r in roots)
+        chain_indexes = {*range(s, d + 1), t}
+        if written or chain_indexes & taken:
             continue
         new = tuple(_sym(r, rules.DOMINANT_QUALITY, ctx.key) for r in roots)
-        chain = " ".join((*(x.symbol for x in slots[p:s]), *new,
-                          *(x.symbol for x in slots[k:d + 1])))
+        chain = " ".join((*new, *(x.symbol for x in slots[k:d + 1])))
         out.append(Change(s, new, f"{slots[s].symbol} becomes {' '.join(new)}, so the "
                                   f"dominants {chain} fall by fifths into {slots[t].symbol}"))
         taken.add(s)
@@ -239,11 +246,13 @@ def coltrane_changes(ctx: Context) -> list[Change]:
         if t is None or ctx.slots[t].family != "major" or not ctx.slots[t].target \
                 or ii_of(ctx, d) is None or not v.replaceable:
             continue
-        target = ctx.slots[t].root
-        centres = [_readable(_above(target, c), ctx.key) for c in rules.COLTRANE_CENTRES]
+        # The centres spelled as a group, then on the flat side (Giant Steps in B: Bb7
+        # Ebmaj7, not A#7 D#maj7); each dominant spelled from its centre (F#7 Bmaj7).
+        centres = [_flat_side(c, ctx.key)
+                   for c in _spell(ctx.slots[t].root, rules.COLTRANE_CENTRES, ctx.key)]
         dom_q, tonic_q = rules.COLTRANE_QUALITIES
         new = tuple(sym for c in centres
-                    for sym in (_sym(_above(c, rules.FIFTH_UP), dom_q, ctx.key),
+                    for sym in (_sym(_spell(c, (rules.FIFTH_UP,), ctx.key)[0], dom_q, ctx.key),
                                 _sym(c, tonic_q, ctx.key)))
         new = (*new, v.symbol)
         names = ", ".join(c.name for c in centres)

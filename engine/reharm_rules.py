@@ -112,7 +112,8 @@ BACKDOOR_PREDOMINANT: Final[tuple[Interval, str]] = ((4, 5), "m7")  # iv7 of the
 # --- diminished_passing -------------------------------------------------------------------
 PASSING_QUALITY: Final = "dim7"
 PASSING_STEPS: Final[dict[int, tuple[str, Interval]]] = {
-    # root motion in semitones (mod 12) -> (chord the dim7 is spelled from, interval above it)
-    2: ("target", (7, 11)),   # ascending: the leading-tone dim7 of the target, Cmaj7 C#dim7 Dm7
-    10: ("source", (1, -1)),  # descending: the source root lowered, Em7 Ebdim7 Dm7
+    # the bass's motion in semitones (mod 12) -> (the chord whose bass the dim7 is spelled
+    # from, interval above that bass)
+    2: ("target", (7, 11)),   # up: a half step below the target's bass, Cmaj7 C#dim7 Dm7
+    10: ("source", (1, -1)),  # down: the source's bass a half step lower, C/E Ebdim7 Dm7
 }

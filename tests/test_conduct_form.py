@@ -3,11 +3,13 @@ tempo for a duration) and which key a progression is in when the direction names
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from engine.conduct import conduct
+from engine.conduct.prompt import read_prompt
 from engine.errors import InvalidRequest
 from engine.symbols import parse
 from tests.test_conduct import check_midi
@@ -16,6 +18,9 @@ MINOR_THIRD = {"minor": True, "dorian": True, "phrygian": True, "aeolian": True,
                "locrian": True, "major": False, "lydian": False, "mixolydian": False}
 PC = {"C": 0, "Db": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "Gb": 6, "G": 7, "Ab": 8,
       "A": 9, "Bb": 10, "B": 11, "C#": 1, "Cb": 11}
+OWN_APPROACH = {"shuffle blues": (5,), "funk": (5,), "bossa nova": (1,), "rock": (10,),
+                # a blues cut after its second line ends on its own iv -> i
+                "swing blues, 32 bars": (5,)}
 FORM_PROMPTS = ("medium swing blues", "shuffle blues", "minor blues", "bossa nova", "ballad",
                 "jazz waltz", "funk", "samba", "rock", "gospel", "modal vamp", "Dorian vamp",
                 "Phrygian vamp", "Lydian vamp", "Mixolydian vamp", "Locrian vamp",
@@ -42,25 +47,54 @@ def test_every_form_ends_on_its_tonic(prompt: str, key: str, duration: int | Non
     chord = parse(final[0])
     assert chord.root.pc == PC[c["key"]] and chord.bass is None, final
     assert ("b3" in chord.intervals) == MINOR_THIRD[c["mode"]], (final, c["mode"])
+    # ... approached by its dominant (or a form's own approach: the shuffle blues's and the
+    # funk vamp's IV, the bossa's bII7, minor rock's bVII); a mode's vamp has none.
+    chords = [parse(ch["symbol"]) for ch in result["chords"]]
+    approach = next(ch for ch in reversed(chords) if ch.root.pc != chord.root.pc)
+    if c["mode"] in ("major", "minor"):
+        interval = (approach.root.pc - chord.root.pc) % 12
+        dominant = interval == 7 and "b3" not in approach.intervals
+        assert dominant or interval in OWN_APPROACH.get(prompt, ()), \
+            (result["leadSheet"], approach.symbol)
     # the crash of the final bar sounds under the tonic
     bar_ticks = 480 * 4 * int(c["timeSignature"][0]) // int(c["timeSignature"][2])
     start = (c["bars"] - 1) * bar_ticks
     assert any(e["tick"] == start and e["pitch"] == 49 for e in result["lanes"]["drums"])
 
 
-def test_the_blues_ends_with_a_two_five_one_and_a_user_progression_as_given() -> None:
-    result = conduct({"prompt": "medium swing blues in F"})
-    assert result["leadSheet"].splitlines()[-1] == "| Gm7 | C7 | Gm7 C7 | F7 |"
+@pytest.mark.parametrize(("prompt", "end"), [
+    # the blues's V7 in bar 10 resolves on its tonic in bar 11 (was "| Gm7 | C7 | Gm7 C7 | F7 |")
+    ("medium swing blues in F", "| Gm7 | C7 | F7 | F7 |"),
+    ("minor blues in C", "| Ab7 | G7 | Cm7 | Cm7 |"),
+    ("shuffle blues in E", "| B7 | A7 | E7 | E7 |"),
+    # a ii-V into the final tonic, not VI7 -> I or ii -> I
+    ("turnaround in C", "| Cmaj7 Am7 | Dm7 G7 | Dm7 G7 | Cmaj7 |"),
+    ("AABA in Eb, 12 bars", "| Ebmaj7 | Cm7 | Fm7 Bb7 | Ebmaj7 |"),
+    # a form that ends on V7 | I keeps it
+    ("ballad in Db", "| Ebm7 Ab7 | Gbmaj7 Gbm7 | Fm7 Bb7 | Ebm7 Ab7 | Db6 |"),
+])
+def test_a_form_ends_on_its_tonic_after_its_dominant(prompt: str, end: str) -> None:
+    sheet = conduct({"prompt": prompt})["leadSheet"]
+    cells = [c.strip() for line in sheet.splitlines() for c in line.strip("| ").split("|")]
+    want = [c.strip() for c in end.strip("| ").split("|")]
+    assert cells[-len(want):] == want, sheet
+
+
+def test_a_user_progression_ends_as_given() -> None:
     given = conduct({"prompt": "swing", "progression": "Cmaj7 | A7 | Dm7 | G7"})
     assert last_bar(given) == ["G7"]
 
 
 @pytest.mark.parametrize(("request_", "bars", "tempo"), [
-    # whole choruses when their tempo is within 2x of the asked one
-    ({"prompt": "rhythm changes", "durationSec": 30}, 32, 256.0),
-    ({"prompt": "ballad AABA", "durationSec": 60}, 32, 128.0),
+    # whole choruses when their tempo is within 1.25x of the asked (or the style's) one
     ({"prompt": "medium swing blues in F", "durationSec": 62}, 36, 139.35),
-    # else the nearest, counting the form's first 4, 8... bars
+    # else sections (8 bars of an AABA): a duration never doubles the tempo (were 32 bars at
+    # 256 and at 128: a ballad played as a swing tune)
+    ({"prompt": "rhythm changes", "durationSec": 30}, 16, 128.0),
+    ({"prompt": "ballad AABA", "durationSec": 60}, 16, 64.0),
+    ({"prompt": "slow ballad AABA in Eb", "durationSec": 75}, 24, 76.8),
+    # else 4-bar phrases (bossa: 16 bars would be 192 bpm), else the nearest phrase
+    ({"prompt": "bossa nova", "durationSec": 20}, 12, 144.0),
     ({"prompt": "ballad AABA", "durationSec": 20}, 4, 48.0),
     ({"prompt": "AABA in F", "durationSec": 20}, 12, 144.0),
     # a user progression is played whole, at the tempo that fits
@@ -81,6 +115,17 @@ def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
         chords = [ch["symbol"] for ch in result["chords"]]
         one = [s for s in request_["progression"].replace("|", " ").split()]
         assert chords == one * (len(chords) // len(one)) and len(chords) % len(one) == 0
+
+
+@pytest.mark.parametrize("prompt", ["ballad AABA", "slow ballad AABA in Eb", "bossa nova",
+                                    "rhythm changes at 200 bpm", "medium swing blues",
+                                    "fast samba", "jazz waltz", "gospel, 90 bpm"])
+@pytest.mark.parametrize("duration", [30, 45, 60, 75, 120, 200])
+def test_a_duration_keeps_the_tempo_and_cuts_at_a_phrase(prompt: str, duration: int) -> None:
+    plan = read_prompt(prompt)
+    c = conduct({"prompt": prompt, "durationSec": duration})["conductor"]
+    assert abs(math.log(c["tempo"] / plan.tempo)) <= math.log(1.25) + 1e-3, c
+    assert c["bars"] % 4 == 0 and c["durationSec"] == pytest.approx(duration, rel=0.01)
 
 
 @pytest.mark.parametrize("duration", [None, 5, 60, 900])
@@ -110,6 +155,11 @@ def test_a_progression_that_cannot_fit_the_duration_is_refused_on_durationSec() 
     ("swing", "Gbmaj7 | Ebm7 | Abm7 Db7 | Gbmaj7", "Gb", "major"),
     ("swing", "C#m7 | G#7 | C#m7 | G#7 C#m7", "C#", "minor"),
     ("funk", "E9 | A9 | E9", "E", "major"),
+    # a vamp's tonic heard at both ends outweighs one note outside its key (were Bb major)
+    ("ballad, pedal bass", "Dm7 | Dm7 | Ebmaj7 | Dm7", "D", "minor"),
+    ("swing", "Cm7 | F7", "C", "minor"),           # dorian's sixth belongs to the minor key
+    # a V7 -> I cadence outweighs a final relative minor (was A minor)
+    ("swing", "Dm7 G7 C | Am", "C", "major"),
     # a mode named without a tonic keeps the mode; the tonic comes from the chords
     ("Phrygian vamp", "Em7 | Fmaj7", "E", "phrygian"),
     ("Dorian vamp", "Am7 | D7", "A", "dorian"),
@@ -123,12 +173,17 @@ def test_the_key_of_a_progression(prompt: str, progression: str, key: str, mode:
     check_midi(result)
 
 
-def test_a_pedal_under_a_user_progression_sits_on_its_tonic() -> None:
-    result = conduct({"prompt": "ballad over a pedal",
-                      "progression": "Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", "durationSec": 30})
-    assert {e["pitch"] % 12 for e in result["lanes"]["bass"]} == {0}
+@pytest.mark.parametrize(("progression", "pc", "signature"), [
+    ("Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", 0, (0, 0)),      # C major
+    ("Dm7 | Dm7 | Ebmaj7 | Dm7", 2, (-1, 1)),           # D minor (was a Bb pedal under Dm7)
+])
+def test_a_pedal_under_a_user_progression_sits_on_its_tonic(progression: str, pc: int,
+                                                            signature: tuple[int, int]) -> None:
+    result = conduct({"prompt": "ballad over a pedal", "progression": progression,
+                      "durationSec": 30})
+    assert {e["pitch"] % 12 for e in result["lanes"]["bass"]} == {pc}
     score = check_midi(result)
-    assert [(k.key, k.tonality) for k in score.key_signatures] == [(0, 0)]   # C major
+    assert [(k.key, k.tonality) for k in score.key_signatures] == [signature]
 
 
 def test_every_generated_chord_bar_is_a_form_bar() -> None:

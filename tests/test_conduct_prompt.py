@@ -136,7 +136,12 @@ def test_major_and_minor_marks_read_as_key_names_do(prompt: str, mode: str) -> N
     ("A-flat blues", "Ab", "major"), ("medium G funk, intense", "G", "major"),
     ("Db rhythm changes", "Db", "major"),
     # "in X" wins over a tonic elsewhere
-    ("A ballad in Eb", "Eb", "major"), ("D minor feel, in F", "F", "minor"),
+    ("A ballad in Eb", "Eb", "major"),
+    # ... and takes the mode of a "<tonic> <mode>" phrase only when it names the same tonic
+    # (these were F minor and C phrygian)
+    ("D minor feel, in F", "F", "major"), ("D minor ballad in F", "F", "major"),
+    ("E Phrygian ballad in C", "C", "major"), ("Bb minor ballad in Bb", "Bb", "minor"),
+    ("minor ballad in F", "F", "minor"), ("in E, phrygian", "E", "phrygian"),
 ])
 def test_key_phrases(prompt: str, tonic: str, mode: str) -> None:
     plan = read_prompt(prompt)

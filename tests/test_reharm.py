@@ -276,22 +276,38 @@ def test_dominant_chain_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "dominant_chain") is None
 
 
-@pytest.mark.parametrize(("progression", "key", "expected", "chain"), [
-    # A dominant already before the head stays; only the missing one is added.
-    ("Cmaj7 A7 Dm7 G7 Cmaj7", "C", "Cmaj7 A7 D7 G7 Cmaj7", "A7 D7 G7"),
-    ("E7 A7 Dm7 G7 Cmaj7", "C", "E7 A7 D7 G7 Cmaj7", "E7 A7 D7 G7"),
-    # Two chains, A7 into Dm7 and G7 into Cmaj7: the one into Dm7 cannot also turn Dm7
-    # into dominants, so only the later one is written, through the A7 already there.
-    ("Cmaj7 Em7 A7 Dm7 G7 Cmaj7", "C", "Cmaj7 Em7 A7 D7 G7 Cmaj7", "A7 D7 G7"),
+@pytest.mark.parametrize(("progression", "key"), [
+    # One of the chain's dominants already written before the head: the chain would only turn
+    # the head into its same-root V7, which secondary_dominants writes (Cmaj7 A7 D7 G7 Cmaj7).
+    ("Cmaj7 A7 Dm7 G7 Cmaj7", "C"),
+    ("E7 A7 Dm7 G7 Cmaj7", "C"),
+    ("Bm7b5 E7 Am7 D7 Gmaj7", "G"),
+    ("Cmaj7 Em7 A7 Dm7 G7 Cmaj7", "C"),
+])
+def test_dominant_chain_is_never_secondary_dominants_again(progression: str, key: str) -> None:
+    chain = alternative(progression, key, "dominant_chain")
+    assert chain is None or chain["progression"] != \
+        alternative(progression, key, "secondary_dominants")["progression"]
+    assert chain is None or all(len(c["to"]) >= 2 for c in chain["changes"])
+
+
+@pytest.mark.parametrize(("progression", "key", "expected", "index", "old", "new", "chain",
+                          "target"), [
+    # A7 Dm7 G7 Cmaj7 has the chain into Cmaj7 written but for Dm7's D7: not a chain of its
+    # own; the chain into Dm7 replaces Em7 and falls through the A7 already there.
+    ("Cmaj7 Em7 A7 Dm7 G7 Cmaj7", "C", "Cmaj7 B7 E7 A7 Dm7 G7 Cmaj7", 1, "Em7", ["B7", "E7"],
+     "B7 E7 A7", "Dm7"),
+    ("Bm7b5 E7 Am7 D7 Gmaj7", "G", "F#7 B7 E7 Am7 D7 Gmaj7", 0, "Bm7b5", ["F#7", "B7"],
+     "F#7 B7 E7", "Am7"),
 ])
 def test_dominant_chain_never_repeats_a_dominant(progression: str, key: str, expected: str,
-                                                 chain: str) -> None:
+                                                 index: int, old: str, new: list[str],
+                                                 chain: str, target: str) -> None:
     alt = alternative(progression, key, "dominant_chain")
     assert alt is not None and " ".join(alt["progression"]) == expected
-    assert alt["changes"] == [{"index": 3 if progression.startswith("Cmaj7 E") else 2,
-                               "from": "Dm7", "to": ["D7"]}]
-    assert alt["explanation"] == (f"Dm7 becomes D7, so the dominants {chain} fall by fifths "
-                                  f"into Cmaj7.")
+    assert alt["changes"] == [{"index": index, "from": old, "to": new}]
+    assert alt["explanation"] == (f"{old} becomes {' '.join(new)}, so the dominants {chain} "
+                                  f"fall by fifths into {target}.")
 
 
 @pytest.mark.parametrize(("progression", "key", "technique", "expected"), [
@@ -399,6 +415,11 @@ def test_diminished_passing_stays_silent(progression: str, key: str) -> None:
     ("C#maj7 E#m7 A#m7", "C#", "ii_v_insertion", "C#maj7 Gm7b5 C7b9 E#m7 A#m7"),
     ("F#maj7 G#m7 E#7 A#m7", "F#", "dominant_chain", "F#maj7 G7 C7 E#7 A#m7"),  # not F##7 B#7
     ("C#maj7 D#m7 E#m7", "C#", "secondary_dominants", "C#maj7 B#7 E#m7"),  # B# is the key's
+    # Coltrane's centres spelled as a group on the flat side, each dominant from its centre:
+    # not F##7 B#maj7 (G# has F## in its scale, but no new root takes a double accidental)
+    ("A#m7 D#7 G#maj7", "G#", "coltrane_changes", "A#m7 B7 Emaj7 G7 Cmaj7 D#7 G#maj7"),
+    # Giant Steps in B: Bb7 Ebmaj7 as Coltrane wrote it, not A#7 D#maj7
+    ("C#m7 F#7 Bmaj7", "B", "coltrane_changes", "C#m7 D7 Gmaj7 Bb7 Ebmaj7 F#7 Bmaj7"),
 ])
 def test_new_roots_are_readable(progression: str, key: str, technique: str,
                                 expected: str) -> None:

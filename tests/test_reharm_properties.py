@@ -112,6 +112,36 @@ def test_new_chords_have_readable_roots(request: dict[str, object]) -> None:
                     assert root.name not in AWKWARD_SPELLINGS, (alt["technique"], symbol)
 
 
+# Keys whose own scale has double accidentals (F## in G#, Bbb in Fb), and chords on their
+# singly-spelled degrees: a new chord still never has a double accidental.
+DOUBLE_KEYS = ("G#", "D#", "A#", "E#", "Fb", "D#m", "A#m", "Dbm")
+
+
+@st.composite
+def double_key_requests(draw: st.DrawFn) -> dict[str, object]:
+    key = draw(st.sampled_from(DOUBLE_KEYS))
+    plain = [d for d in range(7) if abs(parse_key(key).scale[d].alter) < 2]
+    chords = [diatonic_chord(key, d, s) if not dom else parse_key(key).scale[d].name + "7"
+              for d, s, dom in draw(st.lists(st.tuples(st.sampled_from(plain), st.booleans(),
+                                                       st.booleans()), min_size=1, max_size=8))]
+    chords = [c for c in chords if abs(parse(c).root.alter) < 2] or ["C"]
+    for _ in range(draw(st.integers(0, 3))):
+        chord = draw(st.sampled_from(PLAIN_ROOTS)) + draw(st.sampled_from(QUALITIES))
+        chords.insert(draw(st.integers(0, len(chords))), chord)
+    return {"progression": " ".join(chords), "key": key}
+
+
+@example({"progression": "A#m7 D#7 G#maj7", "key": "G#"})
+@given(double_key_requests())
+def test_no_new_chord_has_a_double_accidental_even_in_keys_that_have_them(
+        request: dict[str, object]) -> None:
+    result = reharmonize(request)
+    for alt in result["alternatives"]:
+        for change in alt["changes"]:
+            for symbol in change["to"]:
+                assert abs(parse(symbol).root.alter) < 2, (alt["technique"], symbol)
+
+
 CHAIN = re.compile(r"the dominants (.+) fall by fifths into (\S+)$")
 
 

@@ -28,7 +28,7 @@ __all__ = ["conduct"]
 MIN_DURATION, MAX_DURATION = 5, 900
 DEFAULT_MIN_BARS = 16          # without a duration or a bar count, forms repeat to this length
 MAX_FIT_BARS = 2048
-WHOLE_FACTOR = 2.0             # whole choruses win when their tempo is within 2x of the asked
+TEMPO_FACTOR = 1.25            # a duration may move the asked (or the style's) tempo this much
 Bars = list[list[tuple[int, Chord | None]]]
 
 
@@ -45,7 +45,7 @@ def conduct(request: Any) -> dict[str, Any]:
     quarters = meter[0] * 4 / meter[1]
     if progression is not None:
         symbol_bars = _user_bars(progression, meter[0])
-        tonic, mode = _key_of(plan, symbol_bars, meter[0])
+        tonic, mode = _key_of(plan, symbol_bars)
         form_len = len(symbol_bars)
         bars, tempo = _fit_user(plan, form_len, quarters, duration)
         piece = [symbol_bars[b % form_len] for b in range(bars)]
@@ -54,11 +54,10 @@ def conduct(request: Any) -> dict[str, Any]:
         tonic, mode = plan.tonic, plan.mode
         symbol_bars = forms.realise_form(form, mode, tonic)
         form_len = len(symbol_bars)
-        bars, tempo = _fit(plan, form_len, quarters, duration)
+        bars, tempo = _fit(plan, form_len, forms.section_bars(form, mode), quarters, duration)
         piece = [symbol_bars[b % form_len] for b in range(bars)]
-        # The last chorus ends on the tonic, with the final crash under it.
-        tail = forms.ending(form, mode, tonic, whole=bars % form_len == 0)
-        tail = tail if len(tail) <= bars else tail[-1:]
+        # The piece ends on the tonic, approached by its dominant, the final crash under it.
+        tail = forms.ending(form, mode, tonic, bars)
         piece[bars - len(tail):] = tail
     chord_bars = _place(piece, meter[0])
 
@@ -125,7 +124,7 @@ def _user_bars(progression: Any, beats: int) -> list[list[str]]:
     return bars
 
 
-def _key_of(plan: Plan, bars: list[list[str]], beats: int) -> tuple[Spelled, str]:
+def _key_of(plan: Plan, bars: list[list[str]]) -> tuple[Spelled, str]:
     """The prompt's key, else the key the progression implies (``keyfind``): in the mode the
     prompt named (a mode word without a tonic), else major or minor."""
     if plan.key_given:
@@ -137,13 +136,15 @@ def _key_of(plan: Plan, bars: list[list[str]], beats: int) -> tuple[Spelled, str
     return keyfind.find_key(timed, modes)
 
 
-def _fit(plan: Plan, form_len: int, quarters: float, duration: float | None) -> tuple[int, float]:
+def _fit(plan: Plan, form_len: int, section: int, quarters: float,
+         duration: float | None) -> tuple[int, float]:
     """Bars and tempo (quarter notes per minute, 2 decimals) for a form.
 
-    With a duration: the asked bar count if its tempo is within bounds; else whole choruses
-    when one of them plays within ``WHOLE_FACTOR`` of the asked (or the style's) tempo (the
-    nearest by ratio); else the nearest among whole choruses and the form's first 4, 8...
-    bars. Always within MIN_TEMPO..MAX_TEMPO."""
+    With a duration: the asked bar count if its tempo is within bounds; else the bar count
+    whose tempo is nearest the asked (or the style's) one, among whole choruses if one plays
+    within ``TEMPO_FACTOR`` of it, else among the form's sections (``section`` bars: AA of an
+    AABA), else among its 4-bar phrases; when none is within the factor, the nearest phrase
+    (a piece is never cut mid-phrase). Always within MIN_TEMPO..MAX_TEMPO."""
     if duration is None:
         bars = plan.bars or form_len * math.ceil(DEFAULT_MIN_BARS / form_len)
         return bars, _bpm(plan.tempo)
@@ -151,18 +152,19 @@ def _fit(plan: Plan, form_len: int, quarters: float, duration: float | None) -> 
     def tempo_for(n: int) -> float:
         return n * quarters * 60 / duration
 
-    def nearest(cands: list[int]) -> int:
-        return min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
+    def ratio(n: int) -> float:
+        return abs(math.log(tempo_for(n) / plan.tempo))
 
     if plan.bars and MIN_TEMPO <= tempo_for(plan.bars) <= MAX_TEMPO:
         return plan.bars, _bpm(tempo_for(plan.bars))
-    whole = [n for n in range(form_len, MAX_FIT_BARS, form_len)
-             if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
-    if whole and abs(math.log(tempo_for(nearest(whole)) / plan.tempo)) <= math.log(WHOLE_FACTOR):
-        bars = nearest(whole)
-    else:
-        part = [n for n in range(4, form_len, 4) if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
-        bars = nearest(whole + part or [1, 2, 3])
+    cands: list[int] = []
+    for step in (form_len, section, forms.PHRASE_BARS):
+        cands = [n for n in range(step, MAX_FIT_BARS, step)
+                 if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO] or cands
+        best = min(cands, key=lambda n: (ratio(n), n), default=None)
+        if best is not None and ratio(best) <= math.log(TEMPO_FACTOR):
+            return best, _bpm(tempo_for(best))
+    bars = min(cands or [1, 2, 3], key=lambda n: (ratio(n), n))
     return bars, _bpm(tempo_for(bars))
 
 

@@ -140,7 +140,7 @@ class Arranger:
 
         patt = self._chordal(bar_segs, pattern, [-n for n in nudges], figure, "pattern")
         return {"harmony": _tidy(harmony), "pattern": _tidy(patt),
-                "bass": _tidy(self._bass(bar_segs)), "drums": _tidy(self._drums())}
+                "bass": _tidy(self._bass()), "drums": _tidy(self._drums())}
 
     def _voiced(self, si: int, _tick: int) -> list[int]:
         return self.voicings[si]
@@ -174,66 +174,89 @@ class Arranger:
                     out.append((on + k * roll, max(1, off - on - k * roll - 10), p, vel))
         return out
 
-    def _bass(self, bar_segs: list[int]) -> list[Note]:
+    def _bass(self) -> list[Note]:
+        plan = styles.bass_for(self.groove, self.timing.meter, self.bass_approach)
+        sounding = [i for i, s in enumerate(self.segs) if s.chord is not None]
+        if plan == "walk":
+            return self._walking(sounding)
+        return self._pattern(plan, sounding)
+
+    def _walking(self, sounding: list[int]) -> list[Note]:
+        """One note a pulse: each chord's root, chord tones, an approach into the next root;
+        the last chord's root held."""
         t = self.timing
-        plan = styles.bass_for(self.groove, t.meter, self.bass_approach)
         pulses = styles.groups(t.meter)
-        roots = self._roots(plan == "walk")
+        roots = self._walk_roots(sounding)
         out: list[Note] = []
-        prev = 40
-        for si, seg in enumerate(self.segs):
-            if seg.chord is None:
-                continue
+        for k, si in enumerate(sounding):
+            seg = self.segs[si]
+            assert seg.chord is not None
             e = self.energy[seg.bar]
-            nxt = self.segs[si + 1].chord if si + 1 < len(self.segs) else None
-            last = si + 1 == len(self.segs)
-            root, next_root = roots[si]
-            if plan == "walk" and not last:
-                starts = self._pulse_ticks(seg, pulses)
-                line = lines.walk(seg.chord, len(starts), root,
-                                  next_root if nxt is not None else None, self.rng)
-                for k, (tick, p) in enumerate(zip(starts, line, strict=True)):
-                    end = starts[k + 1] if k + 1 < len(starts) else seg.end
-                    vel = _velocity(0.9 if k == 0 else 0.8, e, "bass")
-                    out.append((t.at(tick), max(1, t.at(end) - t.at(tick) - 20), p, vel))
-                prev = line[-1]
-                continue
-            origin = seg.bar * t.bar_ticks
-            hits = [h for h in _hits(plan, origin, t.bar_ticks) if seg.start <= h[0] < seg.end]
-            # Every chord change is marked by its root, whatever the pattern says.
-            first_role = "T" if plan.startswith("T") else "R"
-            if last:
-                hits = [(seg.start, seg.end, first_role)]
-            elif hits and hits[0][0] == seg.start:
-                hits[0] = (seg.start, hits[0][1], first_role)
+            nxt = roots[k + 1] if si + 1 < len(self.segs) and self.segs[si + 1].chord else None
+            if k + 1 == len(sounding):
+                starts, line = [seg.start], [roots[k]]
             else:
-                hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
-            for start, end, role in hits:
-                p = self._role_pitch(seg.chord, role, prev, root,
-                                     next_root if nxt is not None else None, next_root)
-                prev = p
-                vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
-                off = t.at(min(end, seg.end))
-                out.append((t.at(start), max(1, off - t.at(start) - 20), p, vel))
+                starts = self._pulse_ticks(seg, pulses)
+                line = lines.walk(seg.chord, len(starts), roots[k], nxt, self.rng)
+            for j, (tick, p) in enumerate(zip(starts, line, strict=True)):
+                end = starts[j + 1] if j + 1 < len(starts) else seg.end
+                vel = _velocity(0.9 if j == 0 else 0.8, e, "bass")
+                out.append((t.at(tick), max(1, t.at(end) - t.at(tick) - 20), p, vel))
         return out
 
-    def _roots(self, walking: bool) -> dict[int, tuple[int, int | None]]:
-        """Segment index -> (the pitch of its root, the pitch of the next sounding root), fixed
-        before any line is drawn so that approach notes aim where the next root will sound.
-        Each root lies within 11 semitones of the one before: a pattern bass keeps its roots
-        low (to ROOT_HIGH) and climbs above them; a walking bass heads up or down a fourth."""
-        high = lines.BASS_HIGH if walking else lines.ROOT_HIGH
-        sounding = [i for i, s in enumerate(self.segs) if s.chord is not None]
+    def _walk_roots(self, sounding: list[int]) -> list[int]:
+        """The root pitch of each sounding segment, fixed before any line is drawn so that
+        approach notes aim where the next root will sound: each within 11 semitones of the one
+        before, heading up or down a fourth."""
         pitches: list[int] = []
-        near = 40
+        near = lines.START
         for i in sounding:
             chord = self.segs[i].chord
             assert chord is not None
-            aim = near + self.rng.choice((-5, 5)) if walking and pitches else near
-            near = lines.place(lines.bass_pc(chord), aim, lines.BASS_LOW, high)
+            aim = near + self.rng.choice((-5, 5)) if pitches else near
+            near = lines.place(lines.bass_pc(chord), aim, lines.BASS_LOW, lines.BASS_HIGH)
             pitches.append(near)
-        return {i: (p, pitches[k + 1] if k + 1 < len(pitches) else None)
-                for k, (i, p) in enumerate(zip(sounding, pitches, strict=True))}
+        return pitches
+
+    def _pattern(self, plan: str, sounding: list[int]) -> list[Note]:
+        """A bass figure from the style's role string over every chord: the chord change marked
+        by its root (a pedal's tonic), the final chord's root held."""
+        t = self.timing
+        first_role = "T" if plan.startswith("T") else "R"
+        figures: list[list[tuple[int, int, str]]] = []
+        for k, si in enumerate(sounding):
+            seg = self.segs[si]
+            if k + 1 == len(sounding):
+                figures.append([(seg.start, seg.end, first_role)])
+                continue
+            hits = [h for h in _hits(plan, seg.bar * t.bar_ticks, t.bar_ticks)
+                    if seg.start <= h[0] < seg.end]
+            # Every chord change is marked by its root, whatever the pattern says.
+            if hits and hits[0][0] == seg.start:
+                hits[0] = (seg.start, hits[0][1], first_role)
+            else:
+                hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
+            # Into silence there is nothing to approach: the fifth instead.
+            if self.segs[si + 1].chord is None:
+                hits = [(a, b, "5" if r == "A" else r) for a, b, r in hits]
+            figures.append(hits)
+        chords = [self.segs[si].chord for si in sounding]
+        roots = lines.pattern_roots([(c, tuple(r for _, _, r in hits))
+                                     for c, hits in zip(chords, figures, strict=True) if c])
+        out: list[Note] = []
+        prev = lines.START
+        for k, (si, hits) in enumerate(zip(sounding, figures, strict=True)):
+            seg = self.segs[si]
+            assert seg.chord is not None
+            e = self.energy[seg.bar]
+            ahead = roots[k + 1] if k + 1 < len(roots) else None
+            for j, (start, end, role) in enumerate(hits):
+                leads = j + 1 == len(hits)
+                prev = self._role_pitch(seg.chord, role, prev, roots[k], ahead if leads else None)
+                vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
+                off = t.at(min(end, seg.end))
+                out.append((t.at(start), max(1, off - t.at(start) - 20), prev, vel))
+        return out
 
     def _pulse_ticks(self, seg: Segment, pulses: list[int]) -> list[int]:
         origin = seg.bar * self.timing.bar_ticks
@@ -246,22 +269,20 @@ class Arranger:
         return ticks or [seg.start]
 
     def _role_pitch(self, chord: Chord, role: str, prev: int, root: int,
-                    target: int | None, next_root: int | None) -> int:
-        """A pattern bass note: the root low, the other chord tones climbing above it, an
-        approach into ``target`` (the next chord's root pitch, None when silence follows).
-        Every note stays within an octave of the note before it, of this chord's root and of
-        the next sounding root, so no leap of the line is wider than an octave."""
-        anchors = (prev, root, next_root)
+                    ahead: int | None) -> int:
+        """A pattern bass note: the root low, the other chord tones in their place above it
+        (``lines.figure_shape``), within an octave of the note before and of the root. The
+        note that leads into the next chord (``ahead``, its root's pitch) is an approach into
+        it, or stays within an octave of it: the roots were chosen so that it rarely moves."""
         if role == "R":
             return root
-        if role == "A" and target is not None:
-            return lines.approach(target, prev, self.rng)
+        if role == "A" and ahead is not None:
+            return lines.approach(ahead, prev, self.rng)
         if role == "T":
-            return lines.fit(self.tonic_pc, prev, (prev,))
-        if role == "8":
-            return lines.fit(root % 12, root + 12, anchors)
-        pc = lines.role_pc(chord, "5" if role == "A" else role)
-        return lines.fit(pc, root + (pc - root) % 12, anchors)
+            return lines.fit(self.tonic_pc, prev, (prev, ahead))
+        shape = lines.figure_shape(chord, ("5" if role == "A" else role,), root)[0]
+        assert shape is not None
+        return lines.fit(shape % 12, shape, (prev, root, ahead))
 
     def _drums(self) -> list[Note]:
         t = self.timing

@@ -109,11 +109,23 @@ FORMS: dict[str, tuple[str, str]] = {
     "vamp_locrian": ("iø7 | bIImaj7 | iø7 | bVmaj7", ""),
     "vamp_major": ("Imaj7 | IVmaj7 | Imaj7 | IVmaj7", "i7 | iv7 | i7 | iv7"),
 }
+# A piece ends on the tonic in its last bar, approached by its dominant: the bar before keeps
+# its chords when it already ends on the approach's last chord, else it becomes the approach
+# below (a mode without a dominant has none: a modal vamp falls back to its tonic as it does
+# all along).
+APPROACH: dict[str, str] = {"major": "ii7 V7", "minor": "iiø7 V7"}
+# Forms that approach their last tonic their own way, (major, minor).
+FORM_APPROACH: dict[str, tuple[str, str]] = {
+    "basic_blues": ("V7", "V7"),
+    "pop": ("V", "bVII"),
+}
 # The last bars of a piece that ends where a chorus of these forms ends, replacing the form's
-# own last bars (the jazz blues's bar 11 "I7 VI7" would otherwise fall from VI7 onto I7).
-# Every other form, and every piece that stops mid-form, ends on the form's tonic chord.
+# own: the jazz blues's bar 10 V7 resolves on bar 11's tonic (its own "I7 VI7 | ii7 V7" is a
+# turnaround into the next chorus).
 ENDINGS: dict[str, tuple[str, str]] = {
-    "blues": ("ii7 V7 | I7", ""),
+    "blues": ("I7 | I7", "i7 | i7"),
+    "basic_blues": ("I7 | I7", "i7 | i7"),
+    "minor_blues": ("i7 | i7", "i7 | i7"),
 }
 # One form a style plays when the direction names none.
 STYLE_FORM: dict[str, str] = {
@@ -187,6 +199,17 @@ def realise_form(name: str, mode: str, tonic: Spelled) -> list[list[str]]:
     return [[realise(n, tonic) for n in bar] for bar in bars_of(form_text(name, mode))]
 
 
+PHRASE_BARS = 4                      # the shortest phrase a piece may be cut after
+
+
+def section_bars(name: str, mode: str) -> int:
+    """The length of a form's sections, where a piece may stop: 8 bars in forms of 16 bars or
+    more made of 8-bar sections (AABA's A, rhythm changes, the bossa's halves), else 4 (each
+    line of the blues)."""
+    n = len(bars_of(form_text(name, mode)))
+    return 2 * PHRASE_BARS if n >= 16 and n % 8 == 0 else PHRASE_BARS
+
+
 def _is_tonic(numeral: str) -> bool:
     m = _NUMERAL_RE.match(numeral)
     return m is not None and not m.group(1) and m.group(2).lower() == "i" and "/" not in numeral
@@ -202,14 +225,34 @@ def tonic_numeral(name: str, mode: str) -> str:
     return "i" if mode == "minor" else "I"
 
 
-def ending(name: str, mode: str, tonic: Spelled, whole: bool) -> list[list[str]]:
-    """The bars that end a piece played from this form. After a whole chorus: the form's
-    ending (``ENDINGS``), or its own last bar when that is on the tonic (``I6`` of a
-    standard); otherwise, and after a chorus cut short, one bar of the form's tonic chord."""
-    text = ENDINGS.get(name, ("", ""))[1 if mode == "minor" else 0] if whole else ""
-    last = bars_of(form_text(name, mode))[-1]
-    if whole and not text and all(_is_tonic(n) for n in last):
+def _degree(numeral: str) -> tuple[str, str] | None:
+    """A numeral's accidental and degree, upper case (``"bVII7"`` -> ``("b", "VII")``);
+    None for a chord over another bass or a minor-family degree."""
+    m = _NUMERAL_RE.match(numeral)
+    if m is None or "/" in numeral or not m.group(2).isupper():
+        return None
+    return m.group(1) or "", m.group(2)
+
+
+def ending(name: str, mode: str, tonic: Spelled, bars: int) -> list[list[str]]:
+    """The last bars of a piece of ``bars`` bars played from this form, to replace its own.
+
+    After a whole chorus: the form's own ending (``ENDINGS``). A piece whose last bar is all
+    on the tonic ends there, on the form's own cadence (``ii7 V7 | I6`` of a standard, AA of
+    an AABA). Otherwise the last bar becomes the form's tonic chord, and the bar before it the
+    approach (``FORM_APPROACH``, ``APPROACH``) unless it already ends on the approach's last
+    chord: ``| Fm7 | Ebmaj7 |`` ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7 | Imaj7 |`` ends
+    ``| ii7 V7 | Imaj7 |``."""
+    form = bars_of(form_text(name, mode))
+    minor = mode == "minor"
+    last = form[(bars - 1) % len(form)]
+    text = ENDINGS.get(name, ("", ""))[minor] if bars % len(form) == 0 else ""
+    if not text and all(_is_tonic(n) for n in last):
         text = " ".join(last)
     if not text:
         text = tonic_numeral(name, mode)
+        approach = FORM_APPROACH[name][minor] if name in FORM_APPROACH else APPROACH.get(mode)
+        before = form[(bars - 2) % len(form)]
+        if bars > 1 and approach and _degree(before[-1]) != _degree(approach.split()[-1]):
+            text = f"{approach} | {text}"
     return [[realise(n, tonic) for n in bar] for bar in bars_of(text)]

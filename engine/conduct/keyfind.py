@@ -5,16 +5,20 @@ named) gets a cost, the lowest wins:
 
 - each sounding chord adds the number of its triad's tones (root, third, fifth, and the slash
   bass) outside the key's scale, times its length in bars: sevenths and tensions are colour
-  (a blues's I7 is its tonic), and minor keys allow the raised seventh of harmonic minor, so a
-  V7 belongs to its minor key;
-- the last chord on the tonic, with the mode's third (or none), takes ``FINAL`` off; each
-  V7 -> I (a dominant on the fifth above the tonic followed by a chord on the tonic) takes
-  ``CADENCE`` off; the first chord on the tonic takes ``FIRST`` off.
+  (a blues's I7 is its tonic), and minor keys allow the raised sixth and seventh of the
+  melodic minor, so a V7 belongs to its minor key and ``Cm7 | F7`` (a dorian vamp) to C minor;
+- a tonic actually heard takes a bonus off: the last chord on the tonic with the mode's third
+  (or none) ``FINAL``, a V7 -> I arrival on it (a dominant on the fifth above the tonic
+  followed by a chord on the tonic) ``CADENCE``, the first chord on it ``FIRST``.
 
-The bonuses are below one wrong note held for a bar, so the notes decide and the cadences
-break ties: ``Dm7 G7 | Cmaj7`` is C major, ``Em7 | Fmaj7`` with "Phrygian" is E phrygian.
-Ties go to major, then to the lower tonic. The tonic is spelled as the progression spells it
-(a chord root or bass of that pitch class, the last one first), else by ``TONIC_NAMES``.
+The bonuses together are worth at most one wrong note held for a bar (``MAX_BONUS``), so the
+notes decide: bonuses only balance a wrong note when the tonic is heard at both ends (or
+arrived at by a cadence at the end), and ties go to the larger bonus, then to major, then to
+the lower tonic. ``Dm7 G7 | Cmaj7`` is C major, ``Dm7 | Dm7 | Ebmaj7 | Dm7`` is D minor (its
+Eb balanced by the Dm7 at both ends, over Bb major and G minor that hear no tonic), ``Dm7 G7
+C | Am`` is C major (the cadence outweighs a final relative minor), ``Em7 | Fmaj7`` with
+"Phrygian" is E phrygian. The tonic is spelled as the progression spells it (a chord root or
+bass of that pitch class, the last one first), else by ``TONIC_NAMES``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from engine.chord import Chord
 from engine.keys import SCALE_STEPS
 from engine.notes import Spelled, parse_spelled
 
-FINAL, CADENCE, FIRST = 0.75, 0.5, 0.25
+FINAL, CADENCE, FIRST = 0.5, 0.75, 0.5
+MAX_BONUS = 1.0                      # one wrong triad tone held for a bar
 # Degrees of the major scale each mode starts on: its scale is the major scale rotated.
 MODE_START = {"major": 0, "dorian": 1, "phrygian": 2, "lydian": 3, "mixolydian": 4,
               "aeolian": 5, "locrian": 6}
@@ -37,43 +42,51 @@ Timed = tuple[Chord, float]
 
 
 def scale_pcs(mode: str) -> frozenset[int]:
-    """Pitch classes above the tonic of a mode (minor: natural minor plus the leading tone)."""
+    """Pitch classes above the tonic of a mode (minor: natural minor plus the melodic minor's
+    raised sixth and seventh)."""
     if mode == "minor":
-        return frozenset(SCALE_STEPS["minor"]) | {11}
+        return frozenset(SCALE_STEPS["minor"]) | {9, 11}
     major = SCALE_STEPS["major"]
     start = MODE_START[mode]
     return frozenset((s - major[start]) % 12 for s in major)
 
 
 def find_key(chords: list[Timed], modes: tuple[str, ...]) -> tuple[Spelled, str]:
-    """The best (tonic, mode) for the chords among the 12 tonics of each of ``modes``."""
-    best: tuple[float, int, int, str] | None = None
+    """The best (tonic, mode) for the chords among the 12 tonics of each of ``modes``: the
+    lowest cost, then the larger bonus, then the earlier mode, then the lower tonic."""
+    best: tuple[float, float, int, int, str] | None = None
     for mi, mode in enumerate(modes):
         scale = scale_pcs(mode)
         for tonic in range(12):
-            cost = _cost(chords, tonic, mode, scale)
-            if best is None or (cost, mi, tonic) < best[:3]:
-                best = (cost, mi, tonic, mode)
+            bonus = _bonus(chords, tonic, mode)
+            rank = (_wrong(chords, tonic, scale) - bonus, -bonus, mi, tonic, mode)
+            if best is None or rank[:4] < best[:4]:
+                best = rank
     assert best is not None
-    _, _, pc, mode = best
+    pc, mode = best[3], best[4]
     return _spelling(chords, pc, mode), mode
 
 
-def _cost(chords: list[Timed], tonic: int, mode: str, scale: frozenset[int]) -> float:
+def _wrong(chords: list[Timed], tonic: int, scale: frozenset[int]) -> float:
+    """Triad tones outside the scale, weighted by their length in bars."""
     cost = 0.0
     for chord, bars in chords:
         tones = set(chord.pcs[:3]) if chord.bass is None else {*chord.pcs[:3], chord.bass.pc}
         cost += bars * sum((pc - tonic) % 12 not in scale for pc in tones)
+    return cost
+
+
+def _bonus(chords: list[Timed], tonic: int, mode: str) -> float:
+    """How clearly the tonic is heard: as the last chord, arrived at from its V7, as the first
+    chord; at most ``MAX_BONUS``."""
     first, last = chords[0][0], chords[-1][0]
-    if last.root.pc == tonic and _third_fits(last, mode):
-        cost -= FINAL
-    if first.root.pc == tonic:
-        cost -= FIRST
+    bonus = FINAL if last.root.pc == tonic and _third_fits(last, mode) else 0.0
+    bonus += FIRST if first.root.pc == tonic else 0.0
     for (a, _), (b, _) in itertools.pairwise(chords):
         if b.root.pc == tonic and (a.root.pc - tonic) % 12 == 7 and \
                 "3" in a.intervals and "b7" in a.intervals:
-            cost -= CADENCE
-    return cost
+            bonus += CADENCE
+    return min(MAX_BONUS, bonus)
 
 
 def _third_fits(chord: Chord, mode: str) -> bool:

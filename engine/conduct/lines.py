@@ -6,6 +6,7 @@ Everything here picks MIDI numbers for a chord; rhythm lives in ``styles`` and `
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from engine.chord import Chord
 
@@ -69,19 +70,97 @@ def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LO
     return min(near or cands, key=lambda p: (abs(p - ideal), p))
 
 
+def approach_notes(target: int, prev: int) -> list[tuple[int, int]]:
+    """(note, weight) of the approach notes into ``target`` (a MIDI pitch) that lie in the
+    bass register within an octave of ``prev``, the note before them, and differ from it (a
+    repeated note is no approach: V -> I's dominant approach would restate V's root)."""
+    return [(target + offset, weight) for offset, weight in APPROACHES
+            if BASS_LOW <= target + offset <= BASS_HIGH and target + offset != prev
+            and abs(target + offset - prev) <= MAX_LEAP]
+
+
 def approach(target: int, prev: int, rng: random.Random) -> int:
-    """An approach note into ``target`` (a MIDI pitch), in the bass register and within an
-    octave of ``prev``, the note before it (one always is when ``prev`` is within an octave
-    of ``target``)."""
-    notes, weights = [], []
-    for offset, weight in APPROACHES:
-        note = target + offset
-        if BASS_LOW <= note <= BASS_HIGH and abs(note - prev) <= MAX_LEAP:
-            notes.append(note)
-            weights.append(weight)
+    """An approach note into ``target`` (``approach_notes``), never ``prev`` itself; one always
+    exists when ``prev`` is within an octave of ``target``."""
+    notes = approach_notes(target, prev)
     if not notes:
         return target - 1 if prev < target else target + 1
-    return rng.choices(notes, weights)[0]
+    return rng.choices([n for n, _ in notes], [w for _, w in notes])[0]
+
+
+# Costs of a pattern bass's root choices (``pattern_roots``): a leap wider than an octave only
+# when nothing else is possible, then as few figure notes moved off their place above the
+# root as can be, then roots near each other.
+LEAP_COST, FOLD_COST, MOVE_COST = 100.0, 1.0, 0.01
+START = 40                           # E2: where a bass line starts from
+
+
+def figure_shape(chord: Chord, roles: Sequence[str], root: int) -> list[int | None]:
+    """Where the notes of a pattern bass figure sit when it climbs from ``root``: the root,
+    its octave, the other chord tones above it; None for a note placed by what surrounds it
+    (``A`` an approach into the next root, ``T`` the key's tonic)."""
+    out: list[int | None] = []
+    for role in roles:
+        pc = role_pc(chord, role) if role not in "AT" else 0
+        out.append(None if role in "AT" else root + (12 if role == "8" else (pc - root) % 12))
+    return out
+
+
+def pattern_roots(figures: list[tuple[Chord, tuple[str, ...]]]) -> list[int]:
+    """The root pitch (in BASS_LOW..ROOT_HIGH) of each figure of a pattern bass, one figure
+    (chord, roles of its notes) per sounding chord in order. The roots are chosen over the
+    whole line at once (a shortest path over each root's octaves) so that every figure keeps
+    its shape above its own root and its last note still leads into the next root within an
+    octave: the next root's octave is chosen from the figure's end, or the figure's octave
+    from the line, before any note of a figure is moved (``FOLD_COST``)."""
+    options = [list(range(BASS_LOW + (bass_pc(c) - BASS_LOW) % 12, ROOT_HIGH + 1, 12))
+               for c, _ in figures]
+    shapes = [[figure_shape(c, roles, r) for r in opts]
+              for (c, roles), opts in zip(figures, options, strict=True)]
+    cost = [_own(shape) + MOVE_COST * abs(r - START) for r, shape in zip(options[0], shapes[0],
+                                                                         strict=True)]
+    back: list[list[int]] = []
+    for i in range(1, len(figures)):
+        row, links = [], []
+        lead = figures[i - 1][1][-1]
+        for r, shape in zip(options[i], shapes[i], strict=True):
+            steps = [cost[k] + _join(lead, shapes[i - 1][k], p, r)
+                     for k, p in enumerate(options[i - 1])]
+            k = min(range(len(steps)), key=lambda k: (steps[k], k))
+            row.append(steps[k] + _own(shape))
+            links.append(k)
+        cost = row
+        back.append(links)
+    k = min(range(len(cost)), key=lambda k: (cost[k], k))
+    path = [k]
+    for links in reversed(back):
+        k = links[k]
+        path.append(k)
+    return [opts[k] for opts, k in zip(options, reversed(path), strict=True)]
+
+
+def _own(shape: list[int | None]) -> float:
+    """The cost of a figure by itself: its notes above the register, folded."""
+    return FOLD_COST * sum(p is not None and p > BASS_HIGH for p in shape)
+
+
+def _join(role: str, shape: list[int | None], root: int, nxt: int) -> float:
+    """The cost of going from a figure on ``root`` (``shape``, its last note's ``role``) to
+    the next root ``nxt``: its last note must reach ``nxt`` within an octave, as an approach
+    note or as it stands, else folded nearer."""
+    last = shape[-1]
+    before = next((p for p in reversed(shape[:-1]) if p is not None), root)
+    cost = MOVE_COST * abs(nxt - root)
+    if role == "T":
+        return cost
+    if role == "A":
+        return cost + (0 if approach_notes(nxt, before) else LEAP_COST)
+    assert last is not None
+    if abs(last - nxt) <= MAX_LEAP:
+        return cost
+    folded = fit(last % 12, last, (before, root, nxt))
+    return cost + (FOLD_COST if all(abs(folded - a) <= MAX_LEAP for a in (before, nxt))
+                   else LEAP_COST)
 
 
 def walk(chord: Chord, beats: int, root: int, target: int | None,

@@ -173,10 +173,12 @@ def _key_words(text: str) -> tuple[Spelled | None, str | None]:
     tm = next((m for m in _TONIC_MODE_RE.finditer(text)
                if m.group(1) != "A" or m.group(2) or m.group(4) != "m"), None)
     if km:
+        tonic = _spelled(km.group(1), km.group(2))
         mode = _mode_of(km.group(3) or km.group(4))
-        if mode is None and tm:
+        # "Bb minor ballad in Bb" names the mode; "D minor ballad in F" names another key.
+        if mode is None and tm and _spelled(tm.group(1), tm.group(2)) == tonic:
             mode = _mode_of(tm.group(3) or tm.group(4))
-        return _spelled(km.group(1), km.group(2)), mode
+        return tonic, mode
     found = [tm] if tm else []
     found += [m for m in _TONIC_STYLE_RE.finditer(text) if m.group(1) != "A" or m.group(2)][:1]
     if not found:
@@ -201,12 +203,15 @@ def read_prompt(prompt: str) -> Plan:
 
     # Key and mode.
     tonic, mode = _key_words(text)
+    # Mode words on their own ("minor ballad in F", "Phrygian vamp"), not those that belong
+    # to a tonic ("D minor ballad in F" is in F major).
+    bare = _TONIC_MODE_RE.sub(" ", text).lower()
     if mode in (None, "major"):
-        word_mode = _first(low, MODE_WORDS)
+        word_mode = _first(bare, MODE_WORDS)
         if word_mode:
             mode = word_mode
     form = _first(low, FORM_WORDS)
-    if form == "minor_blues" or (mode is None and re.search(r"\bminor\b", low)):
+    if form == "minor_blues" or (mode is None and re.search(r"\bminor\b", bare)):
         mode = mode if mode not in (None, "major") else "minor"
     key_given, mode_given = tonic is not None, mode is not None
     if mode is None:
