@@ -13,10 +13,11 @@ Both eras of the protocol that the installed ``mcp`` SDK client speaks are serve
   info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
 The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate, throttle)``
-returns a ``Reply`` and the app writes it. Keys, limits, quota and the request log come in through a
-``Gate`` per request (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share one
-implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself (client,
-server, starlette, httpx2) costs over a second of start-up per worker and is not needed here.
+returns a ``Reply`` (``server.jsonrpc``, with the JSON-RPC bodies) and the app writes it. Keys,
+limits, quota and the request log come in through a ``Gate`` per request (``None`` = no auth, the
+``--no-auth`` mode), so REST and MCP share one implementation. Only ``mcp_types`` is imported at
+run time: the ``mcp`` package itself (client, server, starlette, httpx2) costs over a second of
+start-up per worker and is not needed here.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import asyncio
 import base64
 import binascii
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol
@@ -42,21 +43,29 @@ from mcp_types.version import (
     MODERN_PROTOCOL_VERSIONS,
 )
 
-from engine.errors import HarmonyError, InvalidChord
+from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
 from engine.version import PACKAGE_VERSION
+from server.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    JSON,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Headers,
+    Reply,
+    error_body,
+    result_body,
+    rpc_reply,
+    service_reply,
+)
 from server.mcp_tools import McpTool, tool_error, tool_table
-from server.responses import STATUS, error_response
+from server.responses import STATUS
 
 SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 CAPABILITIES = {"tools": {"listChanged": False}}
-
-# JSON-RPC 2.0 codes, and the MCP ones for the per-request era.
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
-HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32022
-# Service errors on the HTTP layer (key, limits) travel as JSON-RPC server errors; the HTTP
-# status and the contract's error object (in ``data``) are what clients act on.
-SERVICE_ERROR = -32001
 
 # Per-request era: protocol errors carry an HTTP status (the SDK's table); handshake era answers
 # them with 200 except for bodies that are not JSON-RPC at all.
@@ -69,17 +78,6 @@ BATCH_VERSION = "2025-03-26"
 # At most this many messages in one batch: its elements run one after the other in one worker,
 # so a longer one is refused whole (-32600, HTTP 400) before any of it runs.
 MAX_BATCH = 16
-
-_JSON = (b"content-type", b"application/json")
-Headers = list[tuple[bytes, bytes]]
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    status: int
-    headers: Headers
-    body: bytes = b""
-
 
 class Gate(Protocol):
     """The service's keys, limits, quota and request log, as seen by the MCP route."""
@@ -134,20 +132,21 @@ class McpEndpoint:
                      gate: Gate | None = None, throttle: Throttle | None = None) -> Reply:
         """One HTTP exchange. ``headers`` are keyed by lower-case name."""
         if method != "POST":
-            return Reply(405, [(b"allow", b"POST"), _JSON], _error_body(
+            return Reply(405, [(b"allow", b"POST"), JSON], error_body(
                 None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
-                {"code": "method_not_allowed", "message": "use POST"}))
+                {"code": "method_not_allowed", "message": "use POST"}),
+                MethodNotAllowed("/mcp accepts POST only"))
         if len(body) > MAX_BODY:
-            return _rpc_reply(None, PARSE_ERROR, "request body is over 64 KiB", 413)
+            return rpc_reply(None, PARSE_ERROR, "request body is over 64 KiB", 413)
         version = headers.get("mcp-protocol-version")
         if version is not None and version not in SUPPORTED_VERSIONS:
-            return _rpc_reply(None, UNSUPPORTED_PROTOCOL_VERSION,
+            return rpc_reply(None, UNSUPPORTED_PROTOCOL_VERSION,
                               f"unsupported MCP-Protocol-Version {version!r}", 400,
                               {"supported": list(SUPPORTED_VERSIONS), "requested": version})
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
-            return _rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
+            return rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
         if isinstance(message, list) and version in (None, BATCH_VERSION):
             return await self._batch(message, headers, gate, throttle)
         return await self._message(message, headers, gate)
@@ -155,12 +154,12 @@ class McpEndpoint:
     async def _message(self, message: Any, headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            return _rpc_reply(None, INVALID_REQUEST,
+            return rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
         if _is_notification_or_response(message):
             return Reply(202, [])  # nothing to answer, so no body and no content-type
         if "id" not in message:
-            return _rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return await self._request(message, headers, gate)
 
     async def _batch(self, messages: list[Any], headers: Mapping[str, str],
@@ -173,9 +172,9 @@ class McpEndpoint:
         error object); the headers are those of the elements, the last one of a name winning
         (the quota as it stands after the batch)."""
         if not messages:
-            return _rpc_reply(None, INVALID_REQUEST, "invalid request: an empty batch", 400)
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: an empty batch", 400)
         if len(messages) > MAX_BATCH:
-            return _rpc_reply(None, INVALID_REQUEST, f"invalid request: batch too large (at most "
+            return rpc_reply(None, INVALID_REQUEST, f"invalid request: batch too large (at most "
                               f"{MAX_BATCH} messages)", 400, {"maxBatch": MAX_BATCH})
         answers: list[bytes] = []
         merged: dict[bytes, bytes] = {}
@@ -188,39 +187,38 @@ class McpEndpoint:
                 merged.update(reply.headers)
         if not answers:
             return Reply(202, [])
-        merged[_JSON[0]] = _JSON[1]
+        merged[JSON[0]] = JSON[1]
         return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
 
     async def _element(self, message: Any, headers: Mapping[str, str], gate: Gate | None,
                        throttle: Throttle | None) -> Reply:
-        """One message of a batch, counted by ``throttle`` first: when it refuses, a request
-        gets the refusal as its error and a notification or response is dropped (202)."""
+        """One message of a batch, counted by ``throttle`` first. When it refuses, a valid
+        request gets the refusal as its error, under its id; anything else runs nothing anyway,
+        so it is answered as without the throttle: a notification or response is dropped (202),
+        an invalid message gets its -32600."""
         if throttle is not None:
             try:
                 throttle()
             except HarmonyError as refused:
-                if isinstance(message, dict) and not _is_notification_or_response(message):
-                    rid = message.get("id")
-                    valid = isinstance(rid, int | str) and not isinstance(rid, bool)
-                    return _service_reply(rid if valid else None, refused, [])
-                return Reply(202, [])
+                if _is_request(message):
+                    return service_reply(message["id"], refused, [])
         return await self._message(message, headers, gate)
 
     async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:
         rid, name = message["id"], message.get("method")
         if isinstance(rid, bool) or not isinstance(rid, int | str):
-            return _rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
                               "an integer", 400)
         if not isinstance(name, str):
-            return _rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string",
+            return rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string",
                               400)
         params = message.get("params")
         if params is None:
             params = {}
         elif not isinstance(params, dict):
             in_modern = headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
-            return _rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
+            return rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
                               400 if in_modern else 200)
         meta = params.get("_meta")
         modern = (isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta) or \
@@ -229,7 +227,7 @@ class McpEndpoint:
             rejection = _envelope(name, params, headers)
             if rejection is not None:
                 code, text, data = rejection
-                return _rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
+                return rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
             modern = True
         request = _Request(rid, name, params, modern, headers, gate)
         handler = self._methods.get(name)
@@ -239,10 +237,10 @@ class McpEndpoint:
             result = await handler(request)
         except _RpcError as e:
             status = _MODERN_STATUS.get(e.code, 200) if modern else 200
-            return _rpc_reply(rid, e.code, e.message, status, e.data)
+            return rpc_reply(rid, e.code, e.message, status, e.data)
         except HarmonyError as e:  # refused by the gate: an HTTP-level answer
-            return _service_reply(rid, e, request.extra_headers)
-        return Reply(200, [_JSON, *request.extra_headers], _result_body(rid, result))
+            return service_reply(rid, e, request.extra_headers)
+        return Reply(200, [JSON, *request.extra_headers], result_body(rid, result))
 
     # -- methods: each returns the ``result`` as JSON bytes ------------------------------------
 
@@ -351,28 +349,13 @@ def _is_notification_or_response(message: dict[str, Any]) -> bool:
     return "id" in message and ("result" in message) != ("error" in message)
 
 
-def _result_body(rid: int | str, result: bytes) -> bytes:
-    return b'{"jsonrpc":"2.0","id":' + orjson.dumps(rid) + b',"result":' + result + b"}"
-
-
-def _error_body(rid: int | str | None, code: int, message: str, data: Any = None) -> bytes:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return orjson.dumps({"jsonrpc": "2.0", "id": rid, "error": error})
-
-
-def _rpc_reply(rid: int | str | None, code: int, message: str, status: int,
-               data: Any = None) -> Reply:
-    return Reply(status, [_JSON], _error_body(rid, code, message, data))
-
-
-def _service_reply(rid: int | str | None, e: HarmonyError, extra: Iterable[tuple[bytes, bytes]]) -> Reply:
-    """A key or limit refusal: REST's status and headers (``WWW-Authenticate``,
-    ``Retry-After``) from the one error table, the error object inside a JSON-RPC error."""
-    rest = error_response(e)
-    return Reply(rest.status, [_JSON, *rest.headers, *extra],
-                 _error_body(rid, SERVICE_ERROR, e.message, e.to_dict()["error"]))
+def _is_request(message: Any) -> bool:
+    """A JSON-RPC 2.0 request that ``_request`` would run: a method and a valid id."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return False
+    rid = message.get("id")
+    return isinstance(message.get("method"), str) and isinstance(rid, int | str) \
+        and not isinstance(rid, bool)
 
 
 def _envelope(method: str, params: dict[str, Any], headers: Mapping[str, str]

@@ -279,6 +279,29 @@ def test_each_element_of_a_batch_after_the_first_passes_the_flood_throttle():
     assert dict(reply.headers)[b"retry-after"] == b"30"
 
 
+def test_a_throttled_batch_answers_invalid_elements_as_an_unthrottled_one():
+    def exhausted() -> None:
+        raise RateLimited("too many requests from this address", retryAfter=30)
+
+    batch = [rpc("ping", rid=1), 5, {"jsonrpc": "1.0", "id": 2, "method": "ping"},
+             {"jsonrpc": "2.0", "id": 3, "method": 7}, rpc("ping", rid=4),
+             {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+
+    async def run(throttle: Any) -> list[Any]:
+        reply = await McpEndpoint({"echo_chord": ECHO}).handle(
+            "POST", {}, orjson.dumps(batch), None, throttle)
+        return orjson.loads(reply.body)
+
+    free, throttled = anyio.run(run, None), anyio.run(run, exhausted)
+    # Nothing invalid vanishes or takes an id it does not have: each gets its -32600 as without
+    # the throttle; only the valid request after the first is refused, under its own id.
+    assert [(a["id"], a["error"]["code"]) for a in free[1:4]] == \
+        [(None, -32600), (None, -32600), (3, -32600)]
+    assert throttled[:4] == free[:4]
+    assert [a["id"] for a in throttled] == [1, None, None, 3, 4]
+    assert throttled[4]["error"]["data"]["code"] == "rate_limited"
+
+
 def test_a_batch_lets_the_worker_answer_others_between_its_elements():
     events: list[str] = []
 
