@@ -8,10 +8,11 @@ the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS, User-
 declared body size, key, limits); any guard may answer early. The body of a POST is then read
 (never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and quota
 headers, settles the monthly quota, queues the log row and observes metrics. A refusal is an
-error raised by a guard, so its log row carries its code; one made before the key guard still
-gets the quota headers and its log row the key id when the request holds a valid key (counting
-nothing), on REST and /mcp alike. The flood throttle's refusal is the exception: a throttle must
-stay cheap, so it is counted in the metrics, with no key lookup, no quota headers, no log row.
+error raised by a guard, so its log row carries its code. An answer the key guard did not see
+(a refusal made before it, an /mcp exchange without a tool call) still gets the quota headers
+and its log row the key id when the request holds a valid key (counting nothing), on REST and
+/mcp alike. The flood throttle's refusal is the exception: a throttle must stay cheap, so it is
+counted in the metrics (``throttle``), with no key lookup, no quota headers, no log row.
 """
 
 from __future__ import annotations
@@ -206,9 +207,19 @@ class HarmonyApp:
 
     def _flood_guard(self, ctx: Context) -> None:
         try:
-            self.flood.check(ctx.client)
+            self.throttle(ctx.client)
         except RateLimited:
             ctx.flooded = True
+            raise
+
+    def throttle(self, client: str) -> None:
+        """Count one request of ``client`` against the flood throttle (each HTTP request, and
+        each message of a JSON-RPC batch after the first); a refusal raises its 429 and is
+        counted in the metrics, the only trace it leaves."""
+        try:
+            self.flood.check(client)
+        except RateLimited:
+            self.metrics.flood_refusals.inc()
             raise
 
     def _route_guard(self, ctx: Context) -> None:
@@ -257,14 +268,12 @@ class HarmonyApp:
         if origin is not None and response.status != 204 and self.gateway.origin_allowed(origin):
             response.headers += self.gateway.cors_headers(origin)
         route = ctx.route or self.routes.get(ctx.path)
-        if ctx.flooded:  # a throttle must stay cheap: counted here, no key lookup, no log row
-            self.metrics.flood_refusals.inc()
-        elif ctx.key is None and route is not None and route.surface is not None \
-                and self.settings.auth and not ctx.logged:
+        # A flood refusal (counted by ``throttle``) must stay cheap: no key lookup, no log row.
+        if ctx.key is None and route is not None and route.surface is not None \
+                and self.settings.auth and not (ctx.logged or ctx.flooded):
             self._identify(ctx)
         if ctx.admission is not None:
-            ok = ctx.succeeded if ctx.succeeded is not None else 200 <= response.status < 300
-            ctx.admission.settle(self.counters, 200 if ok else response.status)
+            ctx.admission.settle(self.counters, response.status)
             response.headers += ctx.admission.headers()
         response.headers += ctx.extra_headers
         elapsed = time.perf_counter() - ctx.started
@@ -281,12 +290,13 @@ class HarmonyApp:
                 symbol=error.symbol if isinstance(error, InvalidChord) else None))
 
     def _identify(self, ctx: Context) -> None:
-        """The valid key of a REST or /mcp request whose key was not checked, for its log row;
-        on a refusal (405, 403, 413 before the key guard) also the quota headers' state (API.md
-        §10: every answer to such a request carries them). Gets here: those refusals and the
-        /mcp messages no tool call's gate logged (initialize, tools/list, an unknown tool,
-        arguments that are not an object), so ``harmony usage`` attributes them. The key
-        lookup is the cached one; nothing is counted, so such a call never spends the key's
+        """The valid key of a REST or /mcp request whose key was not checked, for its log row
+        and the quota headers (API.md §10: every answer to a request with a valid key carries
+        them). Gets here: the refusals made before the key guard (405, 403, 413) and the /mcp
+        exchanges no tool call's gate logged (initialize, tools/list, an unknown tool,
+        arguments that are not an object, a batch without a tool call, a body that is not
+        JSON-RPC), so ``harmony usage`` attributes them. The key lookup is the cached one and
+        the headers are peeked: nothing is counted, so such a call never spends the key's
         minute or month. (A REST 401 gets here too and fails the cached lookup again.)"""
         authorization = ctx.headers.get("authorization")
         if not authorization:
@@ -295,8 +305,7 @@ class HarmonyApp:
             ctx.key = self.auth.authenticate(authorization)
         except HarmonyError:
             return
-        if ctx.error is not None:
-            ctx.admission = self.limiter.peek(ctx.key)
+        ctx.admission = self.limiter.peek(ctx.key)
 
     # ------------------------------------------------------------------ MCP
 

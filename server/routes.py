@@ -48,7 +48,6 @@ class Context:
     admission: Admission | None = None
     error: HarmonyError | None = None
     operation: str | None = None      # for the log; the MCP handler sets the tool's operation
-    succeeded: bool | None = None     # whether the call counts (default: a 2xx status)
     logged: bool = False              # the MCP gate logged its tool call itself
     flooded: bool = False             # refused by the flood throttle: not logged, no key lookup
     body: bytes = b""
@@ -122,11 +121,12 @@ async def metrics_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Respons
 
 async def mcp_handler(app: HarmonyApp, ctx: Context, body: bytes) -> Response:
     """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
-    ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and the flood
-    throttle for each element of a batch after the first."""
+    ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and
+    ``app.throttle`` for each element of a batch after the first."""
     gate = app.mcp_gate(ctx) if app.settings.auth else None
     answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate,
-                                  functools.partial(app.flood.check, ctx.client))
+                                  functools.partial(app.throttle, ctx.client))
+    ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
     headers = [(k, v) for k, v in answer.headers if k.lower() != b"content-type"]
     content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"), None)
     return Response(answer.status, answer.body, headers, content_type=content_type)

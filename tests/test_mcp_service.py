@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import orjson
 
+from server.mcp import MAX_BATCH
 from server.schemas import OPERATIONS
 from tests.server_fixtures import bearer, make, new_key, running
 from tests.test_server_rsgi import Protocol
@@ -221,3 +222,53 @@ def test_messages_no_tool_call_logged_are_attributed_to_a_valid_key(tmp_path: Pa
     assert answers[4].headers["x-quota-used"] == "1"
     assert answers[4].headers["ratelimit-remaining"] == "29"
     assert {u["key"]: u["calls"] for u in store.usage()}[key_id] == 4
+
+
+def test_flood_refusals_inside_a_batch_are_counted_in_the_metric(tmp_path: Path) -> None:
+    app, store = make(tmp_path, flood_per_minute=3)
+    _, secret = new_key(store)
+    batch = [tool_call("analyze_chord", {"chord": "C"}, rid=i) for i in range(5)]
+
+    async def scenario() -> httpx.Response:
+        async with running(app, headers=bearer(secret)) as http:
+            return await post_mcp(http, batch)
+
+    answers = run(scenario()).json()
+    assert [a.get("error", {}).get("data", {}).get("code") for a in answers] == \
+        [None] * 3 + ["rate_limited"] * 2
+    # The metric counts every 429 of the throttle, those inside a batch too.
+    assert b"harmony_flood_refusals_total 2.0" in app.metrics.render()[0]
+
+
+def test_every_mcp_answer_to_a_valid_key_carries_the_quota_headers(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    key_id, secret = new_key(store)
+    pings = [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(MAX_BATCH + 1)]
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                             "clientInfo": {"name": "t", "version": "1"}}}
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app, headers=bearer(secret)) as http:
+            used = await post_mcp(http, tool_call("analyze_chord", {"chord": "C"}))
+            return [used,
+                    await post_mcp(http, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                    await post_mcp(http, initialize),
+                    await post_mcp(http, tool_call("no_such_tool")),
+                    await post_mcp(http, pings),                                   # 17: 400
+                    await http.post("/mcp", content=b"{not json"),                 # 400
+                    await post_mcp(http, [1]),                                     # 200 batch
+                    await post_mcp(http, {"jsonrpc": "2.0", "method": "notifications/x"})]
+
+    answers = run(scenario())
+    assert [a.status_code for a in answers] == [200, 200, 200, 200, 400, 400, 200, 202]
+    # Peeked, not counted: the one tool call's minute and month, on every answer after it.
+    for answer in answers[1:]:
+        assert (answer.headers["x-quota-limit"], answer.headers["x-quota-used"],
+                answer.headers["ratelimit-limit"], answer.headers["ratelimit-remaining"]) == \
+            ("1000", "1", "30", "29")
+        assert "ratelimit-reset" in answer.headers
+    # Each logged under the key; the 400s with the code REST logs for a body it cannot read.
+    rows = [(r[1], r[4], r[5]) for r in store.log_rows()]
+    assert rows[1:] == [(key_id, 200, None)] * 3 + [(key_id, 400, "invalid_request")] * 2 + \
+        [(key_id, 200, None), (key_id, 202, None)]
