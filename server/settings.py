@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 PROFILES = ("local", "hosted")
 
@@ -44,32 +44,26 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, **given: Any) -> Settings:
         """The settings of the environment, with ``given`` (e.g. ``harmony serve``'s flags that
         were actually passed; None means not given) taking precedence: a variable is read only
-        for a setting not given, so a malformed one that a flag overrides is no error."""
+        for a setting not given, so a malformed one that a flag overrides is no error. A blank
+        variable is an unset one."""
         e = os.environ if env is None else env
         passed = {name: value for name, value in given.items() if value is not None}
         fields = dict(passed)
-        for name, (variable, read, default) in ENV_VARIABLES.items():
+        for name, (variable, kind) in ENV_VARIABLES.items():
             if name not in fields:
-                fields[name] = read(e, variable, default)
-        if not fields["auth"] and fields["profile"] != "local" and "auth" not in passed:
-            # Settings() would blame --no-auth, which was not passed.
-            raise ValueError(f"HARMONY_NO_AUTH={e['HARMONY_NO_AUTH']!r} is only allowed in the "
-                             "local profile")
+                fields[name] = kind.read(e, variable, getattr(cls, name))
+        if fields["profile"] in PROFILES and fields["profile"] != "local" \
+                and not fields["auth"] and "auth" not in passed:
+            # Settings() would blame --no-auth, which was not passed. (An unknown profile is
+            # left to Settings(), which names it first.)
+            variable = ENV_VARIABLES["auth"][0]
+            raise ValueError(f"{variable}={e[variable]!r} is only allowed in the local profile")
         return cls(**fields)
 
     def to_env(self) -> dict[str, str]:
         """The variables that reproduce these settings in a worker process."""
-        return {
-            "HARMONY_PROFILE": self.profile,
-            "HARMONY_DB": self.db_path,
-            "HARMONY_NO_AUTH": "0" if self.auth else "1",
-            "HARMONY_CORS_ORIGINS": ",".join(self.cors_origins),
-            "HARMONY_FLOOD_PER_MINUTE": str(self.flood_per_minute),
-            "HARMONY_WORKERS": str(self.workers),
-            "HARMONY_STORE_BODIES": "1" if self.store_bodies else "0",
-            "HARMONY_RETENTION_DAYS": str(self.retention_days),
-            "HARMONY_UA_POLICY": "1" if self.user_agent_policy else "0",
-        }
+        return {variable: kind.write(getattr(self, name))
+                for name, (variable, kind) in ENV_VARIABLES.items()}
 
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -77,7 +71,8 @@ Reader = Callable[[Mapping[str, str], str, Any], Any]
 
 
 def _text(env: Mapping[str, str], name: str, default: str) -> str:
-    return env.get(name, default)
+    value = env.get(name, "")
+    return value if value.strip() else default
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -106,24 +101,44 @@ def _origins(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tup
     return parse_origins(env[name]) if name in env else default
 
 
-# Setting -> (variable, reader, default): what ``from_env`` reads (``to_env`` writes them).
-ENV_VARIABLES: dict[str, tuple[str, Reader, Any]] = {
-    "profile": ("HARMONY_PROFILE", _text, "local"),
-    "db_path": ("HARMONY_DB", _text, "harmony.db"),
-    "auth": ("HARMONY_NO_AUTH", _no_flag, True),
-    "cors_origins": ("HARMONY_CORS_ORIGINS", _origins, ()),
-    "flood_per_minute": ("HARMONY_FLOOD_PER_MINUTE", _int, 6000),
-    "workers": ("HARMONY_WORKERS", _int, 1),
-    "store_bodies": ("HARMONY_STORE_BODIES", _flag, True),
-    "retention_days": ("HARMONY_RETENTION_DAYS", _int, 30),
-    "user_agent_policy": ("HARMONY_UA_POLICY", _flag, False),
+def _write_flag(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def _write_no_flag(value: bool) -> str:
+    return "0" if value else "1"
+
+
+class Kind(NamedTuple):
+    """How a setting is read from its variable (a blank one gives the default) and written."""
+
+    read: Reader
+    write: Callable[[Any], str]
+
+
+TEXT, INT = Kind(_text, str), Kind(_int, str)
+FLAG, NO_FLAG = Kind(_flag, _write_flag), Kind(_no_flag, _write_no_flag)
+ORIGINS = Kind(_origins, ",".join)
+
+# Setting -> (variable, kind): what ``from_env`` reads and ``to_env`` writes; the default is the
+# field's own. One line here (and the field) adds a setting to both.
+ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
+    "profile": ("HARMONY_PROFILE", TEXT),
+    "db_path": ("HARMONY_DB", TEXT),
+    "auth": ("HARMONY_NO_AUTH", NO_FLAG),
+    "cors_origins": ("HARMONY_CORS_ORIGINS", ORIGINS),
+    "flood_per_minute": ("HARMONY_FLOOD_PER_MINUTE", INT),
+    "workers": ("HARMONY_WORKERS", INT),
+    "store_bodies": ("HARMONY_STORE_BODIES", FLAG),
+    "retention_days": ("HARMONY_RETENTION_DAYS", INT),
+    "user_agent_policy": ("HARMONY_UA_POLICY", FLAG),
 }
 
 
 def env_db_path(env: Mapping[str, str] | None = None) -> str:
     """The database when no ``--db`` is given: HARMONY_DB, else harmony.db."""
-    variable, read, default = ENV_VARIABLES["db_path"]
-    return str(read(os.environ if env is None else env, variable, default))
+    variable, kind = ENV_VARIABLES["db_path"]
+    return str(kind.read(os.environ if env is None else env, variable, Settings.db_path))
 
 
 def parse_origins(text: str) -> tuple[str, ...]:

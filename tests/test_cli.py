@@ -188,6 +188,23 @@ def test_commands_take_the_database_of_harmony_db(tmp_path: Path,
     assert harmony(capsys, db, "accounts", "list")[1].count('"acme"') == 1
 
 
+def test_a_blank_harmony_db_is_the_default_database(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # A blank variable is an unset one (as for the numbers and flags): harmony.db in the working
+    # directory, not a throwaway database that each command (and each worker) opens afresh.
+    monkeypatch.chdir(tmp_path)
+    for blank in ("", "  "):
+        monkeypatch.setenv("HARMONY_DB", blank)
+        assert main(["accounts", "create", f"acme{len(blank)}"]) == 0
+        assert main(["accounts", "list"]) == 0
+        assert f'"acme{len(blank)}"' in capsys.readouterr().out
+    assert {name for name, _ in Store(str(tmp_path / "harmony.db")).accounts()} == \
+        {"acme0", "acme2"}
+    env = {"HARMONY_DB": "", "HARMONY_PROFILE": " "}
+    assert Settings.from_env(env) == Settings()
+
+
 def test_serve_refuses_bad_settings_in_one_line(capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HARMONY_PROFILE", "hosted")
@@ -203,6 +220,11 @@ def test_serve_refuses_bad_settings_in_one_line(capsys: pytest.CaptureFixture[st
     assert main(["serve", "--profile", "hosted"]) == 1
     assert capsys.readouterr().err == \
         "harmony: HARMONY_NO_AUTH='1' is only allowed in the local profile\n"
+    # An unknown profile is named first: no-auth is not the problem there.
+    monkeypatch.setenv("HARMONY_PROFILE", "cloud")
+    assert main(["serve"]) == 1
+    assert capsys.readouterr().err == \
+        "harmony: unknown profile 'cloud'; use local or hosted\n"
     monkeypatch.delenv("HARMONY_NO_AUTH")
     monkeypatch.setenv("HARMONY_PROFILE", "local")
     monkeypatch.setenv("HARMONY_RETENTION_DAYS", "soon")
