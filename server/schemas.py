@@ -177,7 +177,8 @@ ANALYZE_RESULT = _object({
     "degree": _int("Scale degree (1-7) of the root's letter in the key."),
     "numeral": _str("Roman numeral in jazz practice ('ii7', 'V7/V', 'bVImaj7')."),
     "inversion": {"type": ["integer", "null"],
-                  "description": "0 root position, 1-3 for a bass on the 3rd/5th/7th, 4-6 for one on the 9th/11th/13th, null for a non-chord bass."},
+                  "description": "0 root position, 1-3 for a bass on the 3rd/5th/7th, "
+                                 "4-6 for one on the 9th/11th/13th, null for a non-chord bass."},
     "function": _str("Harmonic function with a qualifier ('dominant, tritone substitute of V7')."),
     "diatonic": {"type": "boolean", "description": "Every chord tone is in the key's scale."},
     "borrowed": {"type": "boolean", "description": "Taken from a parallel mode of the tonic."},
