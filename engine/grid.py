@@ -176,7 +176,8 @@ _ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII")
 # Offsets of the major scale: numerals' accidentals are relative to it in every key.
 _MAJOR = SCALE_STEPS["major"]
 # How jazz practice names a root by its role, whatever its spelling: dominants that substitute
-# are flat (bII7, bVI7), diminished chords that pass upward are sharp (#i°7, #iv°7).
+# take a flat off the major scale (bII7, bVI7; on it none: VII7 in A minor), diminished chords
+# that pass upward a sharp (#i°7, #iv°7).
 FLAT_ROMAN = ("I", "bII", "II", "bIII", "III", "IV", "bV", "V", "bVI", "VI", "bVII", "VII")
 SHARP_ROMAN = ("I", "#I", "II", "#II", "III", "IV", "#IV", "V", "#V", "VI", "#VI", "VII")
 

@@ -300,6 +300,8 @@ def test_slash_bass_is_not_a_chord_tone_for_diatonic(chord: str, key: str, funct
     ("Db°7", "C", 2, "#i°7"), ("C#°7", "C", 1, "#i°7"), ("Gbdim7", "C", 5, "#iv°7"),
     ("G#maj7", "C", 5, "bVImaj7"), ("A#7", "C", 6, "bVII7"), ("D#maj7", "Cm", 2, "bIIImaj7"),
     ("C", "Cb", 1, "bII"), ("Dbb", "Cb", 2, "bII"), ("B", "Cb", 7, "I"),
+    # substitutes whose root is on the major scale carry no flat (docs/analysis.md)
+    ("Ab7", "Am", 1, "VII7"), ("Gb7", "Am", 7, "VI7"), ("Db7", "Am", 4, "III7"),
     ("Gbm7b5", "C", 5, "bvø7"), ("F#m7b5", "C", 4, "#ivø7"),  # chromatic: the letters
 ])
 def test_numeral_follows_the_role_degree_the_letter(chord: str, key: str, degree: int,
