@@ -81,8 +81,17 @@ def numeral_text(it: Interpretation, cls: int, degree: int, accidental: int,
 
 
 @lru_cache(maxsize=4096)
-def function_text(it: Interpretation, tonic_name: str) -> str:
-    return f"{it.function}, {it.qualifier.format(tonic=tonic_name)}"
+def function_text(it: Interpretation, tonic_name: str, diatonic: bool, mode: str,
+                  tension_source: int) -> str:
+    """``function``: the role's function and qualifier. Tensions never move the role, so a
+    diatonic-role chord may hold tones outside the key (G7b9 in C, ``diatonic`` false): its
+    qualifier names where they come from, as ``source`` does ("dominant, with tensions from C
+    harmonic minor"), or "with tensions outside the key" (G7#9 in C), never "diatonic"."""
+    qualifier = it.qualifier
+    if it.role == "diatonic" and not diatonic:
+        qualifier = ("with tensions from " + PARALLEL_MODES[mode][tension_source - 1].scale
+                     if tension_source else "with tensions outside the key")
+    return f"{it.function}, {qualifier.format(tonic=tonic_name)}"
 
 
 def source_text(it: Interpretation, diatonic: bool, mode: str, tension_source: int) -> str | None:
@@ -102,9 +111,10 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
                                                key.tonic.letter, key.tonic.pc)
     rel = transpose_mask(chord.mask, -key.tonic.pc)  # chord tones: a slash bass is not one
     diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
+    function = function_text(it, key.tonic.name, diatonic, key.mode,
+                             int(TENSION_SOURCE[key.mode_index, rel]))
     return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
-                     diatonic, it.target_offset, function_text(it, key.tonic.name), it,
-                     degree + 1)
+                     diatonic, it.target_offset, function, it, degree + 1)
 
 
 @lru_cache(maxsize=8192)

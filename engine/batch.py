@@ -217,6 +217,7 @@ class BatchResult:
                     **exc.to_dict()}
         it = INTERPRETATIONS[int(self.codes["interp"][i])]
         diatonic = bool(self.codes["diatonic"][i])
+        mode, tension = MODES[int(self.key_table.mode[k])], int(self.codes["tension"][i])
         return {
             "chord": chord.symbol,
             "key": key.name,
@@ -228,11 +229,10 @@ class BatchResult:
                                     int(self.codes["degree"][i]),
                                     int(self.codes["accidental"][i]), chord.quality),
             "inversion": chord.inversion,
-            "function": function_text(it, key.tonic.name),
+            "function": function_text(it, key.tonic.name, diatonic, mode, tension),
             "diatonic": diatonic,
             "borrowed": it.borrowed,
-            "source": source_text(it, diatonic, MODES[int(self.key_table.mode[k])],
-                                  int(self.codes["tension"][i])),
+            "source": source_text(it, diatonic, mode, tension),
         }
 
 

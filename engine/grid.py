@@ -119,46 +119,55 @@ class SourceMode(NamedTuple):
     """A scale on the key's tonic that chords are read from."""
 
     source: str | None      # the analyze ``source`` text (None for the key's own scale)
-    qualifier: str          # function qualifier; {tonic} is the key's tonic name
+    scale: str              # its name on the key's tonic; {tonic} is the tonic's name
     borrowed: bool
     steps: tuple[int, ...]
     family: str
     rotation: int
 
+    @property
+    def qualifier(self) -> str:
+        """The function qualifier of a chord read from it: "diatonic" for the key's own scale,
+        "borrowed from {tonic} dorian", and "from {tonic} harmonic minor" (a minor key's own
+        forms, not borrowed)."""
+        if self.source is None:
+            return "diatonic"
+        return ("borrowed from " if self.borrowed else "from ") + self.scale
 
-_AEOLIAN = SourceMode("parallel minor", "borrowed from {tonic} minor", True,
+
+_AEOLIAN = SourceMode("parallel minor", "{tonic} minor", True,
                       SCALE_STEPS["minor"], "major", 5)
 _HARMONIC = (0, 2, 3, 5, 7, 8, 11)
 _MELODIC = (0, 2, 3, 5, 7, 9, 11)
 
 # The key's own scale, then the parallel modes in the order they are tried.
 OWN_SCALE = {
-    "major": SourceMode(None, "diatonic", False, SCALE_STEPS["major"], "major", 0),
-    "minor": SourceMode(None, "diatonic", False, SCALE_STEPS["minor"], "major", 5),
+    "major": SourceMode(None, "{tonic} major", False, SCALE_STEPS["major"], "major", 0),
+    "minor": SourceMode(None, "{tonic} minor", False, SCALE_STEPS["minor"], "major", 5),
 }
 PARALLEL_MODES: dict[str, tuple[SourceMode, ...]] = {
     "major": (
         _AEOLIAN,
-        SourceMode("dorian", "borrowed from {tonic} dorian", True,
+        SourceMode("dorian", "{tonic} dorian", True,
                    (0, 2, 3, 5, 7, 9, 10), "major", 1),
-        SourceMode("phrygian", "borrowed from {tonic} phrygian", True,
+        SourceMode("phrygian", "{tonic} phrygian", True,
                    (0, 1, 3, 5, 7, 8, 10), "major", 2),
-        SourceMode("harmonic minor", "borrowed from {tonic} harmonic minor", True,
+        SourceMode("harmonic minor", "{tonic} harmonic minor", True,
                    _HARMONIC, "harmonic", 0),
-        SourceMode("melodic minor", "borrowed from {tonic} melodic minor", True,
+        SourceMode("melodic minor", "{tonic} melodic minor", True,
                    _MELODIC, "melodic", 0),
     ),
     # A minor key's harmonic and melodic forms are its own, not borrowed.
     "minor": (
-        SourceMode("harmonic minor", "from {tonic} harmonic minor", False,
+        SourceMode("harmonic minor", "{tonic} harmonic minor", False,
                    _HARMONIC, "harmonic", 0),
-        SourceMode("melodic minor", "from {tonic} melodic minor", False,
+        SourceMode("melodic minor", "{tonic} melodic minor", False,
                    _MELODIC, "melodic", 0),
-        SourceMode("parallel major", "borrowed from {tonic} major", True,
+        SourceMode("parallel major", "{tonic} major", True,
                    SCALE_STEPS["major"], "major", 0),
-        SourceMode("dorian", "borrowed from {tonic} dorian", True,
+        SourceMode("dorian", "{tonic} dorian", True,
                    (0, 2, 3, 5, 7, 9, 10), "major", 1),
-        SourceMode("phrygian", "borrowed from {tonic} phrygian", True,
+        SourceMode("phrygian", "{tonic} phrygian", True,
                    (0, 1, 3, 5, 7, 8, 10), "major", 2),
     ),
 }
@@ -167,7 +176,8 @@ _ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII")
 # Offsets of the major scale: numerals' accidentals are relative to it in every key.
 _MAJOR = SCALE_STEPS["major"]
 # How jazz practice names a root by its role, whatever its spelling: dominants that substitute
-# are flat (bII7, bVI7), diminished chords that pass upward are sharp (#i°7, #iv°7).
+# take a flat off the major scale (bII7, bVI7; on it none: VII7 in A minor), diminished chords
+# that pass upward a sharp (#i°7, #iv°7).
 FLAT_ROMAN = ("I", "bII", "II", "bIII", "III", "IV", "bV", "V", "bVI", "VI", "bVII", "VII")
 SHARP_ROMAN = ("I", "#I", "II", "#II", "III", "IV", "#IV", "V", "#V", "VI", "#VI", "VII")
 

@@ -4,13 +4,16 @@ A scale is a row of degree labels from its root (spelling follows the labels, so
 any root is spelled letter by letter) and one sentence of character. A chord's scales are
 chosen from candidates in order — the scale its role in the key implies, the scales that
 usually go with that one, then the scales of its quality — keeping only scales that hold every
-chord tone. ``avoid`` notes are scale tones a half step above a chord tone of the core (root,
-third, fifth, seventh) that the chord does not itself contain, except the tensions the chord's
-class makes available (``AVAILABLE_TENSIONS``: b9 and b13 on a dominant).
+chord tone; when no candidate does, the catalogue's scales that do; when no scale does at all
+(``13#5``), the scales missing the fewest tones (``_ranked``). ``avoid`` notes are scale tones
+a half step above a chord tone of the core (root, third, fifth, seventh) that the chord does
+not itself contain, except the tensions the chord's class makes available
+(``AVAILABLE_TENSIONS``: b9 and b13 on a dominant), and in a scale that lacks a chord tone, its
+notes a half step either side of that tone.
 
-analyze also hears a slash bass that is not a chord tone: scales that hold it go first, and in
-such a scale the note a half step above it is avoided too (``C/F#`` -> lydian). resolve reads
-the quality alone (API.md §4), bass or not.
+analyze also hears a slash bass that is not a chord tone: scales that hold it go first, and
+the note a half step above it is avoided in every scale (``C/F#`` -> lydian; ``C/Db`` ionian
+avoids D). resolve reads the quality alone (API.md §4), bass or not.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any, NamedTuple
 from engine.chord import Chord
 from engine.grid import CLASSES
 from engine.keys import SCALE_STEPS
-from engine.notes import Spelled, degree_number, mask_of, spell_interval
+from engine.notes import Spelled, degree_number, mask_of, spell_interval, transpose_mask
 
 _MAJOR = SCALE_STEPS["major"]   # labels are read against the major scale: b3, #4
 
@@ -139,6 +142,42 @@ def scale_notes(scale: Scale, root: Spelled) -> list[str]:
                                                                  strict=True)]
 
 
+def _ranked(chord_mask: int, core_mask: int, order: list[str]) -> list[str]:
+    """The scales to offer, best first: those of ``order`` that hold every chord tone; if none
+    does, those of the whole catalogue that do, fewest avoid notes first (Cdim(maj7): whole-half
+    diminished); if no scale holds them all (C13#5: the #5 and the 13), the scales missing the
+    fewest core tones, then the fewest tones (C13#5: whole tone and mixolydian b6, which lack
+    only the 13; mixolydian lacks the #5), in ``order`` then catalogue order."""
+    held = [n for n in order if not chord_mask & ~SCALES[n].mask]
+    if held:
+        return held
+    everywhere = [*order, *(n for n in SCALES if n not in order)]
+    held = [n for n in everywhere if not chord_mask & ~SCALES[n].mask]
+    if held:
+        return sorted(held, key=lambda n: len(_avoid(SCALES[n], chord_mask, core_mask, 0, 0)))
+
+    def missing(name: str) -> tuple[int, int]:
+        lacked = chord_mask & ~SCALES[name].mask
+        return bin(lacked & core_mask).count("1"), bin(lacked).count("1")
+    fewest = min(missing(n) for n in everywhere)
+    return [n for n in everywhere if missing(n) == fewest]
+
+
+def _avoid(scale: Scale, chord_mask: int, core_mask: int, bass_mask: int,
+           available: int) -> tuple[int, ...]:
+    """Indices of the scale's avoid notes: a scale note not sounding that lies a half step
+    above a core tone or the slash bass (unless the class makes it available), or a half step
+    either side of a chord tone the scale lacks (it stands in that tone's place: mixolydian's
+    5 against the #5 of C13#5; a bass is not a chord tone and may be missing)."""
+    sounding, below = chord_mask | bass_mask, core_mask | bass_mask
+    lacked = chord_mask & ~scale.mask
+    beside = transpose_mask(lacked, 1) | transpose_mask(lacked, -1)
+    return tuple(i for i, s in enumerate(scale.semitones)
+                 if not sounding >> (s % 12) & 1
+                 and (beside >> (s % 12) & 1
+                      or (not available >> (s % 12) & 1 and below >> ((s - 1) % 12) & 1)))
+
+
 @lru_cache(maxsize=4096)
 def _choose(root: Spelled, chord_mask: int, core_mask: int, bass_mask: int, cls: str,
             hint: str | None) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
@@ -147,28 +186,18 @@ def _choose(root: Spelled, chord_mask: int, core_mask: int, bass_mask: int, cls:
     first = [CLASS_FIRST[cls]] if cls in CLASS_FIRST else []
     order = [*first, hint, *FOLLOWERS.get(hint or "", ()), *CLASS_SCALES[cls]] if hint \
         else [*first, *CLASS_SCALES[cls]]
-    seen: list[str] = []
-    for name in order:
-        if name and name not in seen and not chord_mask & ~SCALES[name].mask:
-            seen.append(name)
-    if not seen:
-        # No scale holds every tone (a crowded chord): the one missing the fewest.
-        seen = [min(CLASS_SCALES[cls], key=lambda n: bin(chord_mask & ~SCALES[n].mask).count("1"))]
+    seen = _ranked(chord_mask, core_mask, list(dict.fromkeys(n for n in order if n)))
     # The bass sounds too: scales that hold it go first (C/F# -> lydian), in the same order.
     seen.sort(key=lambda n: bool(bass_mask & ~SCALES[n].mask))
     available = _AVAILABLE_MASK[cls]
     out = []
     for name in seen[:MAX_SCALES]:
         scale = SCALES[name]
-        # a bass the scale does not hold has no scale note to clash with (C/Db ionian: the
-        # D a half step above Db is not an avoid note while no Db is in the scale)
-        bass = bass_mask & scale.mask
-        sounding, below = chord_mask | bass, core_mask | bass
+        # the bass sounds whether the scale holds it or not: C/Db ionian avoids the D, a
+        # minor ninth above the Db
         notes = scale_notes(scale, root)
-        avoid = tuple(note for note, s in zip(notes, scale.semitones, strict=True)
-                      if not (sounding | available) >> (s % 12) & 1
-                      and below >> ((s - 1) % 12) & 1)
-        out.append((name, tuple(notes), avoid))
+        avoid = _avoid(scale, chord_mask, core_mask, bass_mask, available)
+        out.append((name, tuple(notes), tuple(notes[i] for i in avoid)))
     return tuple(out)
 
 

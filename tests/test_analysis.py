@@ -166,10 +166,19 @@ def test_quality_marks_and_case() -> None:
 
 
 def test_tensions_outside_the_key_keep_the_role() -> None:
+    # the role and numeral stay V's, but the qualifier does not say "diatonic" while diatonic
+    # is false (this test pinned "dominant, diatonic" for G7b9): it names the tensions' source
     r = an("G7b9")
     assert (r["numeral"], r["function"], r["diatonic"], r["source"]) == (
-        "V7b9", "dominant, diatonic", False, "harmonic minor")
+        "V7b9", "dominant, with tensions from C harmonic minor", False, "harmonic minor")
+    r = an("G7#9")
+    assert (r["numeral"], r["function"], r["diatonic"], r["source"]) == (
+        "V7#9", "dominant, with tensions outside the key", False, None)
+    r = an("Bb7b9", "Cm")
+    assert (r["numeral"], r["function"], r["source"]) == (
+        "bVII7b9", "predominant, with tensions outside the key", None)
     assert an("Dm9")["diatonic"] and an("G13")["diatonic"]
+    assert an("G13")["function"] == "dominant, diatonic"
 
 
 def test_inversions_and_fields_in_order() -> None:
@@ -252,14 +261,17 @@ def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) 
     assert head[0].islower() == minor_third, r["numeral"]
     scale_pcs = {s.pc for s in parse_key(key).scale}
     assert r["diatonic"] == all(parse_spelled(n).pc in scale_pcs for n in chord.notes)
+    # the function text says "diatonic" only of a chord whose tones all are
+    assert r["function"].endswith(", diatonic") <= r["diatonic"], r["function"]
     batch = analyze_batch([root + row.canonical], key).row(0)
     assert batch == {f: r[f] for f in ROW_FIELDS}
 
 
-# diatonic and source test the chord tones (API.md §3); a slash bass is not one (§1: the D of
-# C/D is "a bass that is not a chord tone"). This test said the bass counted before: C/Db was
-# diatonic false in C with function "tonic, diatonic" and source null, three fields that
-# disagreed.
+# diatonic, source and the function's qualifier test the chord tones (API.md §3); a slash bass
+# is not one (§1: the D of C/D is "a bass that is not a chord tone"), so it changes none of them.
+# This test said the bass counted before: C/Db was diatonic false in C with function "tonic,
+# diatonic" and source null, three fields that disagreed. A tension is a chord tone: G7b9/Ab
+# (its b9 in the bass as well) is diatonic false, and its function says where the b9 comes from.
 @pytest.mark.parametrize(("chord", "key", "function", "diatonic", "source"), [
     ("C/Db", "C", "tonic, diatonic", True, None),
     ("C/F#", "C", "tonic, diatonic", True, None),
@@ -267,7 +279,7 @@ def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) 
     ("Dm7/Eb", "C", "predominant, diatonic", True, None),
     ("Am/G#", "Am", "tonic, diatonic", True, None),
     ("Dm7b5/E", "Cm", "predominant, diatonic", True, None),
-    ("G7b9/Ab", "C", "dominant, diatonic", False, "harmonic minor"),  # the b9 is a chord tone
+    ("G7b9/Ab", "C", "dominant, with tensions from C harmonic minor", False, "harmonic minor"),
     ("Fm/G", "C", "predominant, borrowed from C minor", False, "parallel minor"),
 ])
 def test_slash_bass_is_not_a_chord_tone_for_diatonic(chord: str, key: str, function: str,
@@ -288,6 +300,8 @@ def test_slash_bass_is_not_a_chord_tone_for_diatonic(chord: str, key: str, funct
     ("Db°7", "C", 2, "#i°7"), ("C#°7", "C", 1, "#i°7"), ("Gbdim7", "C", 5, "#iv°7"),
     ("G#maj7", "C", 5, "bVImaj7"), ("A#7", "C", 6, "bVII7"), ("D#maj7", "Cm", 2, "bIIImaj7"),
     ("C", "Cb", 1, "bII"), ("Dbb", "Cb", 2, "bII"), ("B", "Cb", 7, "I"),
+    # substitutes whose root is on the major scale carry no flat (docs/analysis.md)
+    ("Ab7", "Am", 1, "VII7"), ("Gb7", "Am", 7, "VI7"), ("Db7", "Am", 4, "III7"),
     ("Gbm7b5", "C", 5, "bvø7"), ("F#m7b5", "C", 4, "#ivø7"),  # chromatic: the letters
 ])
 def test_numeral_follows_the_role_degree_the_letter(chord: str, key: str, degree: int,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine import analyze, resolve
+from engine.chord import Chord
 from engine.grid import CLASSES, FAMILIES
 from engine.notes import parse_spelled
 from engine.scales import CLASS_SCALES, FOLLOWERS, SCALES
-from engine.tables import QUALITIES
+from tests.vocabulary import vocabulary
 
 CONTRACT_NAMES = (
     "ionian", "dorian", "phrygian", "lydian", "mixolydian", "aeolian", "locrian",
@@ -54,19 +55,43 @@ def test_seven_note_scales_spell_one_letter_per_degree(root: str) -> None:
     assert r["scales"][0]["notes"][0] == root
 
 
-@pytest.mark.parametrize("row", QUALITIES, ids=lambda r: r.canonical or "major")
-def test_chosen_scales_hold_the_chord_tones(row: object) -> None:
-    canonical = row.canonical  # type: ignore[attr-defined]
-    r = resolve({"chord": "D" + canonical})
-    tones = {m % 12 for m in r["midi"]}
-    first = r["scales"][0]
-    assert first["priority"] == "primary"
-    if len(r["scales"]) > 1 or tones <= _pcs(first["notes"]):
+_CATALOGUE_PCS = {name: set(scale.semitones) for name, scale in SCALES.items()}  # on C
+
+
+@pytest.mark.parametrize("chord", vocabulary(), ids=lambda c: "C" + c.quality)
+def test_every_scale_holds_the_chord_or_avoids_what_clashes(chord: Chord) -> None:
+    # "keep only scales that hold every chord tone": when a scale of the catalogue holds them
+    # all, every listed scale does; when none does (C13#5: the #5 and the 13), a listed scale
+    # lacks a tone, and its notes a half step either side of that tone (which it plays in the
+    # tone's place: mixolydian's 5 against the #5) are avoid notes
+    tones = set(chord.pcs)
+    held = any(tones <= pcs for pcs in _CATALOGUE_PCS.values())
+    for r in (resolve({"chord": chord.symbol}), analyze({"chord": chord.symbol, "key": "C"}),
+              analyze({"chord": chord.symbol, "key": "F"})):
+        assert r["scales"][0]["priority"] == "primary"
         for entry in r["scales"]:
             # compared as pitch classes: a scale spells by its own degrees (altered: b13,
             # where aug7 has #5)
-            assert tones <= _pcs(entry["notes"]), (canonical, entry["name"])
-            assert _pcs(entry["avoid"]) <= _pcs(entry["notes"]) - tones
+            scale = _pcs(entry["notes"])
+            lacked = tones - scale
+            assert not (held and lacked), (chord.symbol, r.get("key"), entry["name"])
+            clashing = {p for p in scale - tones if {(p + 1) % 12, (p - 1) % 12} & lacked}
+            assert clashing <= _pcs(entry["avoid"]) <= scale - tones, \
+                (chord.symbol, r.get("key"), entry)
+
+
+@pytest.mark.parametrize(("chord", "key", "scales"), [
+    # the 13#5 (1 3 #5 b7 9 13) fits no scale: whole tone and mixolydian b6 lack only the 13;
+    # mixolydian (the role's scale) lacks the #5 and would play the natural 5 against it
+    ("G+13", "C", {"whole tone": [], "mixolydian b6": ["C"]}),
+    ("Caug13", "F", {"whole tone": [], "mixolydian b6": ["F"]}),
+    # no scale of its class holds the diminished major seventh: the catalogue's that do
+    ("Cdim(maj7)", "C", {"whole-half diminished": [], "lydian #2": ["E", "G"]}),
+    ("Cm#11", "Bb", {"dorian #4": [], "blues": [], "lydian #2": ["E"]}),
+])
+def test_a_chord_no_scale_of_its_class_holds(chord: str, key: str,
+                                             scales: dict[str, list[str]]) -> None:
+    assert _scales(chord, key) == scales
 
 
 def _pcs(notes: list[str]) -> set[int]:
@@ -149,11 +174,11 @@ def test_slash_bass_counts_for_the_scale() -> None:
     assert analyze({"chord": "C/Bb", "key": "C"})["scales"][0]["name"] == "mixolydian"
     # without a slash nothing changes
     assert analyze({"chord": "C", "key": "C"})["scales"][0]["name"] == "ionian"
-    # a bass no scale of the class holds: the scales stay, and the bass adds no avoid note to
-    # a scale without it (this test said C/Db ionian avoided D: no Db is in that scale, so
-    # nothing clashes with the D)
-    assert analyze({"chord": "C/Db", "key": "C"})["scales"] == \
-        analyze({"chord": "C", "key": "C"})["scales"]
+    # a bass no scale of the class holds still sounds: the note a half step above it is a
+    # minor ninth over it (this test pinned C/Db's scales to C's: ionian avoided F only)
+    assert _scales("C/Db", "C") == {"ionian": ["D", "F"], "lydian": ["D"],
+                                    "major pentatonic": ["D"]}
+    assert _scales("C/Ab", "C")["ionian"] == ["F", "A"]
     # in a scale that holds the bass, the note a half step above it is avoided: G/E in C,
     # mixolydian avoids F over the E as well as C over the B
     first = analyze({"chord": "G/E", "key": "C"})["scales"][0]
