@@ -160,6 +160,14 @@ def test_a_progression_that_cannot_fit_the_duration_is_refused_on_durationSec() 
     ("swing", "Cm7 | F7", "C", "minor"),           # dorian's sixth belongs to the minor key
     # a V7 -> I cadence outweighs a final relative minor (was A minor)
     ("swing", "Dm7 G7 C | Am", "C", "major"),
+    # a major tune's secondary dominants never tip it into the minor key on its ii or vi
+    # (were A minor, D minor, D minor, G minor, C minor, A minor)
+    ("swing", "Cmaj7 Cmaj7 D7 D7 Dm7 G7 Cmaj7 Cmaj7", "C", "major"),
+    ("swing", "Cmaj7 A7 | Dm7 G7 | Cmaj7", "C", "major"),
+    ("swing", "Em7 A7 | Dm7 G7 | Cmaj7", "C", "major"),
+    ("swing", "Fmaj7 Fmaj7 Gm7 C7 Am7 D7 Gm7 C7 Fmaj7", "F", "major"),
+    ("swing", "Bbmaj7 Gm7 Cm7 F7 Dm7 G7 Cm7 F7 Bbmaj7", "Bb", "major"),
+    ("swing", "Bm7 E7 | Am7 D7 | Gmaj7", "G", "major"),
     # a mode named without a tonic keeps the mode; the tonic comes from the chords
     ("Phrygian vamp", "Em7 | Fmaj7", "E", "phrygian"),
     ("Dorian vamp", "Am7 | D7", "A", "dorian"),
@@ -176,6 +184,7 @@ def test_the_key_of_a_progression(prompt: str, progression: str, key: str, mode:
 @pytest.mark.parametrize(("progression", "pc", "signature"), [
     ("Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", 0, (0, 0)),      # C major
     ("Dm7 | Dm7 | Ebmaj7 | Dm7", 2, (-1, 1)),           # D minor (was a Bb pedal under Dm7)
+    ("Cmaj7 A7 | Dm7 G7 | Cmaj7 | Cmaj7", 0, (0, 0)),   # C major (was a D pedal under Cmaj7)
 ])
 def test_a_pedal_under_a_user_progression_sits_on_its_tonic(progression: str, pc: int,
                                                             signature: tuple[int, int]) -> None:
