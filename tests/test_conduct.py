@@ -303,7 +303,8 @@ def test_an_unparsable_chord_is_reported_with_its_index() -> None:
 
 
 def test_a_fill_leads_into_each_new_chorus_when_the_band_is_playing_hard() -> None:
-    result = conduct({"prompt": "intense shuffle blues in G", "durationSec": 52})
+    # 40 s of shuffle is two whole choruses (24 bars at 144), never a chorus and a line
+    result = conduct({"prompt": "intense shuffle blues in G", "durationSec": 40})
     check_midi(result)
     bars = result["conductor"]["bars"]
     assert bars >= 24

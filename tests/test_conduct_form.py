@@ -88,15 +88,24 @@ def test_a_user_progression_ends_as_given() -> None:
 @pytest.mark.parametrize(("request_", "bars", "tempo"), [
     # whole choruses when their tempo is within 1.25x of the asked (or the style's) one
     ({"prompt": "medium swing blues in F", "durationSec": 62}, 36, 139.35),
-    # else sections (8 bars of an AABA): a duration never doubles the tempo (were 32 bars at
-    # 256 and at 128: a ballad played as a swing tune)
+    # else an A section of an AABA: a duration never doubles the tempo (were 32 bars at 256
+    # and at 128: a ballad played as a swing tune)
     ({"prompt": "rhythm changes", "durationSec": 30}, 16, 128.0),
     ({"prompt": "ballad AABA", "durationSec": 60}, 16, 64.0),
-    ({"prompt": "slow ballad AABA in Eb", "durationSec": 75}, 24, 76.8),
-    # else 4-bar phrases (bossa: 16 bars would be 192 bpm), else the nearest phrase
-    ({"prompt": "bossa nova", "durationSec": 20}, 12, 144.0),
-    ({"prompt": "ballad AABA", "durationSec": 20}, 4, 48.0),
-    ({"prompt": "AABA in F", "durationSec": 20}, 12, 144.0),
+    # ... and never stops after the bridge (were 24 bars, AAB, at 76.8 and at 64)
+    ({"prompt": "slow ballad AABA in Eb", "durationSec": 75}, 16, 51.2),
+    ({"prompt": "ballad AABA in Eb", "durationSec": 90}, 32, 85.33),
+    ({"prompt": "rhythm changes in Bb", "durationSec": 40}, 32, 192.0),    # was 24 at 144
+    # a bossa stops after a half, whatever the tempo (was 12 bars at 144)
+    ({"prompt": "bossa nova", "durationSec": 20}, 8, 96.0),
+    # else the nearest stop (were 4 bars at 48 and 12 at 144: cut inside an A)
+    ({"prompt": "ballad AABA", "durationSec": 20}, 8, 96.0),
+    ({"prompt": "AABA in F", "durationSec": 20}, 16, 192.0),
+    # a blues is played in whole choruses, up to twice the tempo (were 20, 16 and 20 bars:
+    # cut after the first line of a chorus)
+    ({"prompt": "shuffle blues in A", "durationSec": 40}, 24, 144.0),
+    ({"prompt": "swing blues in F", "durationSec": 30}, 24, 192.0),
+    ({"prompt": "funk blues in E", "durationSec": 45}, 24, 128.0),
     # a user progression is played whole, at the tempo that fits
     ({"prompt": "swing", "progression": "C | D | E | F | G | C D E F", "durationSec": 5},
      6, 288.0),
@@ -117,15 +126,39 @@ def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
         assert chords == one * (len(chords) // len(one)) and len(chords) % len(one) == 0
 
 
-@pytest.mark.parametrize("prompt", ["ballad AABA", "slow ballad AABA in Eb", "bossa nova",
-                                    "rhythm changes at 200 bpm", "medium swing blues",
-                                    "fast samba", "jazz waltz", "gospel, 90 bpm"])
-@pytest.mark.parametrize("duration", [30, 45, 60, 75, 120, 200])
-def test_a_duration_keeps_the_tempo_and_cuts_at_a_phrase(prompt: str, duration: int) -> None:
+# Where a piece may stop, as the musicians would: (chorus length, bars into a chorus where it
+# may stop besides its end, how far the tempo may move to stop there).
+CUTS: dict[str, tuple[int, tuple[int, ...], float]] = {
+    "blues": (12, (), 2.0),                    # a blues is never cut
+    "aaba": (32, (8, 16), 1.25),               # after an A, never after the bridge
+    "halves": (16, (8,), 1.25),
+    "song": (8, (4,), 1.25),
+}
+
+
+@pytest.mark.parametrize(("prompt", "form"), [
+    ("ballad AABA", "aaba"), ("slow ballad AABA in Eb", "aaba"), ("bossa nova", "halves"),
+    ("rhythm changes at 200 bpm", "aaba"), ("rhythm changes in Bb", "aaba"),
+    ("medium swing blues", "blues"), ("shuffle blues in A", "blues"), ("minor blues", "blues"),
+    ("funk blues in E", "blues"), ("rock blues", "blues"), ("fast samba", "halves"),
+    ("jazz waltz", "halves"), ("gospel, 90 bpm", "song")])
+@pytest.mark.parametrize("duration", [20, 30, 40, 45, 60, 75, 90, 120, 200])
+def test_a_duration_keeps_the_tempo_and_cuts_where_the_form_may_stop(
+        prompt: str, form: str, duration: int) -> None:
+    chorus, inner, factor = CUTS[form]
     plan = read_prompt(prompt)
-    c = conduct({"prompt": prompt, "durationSec": duration})["conductor"]
-    assert abs(math.log(c["tempo"] / plan.tempo)) <= math.log(1.25) + 1e-3, c
-    assert c["bars"] % 4 == 0 and c["durationSec"] == pytest.approx(duration, rel=0.01)
+    result = conduct({"prompt": prompt, "durationSec": duration})
+    c = result["conductor"]
+    assert c["bars"] % chorus in {0, *inner}, (c, result["leadSheet"])
+    assert c["durationSec"] == pytest.approx(duration, rel=0.01)
+    # the tempo stays within the factor whenever a stop plays there
+
+    def ratio(bars: int) -> float:            # of the tempo that plays ``bars`` in the duration
+        return abs(math.log(bars / c["bars"] * c["tempo"] / plan.tempo))
+
+    stops = [k + s for k in range(0, 400, chorus) for s in (*inner, chorus)]
+    if any(ratio(n) <= math.log(factor) for n in stops):
+        assert ratio(c["bars"]) <= math.log(factor) + 1e-3, c
 
 
 @pytest.mark.parametrize("duration", [None, 5, 60, 900])

@@ -200,14 +200,30 @@ def realise_form(name: str, mode: str, tonic: Spelled) -> list[list[str]]:
 
 
 PHRASE_BARS = 4                      # the shortest phrase a piece may be cut after
+# Where a piece played from a form may stop inside a chorus (bars into it; every form may stop
+# after a whole chorus, and after one the same points come again): a blues only after whole
+# choruses, an AABA (and rhythm changes) after an A section, never after the bridge, a form in
+# two halves after a half. Any other form (the 8-bar songs, the vamps) after any 4-bar phrase.
+STOPS: dict[str, tuple[int, ...]] = {
+    "blues": (), "basic_blues": (), "minor_blues": (),
+    "aaba": (8, 16), "rhythm_changes": (8, 16),
+    "bossa": (8,), "waltz": (8,), "samba": (8,),
+}
+# How far a duration may move the asked (or the style's) tempo to reach a stop before the
+# nearest one is taken whatever its tempo: a blues plays faster or slower rather than be cut.
+TEMPO_FACTOR = 1.25
+FORM_TEMPO_FACTOR: dict[str, float] = {"blues": 2.0, "basic_blues": 2.0, "minor_blues": 2.0}
 
 
-def section_bars(name: str, mode: str) -> int:
-    """The length of a form's sections, where a piece may stop: 8 bars in forms of 16 bars or
-    more made of 8-bar sections (AABA's A, rhythm changes, the bossa's halves), else 4 (each
-    line of the blues)."""
+def stops(name: str, mode: str) -> tuple[int, ...]:
+    """Where a piece may stop inside a chorus of the form, in bars, the whole chorus last:
+    ``(8, 16, 32)`` for an AABA, ``(12,)`` for a blues, ``(4, 8)`` for an 8-bar song."""
     n = len(bars_of(form_text(name, mode)))
-    return 2 * PHRASE_BARS if n >= 16 and n % 8 == 0 else PHRASE_BARS
+    return (*STOPS.get(name, range(PHRASE_BARS, n, PHRASE_BARS)), n)
+
+
+def tempo_factor(name: str) -> float:
+    return FORM_TEMPO_FACTOR.get(name, TEMPO_FACTOR)
 
 
 def _is_tonic(numeral: str) -> bool:
