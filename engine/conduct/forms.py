@@ -114,14 +114,18 @@ FORMS: dict[str, tuple[str, str]] = {
 # below (a mode without a dominant has none: a modal vamp falls back to its tonic as it does
 # all along).
 APPROACH: dict[str, str] = {"major": "ii7 V7", "minor": "iiø7 V7"}
-# Forms that approach their last tonic their own way, (major, minor).
+# Forms that approach their last tonic their own way, (major, minor): the plain blues by its
+# V7, a pop song by its own plagal IV (its V is already in bars 2 and 6: an approach by V read
+# I-V-V-I) or minor bVII, the major modal vamp by none (no functional ii-V in a vamp).
 FORM_APPROACH: dict[str, tuple[str, str]] = {
     "basic_blues": ("V7", "V7"),
-    "pop": ("V", "bVII"),
+    "pop": ("IV", "bVII"),
+    "vamp_major": ("", ""),
 }
 # The last bars of a piece that ends where a chorus of these forms ends, replacing the form's
 # own: the jazz blues's bar 10 V7 resolves on bar 11's tonic (its own "I7 VI7 | ii7 V7" is a
-# turnaround into the next chorus).
+# turnaround into the next chorus). Cut elsewhere (only with "N bars") these forms never end
+# on a bar of their own: their I7 in bars 4 and 8 leads on to IV.
 ENDINGS: dict[str, tuple[str, str]] = {
     "blues": ("I7 | I7", "i7 | i7"),
     "basic_blues": ("I7 | I7", "i7 | i7"),
@@ -241,6 +245,25 @@ def tonic_numeral(name: str, mode: str) -> str:
     return "i" if mode == "minor" else "I"
 
 
+# Quality marks that make an upper-case numeral a dominant seventh: I7 ends a piece only in a
+# form whose tonic is one (the blues); elsewhere it leads on (gospel's and rhythm changes's
+# "I I7" heads for IV).
+DOMINANT_MARKS = frozenset({"7", "9", "13", "7b9", "7#9", "7#11", "7sus4"})
+
+
+def _is_final(numeral: str, tonic: str) -> bool:
+    """Whether a chord may end a piece whose form's tonic chord is ``tonic``: on the tonic,
+    with its third, a dominant seventh only if the tonic is one (``I6`` ends an ``Imaj7``
+    form, ``I7`` does not)."""
+    def kind(n: str) -> tuple[bool, bool]:
+        m = _NUMERAL_RE.match(n)
+        assert m is not None
+        upper = m.group(2).isupper()
+        return upper, upper and m.group(3) in DOMINANT_MARKS
+
+    return _is_tonic(numeral) and kind(numeral) == kind(tonic)
+
+
 def _degree(numeral: str) -> tuple[str, str] | None:
     """A numeral's accidental and degree, upper case (``"bVII7"`` -> ``("b", "VII")``);
     None for a chord over another bass or a minor-family degree."""
@@ -253,20 +276,23 @@ def _degree(numeral: str) -> tuple[str, str] | None:
 def ending(name: str, mode: str, tonic: Spelled, bars: int) -> list[list[str]]:
     """The last bars of a piece of ``bars`` bars played from this form, to replace its own.
 
-    After a whole chorus: the form's own ending (``ENDINGS``). A piece whose last bar is all
-    on the tonic ends there, on the form's own cadence (``ii7 V7 | I6`` of a standard, AA of
-    an AABA). Otherwise the last bar becomes the form's tonic chord, and the bar before it the
-    approach (``FORM_APPROACH``, ``APPROACH``) unless it already ends on the approach's last
-    chord: ``| Fm7 | Ebmaj7 |`` ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7 | Imaj7 |`` ends
-    ``| ii7 V7 | Imaj7 |``."""
+    After a whole chorus: the form's own ending (``ENDINGS``). A piece whose last bar ends on
+    the form's tonic (``_is_final``) ends there, on the form's own cadence (``ii7 V7 | I6`` of
+    a standard, AA of an AABA), except in the ``ENDINGS`` forms, which end their own way only
+    after a whole chorus. Otherwise the last bar becomes the form's tonic chord, and the bar
+    before it the approach (``FORM_APPROACH``, ``APPROACH``) unless it already ends on the
+    approach's last chord: ``| Fm7 | Ebmaj7 |`` ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7
+    | Imaj7 |`` ends ``| ii7 V7 | Imaj7 |``, gospel's ``| I IV/I | I I7 |`` ends ``| I IV/I
+    | ii7 V7 | I |``."""
     form = bars_of(form_text(name, mode))
     minor = mode == "minor"
     last = form[(bars - 1) % len(form)]
+    tonic_chord = tonic_numeral(name, mode)
     text = ENDINGS.get(name, ("", ""))[minor] if bars % len(form) == 0 else ""
-    if not text and all(_is_tonic(n) for n in last):
+    if not text and name not in ENDINGS and _is_final(last[-1], tonic_chord):
         text = " ".join(last)
     if not text:
-        text = tonic_numeral(name, mode)
+        text = tonic_chord
         approach = FORM_APPROACH[name][minor] if name in FORM_APPROACH else APPROACH.get(mode)
         before = form[(bars - 2) % len(form)]
         if bars > 1 and approach and _degree(before[-1]) != _degree(approach.split()[-1]):
