@@ -282,7 +282,8 @@ class Arranger:
         """A pattern bass note: the root low, the other chord tones in their place above it
         (``lines.figure_shape``), within an octave of the note before and of the root. The
         note that leads into the next chord (``ahead``, its root's pitch) is an approach into
-        it, or stays within an octave of it: the roots were chosen so that it rarely moves."""
+        it, or stays within an octave of it: the roots were chosen so that it rarely moves.
+        A pedal's tonic (``T``) keeps the pitch of the one before."""
         if role == "R":
             return root
         if role == "A" and ahead is not None:
