@@ -140,3 +140,13 @@ def test_the_boogie_bass_climbs_root_third_fifth_sixth() -> None:
     # Within the register (E1..E3) and leaps of an octave at most, a figure spanning a sixth
     # cannot climb in every bar: the roots would have to keep rising.
     assert climbs >= 0.7 * total
+
+
+@pytest.mark.parametrize("style", STYLE_PROMPTS)
+def test_a_pedal_holds_one_pitch_all_piece_long(style: str) -> None:
+    # the pedal never follows the roots' octaves (was "ballad, pedal bass, in G": G2 G2 | G1)
+    for key in KEYS:
+        result = conduct({"prompt": f"{style}, pedal bass, in {key}"})
+        pitches = {e["pitch"] for e in result["lanes"]["bass"]}
+        assert len(pitches) == 1 and pitches.pop() % 12 == parse(key).root.pc, \
+            (key, result["leadSheet"])

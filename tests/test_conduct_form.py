@@ -18,14 +18,20 @@ MINOR_THIRD = {"minor": True, "dorian": True, "phrygian": True, "aeolian": True,
                "locrian": True, "major": False, "lydian": False, "mixolydian": False}
 PC = {"C": 0, "Db": 1, "D": 2, "Eb": 3, "E": 4, "F": 5, "F#": 6, "Gb": 6, "G": 7, "Ab": 8,
       "A": 9, "Bb": 10, "B": 11, "C#": 1, "Cb": 11}
-OWN_APPROACH = {"shuffle blues": (5,), "funk": (5,), "bossa nova": (1,), "rock": (10,),
-                # a blues cut after its second line ends on its own iv -> i
-                "swing blues, 32 bars": (5,)}
+# Approaches a form makes its own way: the funk vamp's IV, the bossa's bII7, rock's plagal IV
+# (minor: bVII), the IV of a vamp in major or minor ("modal vamp", "Dorian vamp in Bb minor":
+# no ii-V in a vamp).
+OWN_APPROACH = {"funk": (5,), "bossa nova": (1,), "rock": (5, 10), "vamp": (5,)}
+# ... and only after a whole chorus: the plain blues's last line, V7 | IV7 | I7 (cut after
+# its second line it is approached by its V7, never IV7 -> I7 as in bar 8)
+CHORUS_APPROACH = {"shuffle blues": (5,)}
 FORM_PROMPTS = ("medium swing blues", "shuffle blues", "minor blues", "bossa nova", "ballad",
                 "jazz waltz", "funk", "samba", "rock", "gospel", "modal vamp", "Dorian vamp",
                 "Phrygian vamp", "Lydian vamp", "Mixolydian vamp", "Locrian vamp",
                 "rhythm changes", "AABA", "ii-V-I", "turnaround", "swing blues, 32 bars",
-                "ballad, 10 bars")
+                "ballad, 10 bars", "shuffle blues, 8 bars", "shuffle blues, 20 bars",
+                "gospel, 2 bars", "gospel, 10 bars", "rhythm changes, 5 bars", "rock, 12 bars",
+                "modal vamp, 6 bars")
 
 
 def last_bar(result: dict[str, Any]) -> list[str]:
@@ -54,8 +60,10 @@ def test_every_form_ends_on_its_tonic(prompt: str, key: str, duration: int | Non
     if c["mode"] in ("major", "minor"):
         interval = (approach.root.pc - chord.root.pc) % 12
         dominant = interval == 7 and "b3" not in approach.intervals
-        assert dominant or interval in OWN_APPROACH.get(prompt, ()), \
-            (result["leadSheet"], approach.symbol)
+        style = prompt.split(",")[0]
+        own = (*OWN_APPROACH.get(style, OWN_APPROACH.get(style.split()[-1], ())),
+               *(CHORUS_APPROACH.get(style, ()) if c["bars"] % 12 == 0 else ()))
+        assert dominant or interval in own, (result["leadSheet"], approach.symbol)
     # the crash of the final bar sounds under the tonic
     bar_ticks = 480 * 4 * int(c["timeSignature"][0]) // int(c["timeSignature"][2])
     start = (c["bars"] - 1) * bar_ticks
@@ -72,6 +80,20 @@ def test_every_form_ends_on_its_tonic(prompt: str, key: str, duration: int | Non
     ("AABA in Eb, 12 bars", "| Ebmaj7 | Cm7 | Fm7 Bb7 | Ebmaj7 |"),
     # a form that ends on V7 | I keeps it
     ("ballad in Db", "| Ebm7 Ab7 | Gbmaj7 Gbm7 | Fm7 Bb7 | Ebm7 Ab7 | Db6 |"),
+    # a bar "I I7" never ends a piece: its I7 leads on to IV (were "| C F/C | C C7 |",
+    # "| C C7 |" and "| Bb Bb7 |")
+    ("gospel in C, 2 bars", "| Dm7 G7 | C |"),
+    ("gospel in C, 10 bars", "| Dm7 G7sus4 | C | Dm7 G7 | C |"),
+    ("rhythm changes in Bb, 5 bars", "| Cm7 F7 | Bb6 |"),
+    # a blues cut mid-chorus ends on its V7, not on its own IV7 -> I7 of bar 8 or I7 of bar 4
+    ("shuffle blues in C, 8 bars", "| F7 | F7 | G7 | C7 |"),
+    ("shuffle blues in C, 4 bars", "| C7 | F7 | G7 | C7 |"),
+    ("medium swing blues in F, 8 bars", "| Bb7 | Bdim7 | Gm7 C7 | F7 |"),
+    # a pop song ends on its own plagal IV -> I (was "| G | D | D | G |": I-V-V-I)
+    ("rock in G, 16 bars", "| G | D | C | G |"),
+    ("rock in G, 12 bars", "| G | D | C | G |"),
+    # a modal vamp falls back to its tonic, no ii-V (was "| Dm7 G7 | Cmaj7 |")
+    ("modal vamp in C, 8 bars", "| Cmaj7 | Fmaj7 | Cmaj7 | Cmaj7 |"),
 ])
 def test_a_form_ends_on_its_tonic_after_its_dominant(prompt: str, end: str) -> None:
     sheet = conduct({"prompt": prompt})["leadSheet"]
@@ -88,15 +110,24 @@ def test_a_user_progression_ends_as_given() -> None:
 @pytest.mark.parametrize(("request_", "bars", "tempo"), [
     # whole choruses when their tempo is within 1.25x of the asked (or the style's) one
     ({"prompt": "medium swing blues in F", "durationSec": 62}, 36, 139.35),
-    # else sections (8 bars of an AABA): a duration never doubles the tempo (were 32 bars at
-    # 256 and at 128: a ballad played as a swing tune)
+    # else an A section of an AABA: a duration never doubles the tempo (were 32 bars at 256
+    # and at 128: a ballad played as a swing tune)
     ({"prompt": "rhythm changes", "durationSec": 30}, 16, 128.0),
     ({"prompt": "ballad AABA", "durationSec": 60}, 16, 64.0),
-    ({"prompt": "slow ballad AABA in Eb", "durationSec": 75}, 24, 76.8),
-    # else 4-bar phrases (bossa: 16 bars would be 192 bpm), else the nearest phrase
-    ({"prompt": "bossa nova", "durationSec": 20}, 12, 144.0),
-    ({"prompt": "ballad AABA", "durationSec": 20}, 4, 48.0),
-    ({"prompt": "AABA in F", "durationSec": 20}, 12, 144.0),
+    # ... and never stops after the bridge (were 24 bars, AAB, at 76.8 and at 64)
+    ({"prompt": "slow ballad AABA in Eb", "durationSec": 75}, 16, 51.2),
+    ({"prompt": "ballad AABA in Eb", "durationSec": 90}, 32, 85.33),
+    ({"prompt": "rhythm changes in Bb", "durationSec": 40}, 32, 192.0),    # was 24 at 144
+    # a bossa stops after a half, whatever the tempo (was 12 bars at 144)
+    ({"prompt": "bossa nova", "durationSec": 20}, 8, 96.0),
+    # else the nearest stop (were 4 bars at 48 and 12 at 144: cut inside an A)
+    ({"prompt": "ballad AABA", "durationSec": 20}, 8, 96.0),
+    ({"prompt": "AABA in F", "durationSec": 20}, 16, 192.0),
+    # a blues is played in whole choruses, up to twice the tempo (were 20, 16 and 20 bars:
+    # cut after the first line of a chorus)
+    ({"prompt": "shuffle blues in A", "durationSec": 40}, 24, 144.0),
+    ({"prompt": "swing blues in F", "durationSec": 30}, 24, 192.0),
+    ({"prompt": "funk blues in E", "durationSec": 45}, 24, 128.0),
     # a user progression is played whole, at the tempo that fits
     ({"prompt": "swing", "progression": "C | D | E | F | G | C D E F", "durationSec": 5},
      6, 288.0),
@@ -117,15 +148,39 @@ def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
         assert chords == one * (len(chords) // len(one)) and len(chords) % len(one) == 0
 
 
-@pytest.mark.parametrize("prompt", ["ballad AABA", "slow ballad AABA in Eb", "bossa nova",
-                                    "rhythm changes at 200 bpm", "medium swing blues",
-                                    "fast samba", "jazz waltz", "gospel, 90 bpm"])
-@pytest.mark.parametrize("duration", [30, 45, 60, 75, 120, 200])
-def test_a_duration_keeps_the_tempo_and_cuts_at_a_phrase(prompt: str, duration: int) -> None:
+# Where a piece may stop, as the musicians would: (chorus length, bars into a chorus where it
+# may stop besides its end, how far the tempo may move to stop there).
+CUTS: dict[str, tuple[int, tuple[int, ...], float]] = {
+    "blues": (12, (), 2.0),                    # a blues is never cut
+    "aaba": (32, (8, 16), 1.25),               # after an A, never after the bridge
+    "halves": (16, (8,), 1.25),
+    "song": (8, (4,), 1.25),
+}
+
+
+@pytest.mark.parametrize(("prompt", "form"), [
+    ("ballad AABA", "aaba"), ("slow ballad AABA in Eb", "aaba"), ("bossa nova", "halves"),
+    ("rhythm changes at 200 bpm", "aaba"), ("rhythm changes in Bb", "aaba"),
+    ("medium swing blues", "blues"), ("shuffle blues in A", "blues"), ("minor blues", "blues"),
+    ("funk blues in E", "blues"), ("rock blues", "blues"), ("fast samba", "halves"),
+    ("jazz waltz", "halves"), ("gospel, 90 bpm", "song")])
+@pytest.mark.parametrize("duration", [20, 30, 40, 45, 60, 75, 90, 120, 200])
+def test_a_duration_keeps_the_tempo_and_cuts_where_the_form_may_stop(
+        prompt: str, form: str, duration: int) -> None:
+    chorus, inner, factor = CUTS[form]
     plan = read_prompt(prompt)
-    c = conduct({"prompt": prompt, "durationSec": duration})["conductor"]
-    assert abs(math.log(c["tempo"] / plan.tempo)) <= math.log(1.25) + 1e-3, c
-    assert c["bars"] % 4 == 0 and c["durationSec"] == pytest.approx(duration, rel=0.01)
+    result = conduct({"prompt": prompt, "durationSec": duration})
+    c = result["conductor"]
+    assert c["bars"] % chorus in {0, *inner}, (c, result["leadSheet"])
+    assert c["durationSec"] == pytest.approx(duration, rel=0.01)
+    # the tempo stays within the factor whenever a stop plays there
+
+    def ratio(bars: int) -> float:            # of the tempo that plays ``bars`` in the duration
+        return abs(math.log(bars / c["bars"] * c["tempo"] / plan.tempo))
+
+    stops = [k + s for k in range(0, 400, chorus) for s in (*inner, chorus)]
+    if any(ratio(n) <= math.log(factor) for n in stops):
+        assert ratio(c["bars"]) <= math.log(factor) + 1e-3, c
 
 
 @pytest.mark.parametrize("duration", [None, 5, 60, 900])
@@ -160,6 +215,14 @@ def test_a_progression_that_cannot_fit_the_duration_is_refused_on_durationSec() 
     ("swing", "Cm7 | F7", "C", "minor"),           # dorian's sixth belongs to the minor key
     # a V7 -> I cadence outweighs a final relative minor (was A minor)
     ("swing", "Dm7 G7 C | Am", "C", "major"),
+    # a major tune's secondary dominants never tip it into the minor key on its ii or vi
+    # (were A minor, D minor, D minor, G minor, C minor, A minor)
+    ("swing", "Cmaj7 Cmaj7 D7 D7 Dm7 G7 Cmaj7 Cmaj7", "C", "major"),
+    ("swing", "Cmaj7 A7 | Dm7 G7 | Cmaj7", "C", "major"),
+    ("swing", "Em7 A7 | Dm7 G7 | Cmaj7", "C", "major"),
+    ("swing", "Fmaj7 Fmaj7 Gm7 C7 Am7 D7 Gm7 C7 Fmaj7", "F", "major"),
+    ("swing", "Bbmaj7 Gm7 Cm7 F7 Dm7 G7 Cm7 F7 Bbmaj7", "Bb", "major"),
+    ("swing", "Bm7 E7 | Am7 D7 | Gmaj7", "G", "major"),
     # a mode named without a tonic keeps the mode; the tonic comes from the chords
     ("Phrygian vamp", "Em7 | Fmaj7", "E", "phrygian"),
     ("Dorian vamp", "Am7 | D7", "A", "dorian"),
@@ -176,12 +239,14 @@ def test_the_key_of_a_progression(prompt: str, progression: str, key: str, mode:
 @pytest.mark.parametrize(("progression", "pc", "signature"), [
     ("Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", 0, (0, 0)),      # C major
     ("Dm7 | Dm7 | Ebmaj7 | Dm7", 2, (-1, 1)),           # D minor (was a Bb pedal under Dm7)
+    ("Cmaj7 A7 | Dm7 G7 | Cmaj7 | Cmaj7", 0, (0, 0)),   # C major (was a D pedal under Cmaj7)
 ])
 def test_a_pedal_under_a_user_progression_sits_on_its_tonic(progression: str, pc: int,
                                                             signature: tuple[int, int]) -> None:
     result = conduct({"prompt": "ballad over a pedal", "progression": progression,
                       "durationSec": 30})
-    assert {e["pitch"] % 12 for e in result["lanes"]["bass"]} == {pc}
+    pitches = {e["pitch"] for e in result["lanes"]["bass"]}
+    assert len(pitches) == 1 and {p % 12 for p in pitches} == {pc}, sorted(pitches)
     score = check_midi(result)
     assert [(k.key, k.tonality) for k in score.key_signatures] == [signature]
 

@@ -28,7 +28,6 @@ __all__ = ["conduct"]
 MIN_DURATION, MAX_DURATION = 5, 900
 DEFAULT_MIN_BARS = 16          # without a duration or a bar count, forms repeat to this length
 MAX_FIT_BARS = 2048
-TEMPO_FACTOR = 1.25            # a duration may move the asked (or the style's) tempo this much
 Bars = list[list[tuple[int, Chord | None]]]
 
 
@@ -54,7 +53,8 @@ def conduct(request: Any) -> dict[str, Any]:
         tonic, mode = plan.tonic, plan.mode
         symbol_bars = forms.realise_form(form, mode, tonic)
         form_len = len(symbol_bars)
-        bars, tempo = _fit(plan, form_len, forms.section_bars(form, mode), quarters, duration)
+        bars, tempo = _fit(plan, forms.stops(form, mode), forms.tempo_factor(form), quarters,
+                           duration)
         piece = [symbol_bars[b % form_len] for b in range(bars)]
         # The piece ends on the tonic, approached by its dominant, the final crash under it.
         tail = forms.ending(form, mode, tonic, bars)
@@ -136,17 +136,19 @@ def _key_of(plan: Plan, bars: list[list[str]]) -> tuple[Spelled, str]:
     return keyfind.find_key(timed, modes)
 
 
-def _fit(plan: Plan, form_len: int, section: int, quarters: float,
+def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
          duration: float | None) -> tuple[int, float]:
-    """Bars and tempo (quarter notes per minute, 2 decimals) for a form.
+    """Bars and tempo (quarter notes per minute, 2 decimals) for a form whose chorus may stop
+    at ``stops`` (``forms.stops``: bars into a chorus, the whole chorus last).
 
-    With a duration: the asked bar count if its tempo is within bounds; else the bar count
-    whose tempo is nearest the asked (or the style's) one, among whole choruses if one plays
-    within ``TEMPO_FACTOR`` of it, else among the form's sections (``section`` bars: AA of an
-    AABA), else among its 4-bar phrases; when none is within the factor, the nearest phrase
-    (a piece is never cut mid-phrase). Always within MIN_TEMPO..MAX_TEMPO."""
+    With a duration: the asked bar count if its tempo is within bounds; else, among the bar
+    counts where the form may stop, a whole number of choruses if one plays within ``factor``
+    of the asked (or the style's) tempo, else the stop nearest that tempo within ``factor``,
+    else the nearest stop whatever its tempo; only when no stop plays within
+    MIN_TEMPO..MAX_TEMPO (a blues in 5 s) the nearest 4-bar phrase. Always within bounds."""
+    chorus = stops[-1]
     if duration is None:
-        bars = plan.bars or form_len * math.ceil(DEFAULT_MIN_BARS / form_len)
+        bars = plan.bars or chorus * math.ceil(DEFAULT_MIN_BARS / chorus)
         return bars, _bpm(plan.tempo)
 
     def tempo_for(n: int) -> float:
@@ -155,16 +157,16 @@ def _fit(plan: Plan, form_len: int, section: int, quarters: float,
     def ratio(n: int) -> float:
         return abs(math.log(tempo_for(n) / plan.tempo))
 
+    def playable(counts: range | list[int]) -> list[int]:
+        return [n for n in counts if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
+
     if plan.bars and MIN_TEMPO <= tempo_for(plan.bars) <= MAX_TEMPO:
         return plan.bars, _bpm(tempo_for(plan.bars))
-    cands: list[int] = []
-    for step in (form_len, section, forms.PHRASE_BARS):
-        cands = [n for n in range(step, MAX_FIT_BARS, step)
-                 if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO] or cands
-        best = min(cands, key=lambda n: (ratio(n), n), default=None)
-        if best is not None and ratio(best) <= math.log(TEMPO_FACTOR):
-            return best, _bpm(tempo_for(best))
-    bars = min(cands or [1, 2, 3], key=lambda n: (ratio(n), n))
+    cands = playable([k + s for k in range(0, MAX_FIT_BARS, chorus) for s in stops])
+    within = [n for n in cands if ratio(n) <= math.log(factor) + 1e-9]
+    pool = ([n for n in within if n % chorus == 0] or within or cands
+            or playable(range(forms.PHRASE_BARS, MAX_FIT_BARS, forms.PHRASE_BARS)) or [1, 2, 3])
+    bars = min(pool, key=lambda n: (ratio(n), n))
     return bars, _bpm(tempo_for(bars))
 
 

@@ -220,7 +220,10 @@ class Arranger:
 
     def _pattern(self, plan: str, sounding: list[int]) -> list[Note]:
         """A bass figure from the style's role string over every chord: the chord change marked
-        by its root (a pedal's tonic), the final chord's root held."""
+        by its root (a pedal's tonic), the final chord's root held. Without a sounding chord
+        (a progression all ``NC``) the bass rests."""
+        if not sounding:
+            return []
         t = self.timing
         first_role = "T" if plan.startswith("T") else "R"
         figures: list[list[tuple[int, int, str]]] = []
@@ -240,9 +243,9 @@ class Arranger:
             if self.segs[si + 1].chord is None:
                 hits = [(a, b, "5" if r == "A" else r) for a, b, r in hits]
             figures.append(hits)
-        chords = [self.segs[si].chord for si in sounding]
+        chords = [self._sounding(si) for si in sounding]
         roots = lines.pattern_roots([(c, tuple(r for _, _, r in hits))
-                                     for c, hits in zip(chords, figures, strict=True) if c])
+                                     for c, hits in zip(chords, figures, strict=True)])
         out: list[Note] = []
         prev = lines.START
         for k, (si, hits) in enumerate(zip(sounding, figures, strict=True)):
@@ -257,6 +260,12 @@ class Arranger:
                 off = t.at(min(end, seg.end))
                 out.append((t.at(start), max(1, off - t.at(start) - 20), prev, vel))
         return out
+
+    def _sounding(self, si: int) -> Chord:
+        """The chord of a segment known to sound."""
+        chord = self.segs[si].chord
+        assert chord is not None
+        return chord
 
     def _pulse_ticks(self, seg: Segment, pulses: list[int]) -> list[int]:
         origin = seg.bar * self.timing.bar_ticks
@@ -273,13 +282,16 @@ class Arranger:
         """A pattern bass note: the root low, the other chord tones in their place above it
         (``lines.figure_shape``), within an octave of the note before and of the root. The
         note that leads into the next chord (``ahead``, its root's pitch) is an approach into
-        it, or stays within an octave of it: the roots were chosen so that it rarely moves."""
+        it, or stays within an octave of it: the roots were chosen so that it rarely moves.
+        A pedal's tonic (``T``) keeps the pitch of the one before."""
         if role == "R":
             return root
         if role == "A" and ahead is not None:
             return lines.approach(ahead, prev, self.rng)
         if role == "T":
-            return lines.fit(self.tonic_pc, prev, (prev, ahead))
+            # A pedal never plays the next root: it holds its own pitch (within an octave of
+            # the root's would move it when the roots change octave).
+            return lines.fit(self.tonic_pc, prev, (prev,))
         shape = lines.figure_shape(chord, ("5" if role == "A" else role,), root)[0]
         assert shape is not None
         return lines.fit(shape % 12, shape, (prev, root, ahead))

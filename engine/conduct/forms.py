@@ -114,14 +114,18 @@ FORMS: dict[str, tuple[str, str]] = {
 # below (a mode without a dominant has none: a modal vamp falls back to its tonic as it does
 # all along).
 APPROACH: dict[str, str] = {"major": "ii7 V7", "minor": "iiø7 V7"}
-# Forms that approach their last tonic their own way, (major, minor).
+# Forms that approach their last tonic their own way, (major, minor): the plain blues by its
+# V7, a pop song by its own plagal IV (its V is already in bars 2 and 6: an approach by V read
+# I-V-V-I) or minor bVII, the major modal vamp by none (no functional ii-V in a vamp).
 FORM_APPROACH: dict[str, tuple[str, str]] = {
     "basic_blues": ("V7", "V7"),
-    "pop": ("V", "bVII"),
+    "pop": ("IV", "bVII"),
+    "vamp_major": ("", ""),
 }
 # The last bars of a piece that ends where a chorus of these forms ends, replacing the form's
 # own: the jazz blues's bar 10 V7 resolves on bar 11's tonic (its own "I7 VI7 | ii7 V7" is a
-# turnaround into the next chorus).
+# turnaround into the next chorus). Cut elsewhere (only with "N bars") these forms never end
+# on a bar of their own: their I7 in bars 4 and 8 leads on to IV.
 ENDINGS: dict[str, tuple[str, str]] = {
     "blues": ("I7 | I7", "i7 | i7"),
     "basic_blues": ("I7 | I7", "i7 | i7"),
@@ -200,14 +204,30 @@ def realise_form(name: str, mode: str, tonic: Spelled) -> list[list[str]]:
 
 
 PHRASE_BARS = 4                      # the shortest phrase a piece may be cut after
+# Where a piece played from a form may stop inside a chorus (bars into it; every form may stop
+# after a whole chorus, and after one the same points come again): a blues only after whole
+# choruses, an AABA (and rhythm changes) after an A section, never after the bridge, a form in
+# two halves after a half. Any other form (the 8-bar songs, the vamps) after any 4-bar phrase.
+STOPS: dict[str, tuple[int, ...]] = {
+    "blues": (), "basic_blues": (), "minor_blues": (),
+    "aaba": (8, 16), "rhythm_changes": (8, 16),
+    "bossa": (8,), "waltz": (8,), "samba": (8,),
+}
+# How far a duration may move the asked (or the style's) tempo to reach a stop before the
+# nearest one is taken whatever its tempo: a blues plays faster or slower rather than be cut.
+TEMPO_FACTOR = 1.25
+FORM_TEMPO_FACTOR: dict[str, float] = {"blues": 2.0, "basic_blues": 2.0, "minor_blues": 2.0}
 
 
-def section_bars(name: str, mode: str) -> int:
-    """The length of a form's sections, where a piece may stop: 8 bars in forms of 16 bars or
-    more made of 8-bar sections (AABA's A, rhythm changes, the bossa's halves), else 4 (each
-    line of the blues)."""
+def stops(name: str, mode: str) -> tuple[int, ...]:
+    """Where a piece may stop inside a chorus of the form, in bars, the whole chorus last:
+    ``(8, 16, 32)`` for an AABA, ``(12,)`` for a blues, ``(4, 8)`` for an 8-bar song."""
     n = len(bars_of(form_text(name, mode)))
-    return 2 * PHRASE_BARS if n >= 16 and n % 8 == 0 else PHRASE_BARS
+    return (*STOPS.get(name, range(PHRASE_BARS, n, PHRASE_BARS)), n)
+
+
+def tempo_factor(name: str) -> float:
+    return FORM_TEMPO_FACTOR.get(name, TEMPO_FACTOR)
 
 
 def _is_tonic(numeral: str) -> bool:
@@ -225,6 +245,25 @@ def tonic_numeral(name: str, mode: str) -> str:
     return "i" if mode == "minor" else "I"
 
 
+# Quality marks that make an upper-case numeral a dominant seventh: I7 ends a piece only in a
+# form whose tonic is one (the blues); elsewhere it leads on (gospel's and rhythm changes's
+# "I I7" heads for IV).
+DOMINANT_MARKS = frozenset({"7", "9", "13", "7b9", "7#9", "7#11", "7sus4"})
+
+
+def _is_final(numeral: str, tonic: str) -> bool:
+    """Whether a chord may end a piece whose form's tonic chord is ``tonic``: on the tonic,
+    with its third, a dominant seventh only if the tonic is one (``I6`` ends an ``Imaj7``
+    form, ``I7`` does not)."""
+    def kind(n: str) -> tuple[bool, bool]:
+        m = _NUMERAL_RE.match(n)
+        assert m is not None
+        upper = m.group(2).isupper()
+        return upper, upper and m.group(3) in DOMINANT_MARKS
+
+    return _is_tonic(numeral) and kind(numeral) == kind(tonic)
+
+
 def _degree(numeral: str) -> tuple[str, str] | None:
     """A numeral's accidental and degree, upper case (``"bVII7"`` -> ``("b", "VII")``);
     None for a chord over another bass or a minor-family degree."""
@@ -237,20 +276,23 @@ def _degree(numeral: str) -> tuple[str, str] | None:
 def ending(name: str, mode: str, tonic: Spelled, bars: int) -> list[list[str]]:
     """The last bars of a piece of ``bars`` bars played from this form, to replace its own.
 
-    After a whole chorus: the form's own ending (``ENDINGS``). A piece whose last bar is all
-    on the tonic ends there, on the form's own cadence (``ii7 V7 | I6`` of a standard, AA of
-    an AABA). Otherwise the last bar becomes the form's tonic chord, and the bar before it the
-    approach (``FORM_APPROACH``, ``APPROACH``) unless it already ends on the approach's last
-    chord: ``| Fm7 | Ebmaj7 |`` ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7 | Imaj7 |`` ends
-    ``| ii7 V7 | Imaj7 |``."""
+    After a whole chorus: the form's own ending (``ENDINGS``). A piece whose last bar ends on
+    the form's tonic (``_is_final``) ends there, on the form's own cadence (``ii7 V7 | I6`` of
+    a standard, AA of an AABA), except in the ``ENDINGS`` forms, which end their own way only
+    after a whole chorus. Otherwise the last bar becomes the form's tonic chord, and the bar
+    before it the approach (``FORM_APPROACH``, ``APPROACH``) unless it already ends on the
+    approach's last chord: ``| Fm7 | Ebmaj7 |`` ends ``| Fm7 Bb7 | Ebmaj7 |``, ``| iii7 VI7
+    | Imaj7 |`` ends ``| ii7 V7 | Imaj7 |``, gospel's ``| I IV/I | I I7 |`` ends ``| I IV/I
+    | ii7 V7 | I |``."""
     form = bars_of(form_text(name, mode))
     minor = mode == "minor"
     last = form[(bars - 1) % len(form)]
+    tonic_chord = tonic_numeral(name, mode)
     text = ENDINGS.get(name, ("", ""))[minor] if bars % len(form) == 0 else ""
-    if not text and all(_is_tonic(n) for n in last):
+    if not text and name not in ENDINGS and _is_final(last[-1], tonic_chord):
         text = " ".join(last)
     if not text:
-        text = tonic_numeral(name, mode)
+        text = tonic_chord
         approach = FORM_APPROACH[name][minor] if name in FORM_APPROACH else APPROACH.get(mode)
         before = form[(bars - 2) % len(form)]
         if bars > 1 and approach and _degree(before[-1]) != _degree(approach.split()[-1]):

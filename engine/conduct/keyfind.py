@@ -3,10 +3,13 @@
 Every candidate key (the 12 tonics x major/minor, or the 12 tonics of a mode the direction
 named) gets a cost, the lowest wins:
 
-- each sounding chord adds the number of its triad's tones (root, third, fifth, and the slash
+- each sounding chord adds the cost of its triad's tones (root, third, fifth, and the slash
   bass) outside the key's scale, times its length in bars: sevenths and tensions are colour
-  (a blues's I7 is its tonic), and minor keys allow the raised sixth and seventh of the
-  melodic minor, so a V7 belongs to its minor key and ``Cm7 | F7`` (a dorian vamp) to C minor;
+  (a blues's I7 is its tonic). A minor key's scale is the natural minor with its leading
+  tone, so a V7 belongs to its minor key; its raised sixth (the melodic minor's, dorian's)
+  costs half a wrong note (``PARTIAL``), so ``Cm7 | F7`` (a dorian vamp) is C minor but a
+  major tune's secondary dominant (``Cmaj7 A7 | Dm7 G7 | Cmaj7``, whose A7 and G7 would both
+  fit D minor with the whole sixth) does not tip it into the minor key on its ii or vi;
 - a tonic actually heard takes a bonus off: the last chord on the tonic with the mode's third
   (or none) ``FINAL``, a V7 -> I arrival on it (a dominant on the fifth above the tonic
   followed by a chord on the tonic) ``CADENCE``, the first chord on it ``FIRST``.
@@ -31,6 +34,11 @@ from engine.notes import Spelled, parse_spelled
 
 FINAL, CADENCE, FIRST = 0.5, 0.75, 0.5
 MAX_BONUS = 1.0                      # one wrong triad tone held for a bar
+WRONG = 1.0                          # a triad tone outside the key, held for a bar
+# Tones outside a mode's scale that cost less than a wrong note: the minor key's raised sixth
+# (pitch class above the tonic -> cost).
+PARTIAL: dict[str, dict[int, float]] = {"minor": {9: 0.5}}
+LEADING_TONE = 11
 # Degrees of the major scale each mode starts on: its scale is the major scale rotated.
 MODE_START = {"major": 0, "dorian": 1, "phrygian": 2, "lydian": 3, "mixolydian": 4,
               "aeolian": 5, "locrian": 6}
@@ -42,10 +50,10 @@ Timed = tuple[Chord, float]
 
 
 def scale_pcs(mode: str) -> frozenset[int]:
-    """Pitch classes above the tonic of a mode (minor: natural minor plus the melodic minor's
-    raised sixth and seventh)."""
+    """Pitch classes above the tonic of a mode (minor: natural minor plus the leading tone;
+    its raised sixth is ``PARTIAL``)."""
     if mode == "minor":
-        return frozenset(SCALE_STEPS["minor"]) | {9, 11}
+        return frozenset(SCALE_STEPS["minor"]) | {LEADING_TONE}
     major = SCALE_STEPS["major"]
     start = MODE_START[mode]
     return frozenset((s - major[start]) % 12 for s in major)
@@ -59,7 +67,8 @@ def find_key(chords: list[Timed], modes: tuple[str, ...]) -> tuple[Spelled, str]
         scale = scale_pcs(mode)
         for tonic in range(12):
             bonus = _bonus(chords, tonic, mode)
-            rank = (_wrong(chords, tonic, scale) - bonus, -bonus, mi, tonic, mode)
+            rank = (_wrong(chords, tonic, scale, PARTIAL.get(mode, {})) - bonus, -bonus, mi,
+                    tonic, mode)
             if best is None or rank[:4] < best[:4]:
                 best = rank
     assert best is not None
@@ -67,12 +76,15 @@ def find_key(chords: list[Timed], modes: tuple[str, ...]) -> tuple[Spelled, str]
     return _spelling(chords, pc, mode), mode
 
 
-def _wrong(chords: list[Timed], tonic: int, scale: frozenset[int]) -> float:
-    """Triad tones outside the scale, weighted by their length in bars."""
+def _wrong(chords: list[Timed], tonic: int, scale: frozenset[int],
+           partial: dict[int, float]) -> float:
+    """Triad tones outside the scale (``partial`` ones at their own cost), weighted by their
+    length in bars."""
     cost = 0.0
     for chord, bars in chords:
         tones = set(chord.pcs[:3]) if chord.bass is None else {*chord.pcs[:3], chord.bass.pc}
-        cost += bars * sum((pc - tonic) % 12 not in scale for pc in tones)
+        steps = [(pc - tonic) % 12 for pc in tones]
+        cost += bars * sum(partial.get(s, WRONG) for s in steps if s not in scale)
     return cost
 
 
