@@ -128,6 +128,10 @@ def test_a_user_progression_ends_as_given() -> None:
     ({"prompt": "shuffle blues in A", "durationSec": 40}, 24, 144.0),
     ({"prompt": "swing blues in F", "durationSec": 30}, 24, 192.0),
     ({"prompt": "funk blues in E", "durationSec": 45}, 24, 128.0),
+    # a clip too short for a chorus near the tempo is a 4-bar phrase with the blues's ending
+    # (was one chorus at 288 bpm for a medium swing blues in 10 s)
+    ({"prompt": "medium swing blues in F", "durationSec": 10}, 4, 96.0),
+    ({"prompt": "bossa nova in Bb minor", "durationSec": 8}, 4, 120.0),
     # a user progression is played whole, at the tempo that fits
     ({"prompt": "swing", "progression": "C | D | E | F | G | C D E F", "durationSec": 5},
      6, 288.0),

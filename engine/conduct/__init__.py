@@ -143,9 +143,11 @@ def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
 
     With a duration: the asked bar count if its tempo is within bounds; else, among the bar
     counts where the form may stop, a whole number of choruses if one plays within ``factor``
-    of the asked (or the style's) tempo, else the stop nearest that tempo within ``factor``,
-    else the nearest stop whatever its tempo; only when no stop plays within
-    MIN_TEMPO..MAX_TEMPO (a blues in 5 s) the nearest 4-bar phrase. Always within bounds."""
+    of the asked (or the style's) tempo, else the stop nearest that tempo within ``factor``;
+    when no stop is that near and a clip shorter than the form's first section is (a blues in
+    10 s would be a chorus at 288 bpm: it plays 4 bars at 96), that clip, which gets the form's
+    ending; else the nearest stop, else the nearest 4-bar phrase, whatever its tempo (a blues
+    in 5 s). Always within bounds."""
     chorus = stops[-1]
     if duration is None:
         bars = plan.bars or chorus * math.ceil(DEFAULT_MIN_BARS / chorus)
@@ -163,9 +165,15 @@ def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
     if plan.bars and MIN_TEMPO <= tempo_for(plan.bars) <= MAX_TEMPO:
         return plan.bars, _bpm(tempo_for(plan.bars))
     cands = playable([k + s for k in range(0, MAX_FIT_BARS, chorus) for s in stops])
-    within = [n for n in cands if ratio(n) <= math.log(factor) + 1e-9]
-    pool = ([n for n in within if n % chorus == 0] or within or cands
-            or playable(range(forms.PHRASE_BARS, MAX_FIT_BARS, forms.PHRASE_BARS)) or [1, 2, 3])
+    phrases = playable(range(forms.PHRASE_BARS, MAX_FIT_BARS, forms.PHRASE_BARS))
+    clips = [n for n in phrases if n < stops[0]]  # shorter than the form's first section
+
+    def near(counts: list[int]) -> list[int]:
+        return [n for n in counts if ratio(n) <= math.log(factor) + 1e-9]
+
+    within = near(cands)
+    pool = ([n for n in within if n % chorus == 0] or within or near(clips) or cands
+            or phrases or [1, 2, 3])
     bars = min(pool, key=lambda n: (ratio(n), n))
     return bars, _bpm(tempo_for(bars))
 
