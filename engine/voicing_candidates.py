@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from itertools import permutations
+from itertools import pairwise, permutations
 
 import numpy as np
 
@@ -19,10 +19,13 @@ from engine.notes import Spelled, degree_number, parse_spelled, spell_interval
 from engine.voicing_styles import (
     ADDED_TONES,
     ALTERATIONS,
+    CLASH_INTERVALS,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
     GIVE_UP_ORDER,
+    GIVES_WAY,
     NAMED_EXTENSIONS,
+    REDUNDANT_ROLES,
     SPREAD_TIERS,
     SUS_LABELS,
     Style,
@@ -100,7 +103,7 @@ def select(chord: Chord, style: Style) -> Selection:
     """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles): a
     slash bass first (bass styles), then the slots, then written alterations and the highest
     named extension in colour voices."""
-    picker = _Picker(chord)
+    picker = _Picker(chord, style.alterations)
     if style.bass and chord.bass is not None and chord.bass.pc != chord.root.pc:
         picker.take(Tone(chord.bass, "bass", chord.bass.pc, False, -1), BASS_SLOT, "bass")
     for k, alternatives in enumerate(style.slots):
@@ -110,7 +113,7 @@ def select(chord: Chord, style: Style) -> Selection:
                 picker.take(tone, k, role)
                 break
     if style.alterations:
-        picker.admit_colour()
+        picker.admit_colour(style.slots)
     # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
     omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
                     if pc not in picker.sounding)
@@ -118,11 +121,14 @@ def select(chord: Chord, style: Style) -> Selection:
 
 
 class _Picker:
-    """Fills slots one by one; no pitch class twice, except the root once after ``R2``."""
+    """Fills slots one by one; no pitch class twice, except the root once after ``R2``. With
+    ``colour`` (the styles with colour voices) the tones of ``GIVES_WAY`` fill no slot."""
 
-    def __init__(self, chord: Chord) -> None:
+    def __init__(self, chord: Chord, colour: bool) -> None:
         self.chord = chord
         self.fams, self.has_ninth = _families(chord)
+        self.yielding = {label for label, partner in GIVES_WAY.items()
+                         if colour and partner in chord.intervals}
         self.tones: list[Tone] = []
         self.slots: list[int] = []
         self.roles: list[str] = []
@@ -136,18 +142,22 @@ class _Picker:
         self.sounding.add(tone.pc)
         self.doubled = self.doubled or role == "R2"
 
-    def admit_colour(self) -> None:
+    def admit_colour(self, slots: tuple[tuple[str, ...], ...]) -> None:
         """Each written alteration left out, then the chord's highest named extension (its
         natural 13, 11 or 9), takes the voice of the natural colour tone first in
         ``GIVE_UP_ORDER`` (the later slot on a tie), while there is one; the extension only
-        from a tone that order gives up before it, never from another alteration."""
+        from a tone that order gives up before it (a tone that gives way only from a
+        ``REDUNDANT_ROLES`` voice), never from another alteration. The newcomer sounds in the
+        slot of its own family; the tone there moves to the slot given up."""
         written = {t.label: t for family in self.fams.values() for t in family}
         claims = [(written[label], len(GIVE_UP_ORDER)) for label in ALTERATIONS
                   if label in written]
         extensions = {t.label: t for f in NAMED_EXTENSIONS for t in self.fams[f]}
         named = [extensions[label] for label in NAMED_EXTENSIONS if label in extensions]
         if named:
-            claims.append((named[-1], GIVE_UP_ORDER.index(named[-1].label)))
+            top = named[-1]
+            claims.append((top, len(REDUNDANT_ROLES) if top.label in self.yielding
+                           else GIVE_UP_ORDER.index(top.label)))
         for tone, rank in claims:
             if tone.pc in self.sounding:
                 continue
@@ -161,6 +171,15 @@ class _Picker:
             self.sounding.discard(self.tones[v].pc)
             self.tones[v], self.roles[v] = tone, tone.label
             self.sounding.add(tone.pc)
+            self._to_family_slot(v, slots)
+
+    def _to_family_slot(self, v: int, slots: tuple[tuple[str, ...], ...]) -> None:
+        """Swap voice ``v`` into the slot of its tone's family, if another voice holds it."""
+        family = next(f for f, members in self.fams.items() if self.tones[v] in members)
+        home = next((k for k, alternatives in enumerate(slots) if family in alternatives), None)
+        u = next((u for u, k in enumerate(self.slots) if k == home and u != v), None)
+        if u is not None:
+            self.slots[u], self.slots[v] = self.slots[v], self.slots[u]
 
     def roots(self) -> int:
         return sum(t.pc == self.chord.root.pc for t in self.tones)
@@ -182,6 +201,8 @@ class _Picker:
             return None if spelled.pc in self.sounding \
                 else Tone(spelled, label, spelled.pc, False, -1)
         for tone in fams[role]:
+            if tone.label in self.yielding:
+                continue
             again = role == "R" and self.doubled and self.roots() < 2
             if tone.pc not in self.sounding or again:
                 return tone
@@ -195,17 +216,16 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
-        found = [_chain([i for k in (BASS_SLOT, *order) for i, s in enumerate(sel.slots)
-                         if s == k], pcs) for order in style.orders]
+        tiers = [[_chain([i for k in (BASS_SLOT, *order) for i, s in enumerate(sel.slots)
+                          if s == k], pcs) for order in style.orders]]
     elif style.layout == "spread":
-        found = _spread(pcs)
+        tiers = _spread(pcs)
     else:
-        found = _close(pcs)
+        tiers = [_close(pcs)]
         if style.layout in ("drop2", "drop3"):
             depth = 2 if style.layout == "drop2" else 3
-            found = [_drop(s, depth) for s in found]
-    if style.avoid:
-        found = [v for v in found if not _forms_interval(v, style.avoid)] or found
+            tiers = [[_drop(s, depth) for s in tiers[0]]]
+    found = _preferred(tiers, sel.tones, style)
     unique: dict[tuple[int, ...], list[int]] = {}
     for voices in found:
         low = min(p for p, _ in voices) // 12 * 12
@@ -233,10 +253,37 @@ def _chain(order: list[int], pcs: list[int], first_gap: int = 1, gap: int = 1) -
     return voices
 
 
-def _forms_interval(voices: Voices, intervals: tuple[int, ...]) -> bool:
-    """Whether two voices lie exactly one of ``intervals`` semitones apart."""
-    pitches = [p for p, _ in voices]
-    return any(abs(a - b) in intervals for k, a in enumerate(pitches) for b in pitches[k + 1:])
+def _preferred(tiers: list[list[Voices]], tones: tuple[Tone, ...], style: Style) -> list[Voices]:
+    """The shapes of the first tier that has any without a clash (else of the first tier that
+    has any); for an ``open`` style only those with the fewest seconds among them."""
+    clean = ([v for v in tier if not _clashes(v, tones, style)] for tier in tiers)
+    found = next((tier for tier in clean if tier), None) or next(t for t in tiers if t)
+    if style.open:
+        fewest = min(map(_seconds, found))
+        found = [v for v in found if _seconds(v) == fewest]
+    return found
+
+
+def _clashes(voices: Voices, tones: tuple[Tone, ...], style: Style) -> bool:
+    """Whether two voices (above a bass voice) lie an ``avoid`` interval apart, or a pair of
+    ``GIVES_WAY`` a minor 2nd or 9th apart."""
+    upper = voices[1:] if style.bass else voices
+    for k, (low, i) in enumerate(upper):
+        for high, j in upper[k + 1:]:
+            d, pair = abs(high - low), (tones[i].label, tones[j].label)
+            if low > high:
+                pair = pair[::-1]
+            if d in style.avoid:
+                return True
+            if d in CLASH_INTERVALS and GIVES_WAY.get(pair[1]) == pair[0]:
+                return True
+    return False
+
+
+def _seconds(voices: Voices) -> int:
+    """How many neighbouring upper voices (above the lowest) lie a second apart."""
+    pitches = sorted(p for p, _ in voices)[1:]
+    return sum(b - a <= 2 for a, b in pairwise(pitches))
 
 
 def _close(pcs: list[int]) -> list[Voices]:
@@ -261,9 +308,10 @@ def _drop(voices: Voices, depth: int) -> Voices:
     return sorted([*voices[:k], (voices[k][0] - 12, voices[k][1]), *voices[k + 1:]])
 
 
-def _spread(pcs: list[int]) -> list[Voices]:
+def _spread(pcs: list[int]) -> list[list[Voices]]:
     """Tone 0 in the bass, the others above it in every order that keeps the pad open: the
-    shapes of the first tier of ``SPREAD_TIERS`` that has any."""
+    shapes of each tier of ``SPREAD_TIERS``, then a plain stack as the last resort."""
+    tiers = []
     for first_gap, gap, upper_span, max_span in SPREAD_TIERS:
         kept = []
         for order in permutations(range(1, len(pcs))):
@@ -273,9 +321,8 @@ def _spread(pcs: list[int]) -> list[Voices]:
                 continue
             if voices[-1][0] - voices[0][0] <= max_span:
                 kept.append(voices)
-        if kept:
-            return kept
-    return [_chain(list(range(len(pcs))), pcs)]
+        tiers.append(kept)
+    return [*tiers, [_chain(list(range(len(pcs))), pcs)]]
 
 
 @lru_cache(maxsize=8192)

@@ -34,20 +34,41 @@ chord has one, slash or not).
 Written alterations (``ALTERATIONS``: b5 #5 #11 b9 #9 b13) define a chord's sound. In styles with
 ``alterations`` set (those with room for colour: rootless, bill_evans, pad, drop2, drop3), an
 alteration that no slot took displaces a voice holding a natural colour tone, in the one order
-of ``GIVE_UP_ORDER`` whatever the style's slot order: the natural 5 first, then an added 9 or 13,
-then the 9, then the 11, the 13 last; so a chord's highest named extension (the 13 of a 13
-chord, the 11 of an m11, the 9 of a 9 chord) outlasts the lesser colour tones. After the
-alterations that extension, when no slot took it, claims a voice the same way from a tone the
-order gives up before it (``Cm11`` drop2 is Eb F Bb D, not Eb G Bb D). The root, the
-slash bass and the guide tones are never displaced (the root is absent only where the style
-already drops it). So ``C7#11`` drop2 is E F# Bb C, ``C9#11`` drop2 E Bb D F# (the 5 gives way,
-not the 9) and ``C13b5`` rootless E Gb Bb A (the 9 gives way, not the 13). When every colour
-voice already holds an alteration (``7alt`` in four voices) the rest stay out. Shell, triad and
-the guide-tone styles hold no colour voices.
+of ``GIVE_UP_ORDER`` whatever the style's slot order: a doubled root first, then the natural 5,
+then an added 9 or 13, then the 9, then the 11, the 13 last; so a chord's highest named
+extension (the 13 of a 13 chord, the 11 of an m11, the 9 of a 9 chord) outlasts the lesser
+colour tones. After the alterations that extension, when no slot took it, claims a voice the
+same way from a tone the order gives up before it (``Cm11`` drop2 is Eb F Bb D, not Eb G Bb D).
+The root, the slash bass and the guide tones are never displaced (the root is absent only where
+the style already drops it). So ``C7#11`` drop2 is E F# Bb C, ``C9#11`` drop2 E Bb D F# (the 5
+gives way, not the 9) and ``C13b5`` rootless E Gb Bb A (the 9 gives way, not the 13). When every
+colour voice already holds an alteration (``7alt`` in four voices) the rest stay out. Shell,
+triad and the guide-tone styles hold no colour voices.
+
+A tone that claims a voice sounds in the slot of its own family (``FAMILY_OF_DEGREE``: b5 #5 #11
+b13 in the 5/11/13 slot, b9 #9 in the 9 slot), whichever voice gave way; the tone that held that
+slot moves to the freed one. It matters only for the fixed ``forms``: ``C13b5`` bill_evans gives
+up its 9 but puts the b5 where a 5 goes and the 13 in the 9's place (A form E4 Gb4 Bb4 A5), not
+the b5 on top in the 9's place (E4 A4 Bb4 Gb5; ``Cm11b5`` Eb4 F4 Bb4 Gb5, a minor 9th).
+
+Tones that give way (``GIVES_WAY``), in the colour styles: over a major 3rd the natural 11 (or 4)
+lies a half step above the 3rd, the clash for which API.md §1 leaves the 11 out of a 13 chord;
+jazz practice plays such a chord's 11 only where nothing else would sound, so no slot holds it
+and it claims only a voice that would otherwise double a tone (``REDUNDANT_ROLES``), never the 5
+or another colour tone: ``Cmaj11`` drop2 is B E G D and ``C7add11`` drop2 Bb E G C (the 11
+omitted), while ``Cadd11`` drop2 is F C E G (the 11 in place of the doubled root). Where it does
+sound it is never a minor 2nd or minor 9th above the 3rd (``F3 C4 E4 G4``, not ``G3 E4 F4 C5``).
+Likewise a written b13 puts out the natural 5 a half step below it (``C7b13`` pad is C E Bb Ab,
+not C G Bb E Ab). Written alterations never give way.
 
 ``avoid`` lists intervals (in semitones) no two voices of a shape may form, when the style has
-another shape without them: drop2/drop3 avoid the minor ninth (13), so a major-seventh chord never
-puts its root a minor ninth above its 7th (``Bbmaj7`` drop2 is not A D F Bb).
+another shape without them: drop2/drop3, bill_evans and pad avoid the minor ninth (13), so a
+major-seventh chord never puts its root a minor ninth above its 7th (``Bbmaj7`` drop2 is not A D
+F Bb) and ``C13`` pad never puts its 13 a minor ninth under the b7. A bass voice (pad, shell) is
+left out of that check: a 7b9 pad's root may lie a minor ninth under its b9. The pad (``open``)
+keeps, of the shapes of the first tier that has any without a clash, those with the fewest
+seconds between neighbouring upper voices, so an 11 chord's pad is no cluster (its colour slot takes the 11 before the 9: ``Cm11`` pad is C4 G4 Bb4 Eb5 F5, not
+C3 D4 Eb4 F4 Bb4).
 """
 
 from __future__ import annotations
@@ -78,11 +99,23 @@ FAMILY_ORDER = {
 # Written alterations, in the order they claim a colour voice (#9 before b9, as in FAMILY_ORDER).
 ALTERATIONS = ("#9", "b9", "b13", "#11", "b5", "#5")
 
+# Roles that only double a tone already sounding (the root of a four-way triad): the first to
+# give way, and the only voices a tone that gives way (GIVES_WAY) may claim.
+REDUNDANT_ROLES = ("R2",)
+
 # Roles whose voice a missing written alteration may take (when it holds no alteration itself),
-# the first given up first: the plain 5, the added tones, then the extensions from the 9 up, so
-# the highest named one (13; the 11 of an 11 chord; the 9 of a 9 chord) goes last. One order
-# for every style: a style's slot order says what it holds, not what it can best spare.
-GIVE_UP_ORDER = ("5", "+9", "+13", "9", "11", "13")
+# the first given up first: a doubled root, the plain 5, the added tones, then the extensions
+# from the 9 up, so the highest named one (13; the 11 of an 11 chord; the 9 of a 9 chord) goes
+# last. One order for every style: a style's slot order says what it holds, not what it can
+# best spare.
+GIVE_UP_ORDER = (*REDUNDANT_ROLES, "5", "+9", "+13", "9", "11", "13")
+
+# Tone label -> the chord tone (label) a half step away that it gives way to when the chord has
+# both, in the colour styles: the natural 11 (or 4) a half step above a major 3rd, the natural 5
+# a half step below a written b13. Such a tone fills no slot and claims only a REDUNDANT_ROLES
+# voice; where it sounds, it and its partner never lie a minor 2nd or minor 9th apart.
+GIVES_WAY = {"11": "3", "4": "3", "5": "b13"}
+CLASH_INTERVALS = (1, 13)
 
 # The natural extensions a symbol names, lowest first: the highest one a chord has (not standing
 # in for a 3rd) claims a colour voice like an alteration, from a tone GIVE_UP_ORDER gives up
@@ -119,6 +152,7 @@ class Style:
     orders: tuple[tuple[int, ...], ...] = ()        # "forms": slot indices bottom-up
     alterations: bool = False                       # written alterations displace colour tones
     avoid: tuple[int, ...] = ()                     # intervals between voices avoided if possible
+    open: bool = False                              # fewest seconds between upper voices
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -129,14 +163,15 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     Style("rootless", _UPPER4, "close", alterations=True),
     # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
     Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
-          orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True),
+          orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
     # 1-3-7 or 1-7-3, root lowest (a slash bass below it); a triad's 5 stands in for the 7.
     Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,
           orders=((0, 1, 2), (0, 2, 1))),
     Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
-    # root in the bass (a slash bass below it), 3 and 7, the colour tone, the 5; spread open.
-    Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "9", "11", "5"), ("5", "9", "11")),
-          "spread", bass=True, alterations=True),
+    # root in the bass (a slash bass below it), 3 and 7, the colour tone (an 11 before the 9:
+    # the two with the 3rd make a cluster), the 5; spread open.
+    Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "11", "9", "5"), ("5", "9", "11")),
+          "spread", bass=True, alterations=True, avoid=(13,), open=True),
     Style("guide_tones", (("3", "R"), ("7", "5")), "close"),
     Style("guide_third", (("3", "R"),), "close"),
     Style("guide_seventh", (("7", "5"),), "close"),

@@ -13,7 +13,7 @@ from engine.notes import parse_note_octave
 from engine.symbols import parse
 from engine.tables import COMMON_ALTERATIONS, COMMON_BASES, QUALITY_NAMES
 from engine.voicing import voicing
-from engine.voicing_styles import ALTERATIONS, STYLES
+from engine.voicing_styles import ALTERATIONS, GIVES_WAY, STYLES
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 # Canonical suffixes of API.md §1 plus altered, sus and omission forms from real charts.
@@ -234,9 +234,11 @@ def _vocabulary() -> list[Chord]:
 
 
 def _top_extension(chord: Chord, guides: set[int]) -> int | None:
-    """The pitch class of the chord's highest natural 9, 11 or 13 (not standing in for a 3rd)."""
+    """The pitch class of the chord's highest natural 9, 11 or 13 (not standing in for a 3rd),
+    leaving out an 11 over a major 3rd: it gives way (a minor 9th above the 3rd)."""
     named = [(int(label), pc) for label, pc in zip(chord.intervals, chord.pcs, strict=True)
-             if label in ("9", "11", "13") and pc not in guides]
+             if label in ("9", "11", "13") and pc not in guides
+             and GIVES_WAY.get(label) not in chord.intervals]
     return max(named)[1] if named else None
 
 
