@@ -10,10 +10,11 @@ import pytest
 from engine.chord import Chord
 from engine.symbols import parse
 from engine.voicing import voicing
-from tests.test_voicing_styles import ROOTS, _vocabulary
+from tests.test_voicing_styles import ROOTS
+from tests.vocabulary import vocabulary
 
 COLOUR_STYLES = ("rootless", "bill_evans", "drop2", "drop3", "pad")
-CHORDS = [parse(root + chord.quality) for chord in _vocabulary() for root in ROOTS]
+CHORDS = [parse(root + chord.quality) for chord in vocabulary() for root in ROOTS]
 
 
 def _labels(chord: Chord, pc: int) -> set[str]:

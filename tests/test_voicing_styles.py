@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import combinations
 
 import pytest
 
 from engine.chord import Chord
-from engine.errors import InvalidChord
 from engine.notes import parse_note_octave
 from engine.symbols import parse
-from engine.tables import COMMON_ALTERATIONS, COMMON_BASES, QUALITY_NAMES
+from engine.tables import QUALITY_NAMES
 from engine.voicing import voicing
 from engine.voicing_styles import ALTERATIONS, GIVES_WAY, STYLES
+from tests.vocabulary import CHART_QUALITIES, vocabulary
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
-# Canonical suffixes of API.md §1 plus altered, sus and omission forms from real charts.
-QUALITIES = ("", "m", "dim", "aug", "sus2", "sus4", "5", "6", "m6", "6/9", "m6/9", "7", "maj7",
-             "m7", "m7b5", "dim7", "m(maj7)", "7sus4", "aug7", "maj7#5", "9", "maj9", "m9",
-             "11", "m11", "13", "maj13", "m13", "add9", "7b9", "7#9", "7#11", "7b13", "7#9#11",
-             "7b9b13", "13b9", "13#11", "9#11", "7#5#9", "7alt", "7b5", "maj7b5", "9sus4",
-             "13sus4", "7b9sus4", "madd9", "m11", "7no3", "maj7no5")
+QUALITIES = CHART_QUALITIES
 SLASH = ("C/E", "C/G", "C/D", "Dm7/G", "F/A", "Bb/C", "G7/B", "Ebmaj7/Bb", "F#m7b5/C",
          "Ab6/Eb", "E7sus4/D", "Bbdim7/Db")
 LOW, HIGH = 48, 84
@@ -216,23 +210,6 @@ def test_slash_shells_as_a_pianist_plays_them() -> None:
     assert voicing({"chord": "C/D", "style": "shell"})["notes"] == ["D3", "C4", "G4", "E5"]
 
 
-def _vocabulary() -> list[Chord]:
-    """Every quality the parser knows: the named ones and the common bases with one or two
-    written alterations."""
-    chords = {}
-    for quality in (*QUALITY_NAMES, *QUALITIES):
-        chords[quality] = parse("C" + quality)
-    for base in COMMON_BASES:
-        for n in (1, 2):
-            for alts in combinations(COMMON_ALTERATIONS, n):
-                try:
-                    chord = parse("C" + base + "".join(alts))
-                except InvalidChord:
-                    continue
-                chords[chord.quality] = chord
-    return list(chords.values())
-
-
 def _top_extension(chord: Chord, guides: set[int]) -> int | None:
     """The pitch class of the chord's highest natural 9, 11 or 13 (not standing in for a 3rd),
     leaving out an 11 over a major 3rd: it gives way (a minor 9th above the 3rd)."""
@@ -249,7 +226,7 @@ def test_written_alterations_sound_where_the_style_has_room(style: str) -> None:
     # likewise the chord's highest named extension (the 13 of a 13 chord, the 11 of an m11, the
     # 9 of a 9 chord): an alteration pushes out a lesser colour tone (the 5, an added tone, a
     # lower extension), never the one the symbol is named by.
-    for chord in _vocabulary():
+    for chord in vocabulary():
         third, seventh = _guides(chord)
         if third is None or seventh is None:
             continue
