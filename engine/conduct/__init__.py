@@ -146,8 +146,9 @@ def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
     of the asked (or the style's) tempo, else the stop nearest that tempo within ``factor``;
     when no stop is that near and a clip shorter than the form's first section is (a blues in
     10 s would be a chorus at 288 bpm: it plays 4 bars at 96), that clip, which gets the form's
-    ending; else the nearest stop, else the nearest 4-bar phrase, whatever its tempo (a blues
-    in 5 s). Always within bounds."""
+    ending; else the stop or clip nearest the tempo (a slow ballad in 6 s: 4 bars at 160, not
+    8 at 320), else the nearest 4-bar phrase, whatever its tempo (a blues in 5 s). Always
+    within bounds."""
     chorus = stops[-1]
     if duration is None:
         bars = plan.bars or chorus * math.ceil(DEFAULT_MIN_BARS / chorus)
@@ -172,7 +173,7 @@ def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
         return [n for n in counts if ratio(n) <= math.log(factor) + 1e-9]
 
     within = near(cands)
-    pool = ([n for n in within if n % chorus == 0] or within or near(clips) or cands
+    pool = ([n for n in within if n % chorus == 0] or within or near(clips) or cands + clips
             or phrases or [1, 2, 3])
     bars = min(pool, key=lambda n: (ratio(n), n))
     return bars, _bpm(tempo_for(bars))

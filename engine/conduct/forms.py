@@ -216,7 +216,7 @@ STOPS: dict[str, tuple[int, ...]] = {
 # How far a duration may move the asked (or the style's) tempo to reach a stop before the
 # nearest one is taken whatever its tempo: a blues plays faster or slower rather than be cut.
 TEMPO_FACTOR = 1.25
-FORM_TEMPO_FACTOR: dict[str, float] = {"blues": 2.0, "basic_blues": 2.0, "minor_blues": 2.0}
+FORM_TEMPO_FACTOR: dict[str, float] = {"blues": 1.5, "basic_blues": 1.5, "minor_blues": 1.5}
 
 
 def stops(name: str, mode: str) -> tuple[int, ...]:
