@@ -16,6 +16,7 @@ import numpy as np
 from engine.chord import Chord
 from engine.grid import CLASSES, quality_class
 from engine.notes import Spelled, degree_number, parse_spelled, spell_interval
+from engine.tables import ADDITIONS
 from engine.voicing_styles import (
     ADDED_TONES,
     ALTERATIONS,
@@ -28,6 +29,9 @@ from engine.voicing_styles import (
     REDUNDANT_ROLES,
     SPREAD_TIERS,
     SUS_LABELS,
+    WRITTEN_MIN_UPPER,
+    WRITTEN_STAYS,
+    WRITTEN_TAKES,
     Style,
 )
 
@@ -94,6 +98,12 @@ def _families(chord: Chord) -> tuple[dict[str, list[Tone]], bool]:
     return fams, has_ninth
 
 
+def _added_labels(chord: Chord) -> set[str]:
+    """The degree labels the chord's symbol adds (``add11`` -> 11), from engine.tables."""
+    return {label for mod in ADDITIONS if mod.canonical in chord.quality
+            for label in mod.adds.split()}
+
+
 def _rank(order: tuple[str, ...], tone: Tone) -> int:
     return order.index(tone.label) if tone.label in order else len(order)
 
@@ -103,7 +113,7 @@ def select(chord: Chord, style: Style) -> Selection:
     """The tones ``style`` holds for ``chord``, slot by slot (see engine.voicing_styles): a
     slash bass first (bass styles), then the slots, then written alterations and the highest
     named extension in colour voices."""
-    picker = _Picker(chord, style.alterations)
+    picker = _Picker(chord, style)
     if style.bass and chord.bass is not None and chord.bass.pc != chord.root.pc:
         picker.take(Tone(chord.bass, "bass", chord.bass.pc, False, -1), BASS_SLOT, "bass")
     for k, alternatives in enumerate(style.slots):
@@ -113,6 +123,7 @@ def select(chord: Chord, style: Style) -> Selection:
                 picker.take(tone, k, role)
                 break
     if style.alterations:
+        picker.admit_written(style.slots)
         picker.admit_colour(style.slots)
     # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
     omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
@@ -121,14 +132,18 @@ def select(chord: Chord, style: Style) -> Selection:
 
 
 class _Picker:
-    """Fills slots one by one; no pitch class twice, except the root once after ``R2``. With
-    ``colour`` (the styles with colour voices) the tones of ``GIVES_WAY`` fill no slot."""
+    """Fills slots one by one; no pitch class twice, except the root once after ``R2``. In
+    the styles with colour voices the tones of ``GIVES_WAY`` fill no slot (``yielding``); those
+    the symbol adds (``written``) sound all the same, see ``admit_written``."""
 
-    def __init__(self, chord: Chord, colour: bool) -> None:
+    def __init__(self, chord: Chord, style: Style) -> None:
         self.chord = chord
         self.fams, self.has_ninth = _families(chord)
         self.yielding = {label for label, partner in GIVES_WAY.items()
-                         if colour and partner in chord.intervals}
+                         if style.alterations and partner in chord.intervals}
+        upper = sum(alternatives[0] != "R" for alternatives in style.slots)
+        self.written = {label for label in _added_labels(chord) & self.yielding
+                        if label in WRITTEN_STAYS and upper >= WRITTEN_MIN_UPPER}
         self.tones: list[Tone] = []
         self.slots: list[int] = []
         self.roles: list[str] = []
@@ -141,6 +156,25 @@ class _Picker:
         self.roles.append(role)
         self.sounding.add(tone.pc)
         self.doubled = self.doubled or role == "R2"
+
+    def admit_written(self, slots: tuple[tuple[str, ...], ...]) -> None:
+        """Each tone of ``written`` fills the first empty slot listing its family, else takes
+        the voice of the first role of ``WRITTEN_TAKES`` present (keeping that voice's slot)."""
+        for family, members in self.fams.items():
+            for tone in members:
+                if tone.label not in self.written or tone.pc in self.sounding:
+                    continue
+                empty = [k for k, alternatives in enumerate(slots)
+                         if family in alternatives and k not in self.slots]
+                if empty:
+                    self.take(tone, empty[0], tone.label)
+                    continue
+                held = [v for v, role in enumerate(self.roles) if role in WRITTEN_TAKES]
+                if held:
+                    v = min(held, key=lambda v: WRITTEN_TAKES.index(self.roles[v]))
+                    self.sounding.discard(self.tones[v].pc)
+                    self.tones[v], self.roles[v] = tone, tone.label
+                    self.sounding.add(tone.pc)
 
     def admit_colour(self, slots: tuple[tuple[str, ...], ...]) -> None:
         """Each written alteration left out, then the chord's highest named extension (its
@@ -216,8 +250,9 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
+        # a close stack only where every form clashes (see _preferred)
         tiers = [[_chain([i for k in (BASS_SLOT, *order) for i, s in enumerate(sel.slots)
-                          if s == k], pcs) for order in style.orders]]
+                          if s == k], pcs) for order in style.orders], _close(pcs)]
     elif style.layout == "spread":
         tiers = _spread(pcs)
     else:

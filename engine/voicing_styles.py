@@ -55,11 +55,24 @@ Tones that give way (``GIVES_WAY``), in the colour styles: over a major 3rd the 
 lies a half step above the 3rd, the clash for which API.md §1 leaves the 11 out of a 13 chord;
 jazz practice plays such a chord's 11 only where nothing else would sound, so no slot holds it
 and it claims only a voice that would otherwise double a tone (``REDUNDANT_ROLES``), never the 5
-or another colour tone: ``Cmaj11`` drop2 is B E G D and ``C7add11`` drop2 Bb E G C (the 11
-omitted), while ``Cadd11`` drop2 is F C E G (the 11 in place of the doubled root). Where it does
-sound it is never a minor 2nd or minor 9th above the 3rd (``F3 C4 E4 G4``, not ``G3 E4 F4 C5``).
+or another colour tone: ``Cmaj11`` drop2 is B E G D (the 11 omitted). Where it does sound
+(``CLASH_INTERVALS``) it is never a minor 2nd or minor 9th above the 3rd (``F3 C4 E4 G4``, not
+``G3 E4 F4 C5``).
 Likewise a written b13 puts out the natural 5 a half step below it (``C7b13`` pad is C E Bb Ab,
 not C G Bb E Ab). Written alterations never give way.
+
+An *added* 11 (or 4) is different: an arranger writes ``Cadd11``, ``Cadd4``, ``C7add11``,
+``C6add11``, ``C9add11``, ``Cmaj9add11`` exactly to hear that tone, so in a style with at least
+``WRITTEN_MIN_UPPER`` voices besides the root (every colour style) it always sounds
+(``WRITTEN_STAYS``): in an empty slot of its family if the style has one (``Cadd11`` pad
+C4 F4 E5 G5), else in the voice of a doubled root, an unwritten added 9 or 13, the 5, or (in a
+``13add11``) the 9 (``WRITTEN_TAKES``), never a guide tone's. ``Cadd11`` drop2 is C F G E,
+``C7add11`` rootless F G Bb E (not the C9 D E G Bb), ``Cadd11`` rootless F G E (not the Cadd9
+D E G). It keeps the slot of the voice it took, and where no fixed form keeps it clear of the
+3rd a close stack does (``C9add11`` bill_evans F Bb D E). The guard above still holds: never a
+minor 2nd or 9th above the 3rd, so it lies below the 3rd (a major 7th under it) or well above.
+Only the ``maj11``/``11``-named chords over a major 3rd (``Cmaj11``) keep the jazz rule that
+the 11 gives way: there the 11 is the top of a stack of thirds, not a tone asked for.
 
 ``avoid`` lists intervals (in semitones) no two voices of a shape may form, when the style has
 another shape without them: drop2/drop3, bill_evans and pad avoid the minor ninth (13), so a
@@ -67,8 +80,8 @@ major-seventh chord never puts its root a minor ninth above its 7th (``Bbmaj7`` 
 F Bb) and ``C13`` pad never puts its 13 a minor ninth under the b7. A bass voice (pad, shell) is
 left out of that check: a 7b9 pad's root may lie a minor ninth under its b9. The pad (``open``)
 keeps, of the shapes of the first tier that has any without a clash, those with the fewest
-seconds between neighbouring upper voices, so an 11 chord's pad is no cluster (its colour slot takes the 11 before the 9: ``Cm11`` pad is C4 G4 Bb4 Eb5 F5, not
-C3 D4 Eb4 F4 Bb4).
+seconds between neighbouring upper voices, so an 11 chord's pad is no cluster (its colour slot
+takes the 11 before the 9: ``Cm11`` pad is C4 G4 Bb4 Eb5 F5, not C3 D4 Eb4 F4 Bb4).
 """
 
 from __future__ import annotations
@@ -116,6 +129,15 @@ GIVE_UP_ORDER = (*REDUNDANT_ROLES, "5", "+9", "+13", "9", "11", "13")
 # voice; where it sounds, it and its partner never lie a minor 2nd or minor 9th apart.
 GIVES_WAY = {"11": "3", "4": "3", "5": "b13"}
 CLASH_INTERVALS = (1, 13)
+
+# Tones of GIVES_WAY that do not give way when the symbol adds them (``add11``, ``add4``: the
+# additions of engine.tables that bring them), in a style with at least WRITTEN_MIN_UPPER voices
+# besides its root: such a tone fills the first empty slot that lists its family, else takes
+# the voice of the first role of WRITTEN_TAKES the chord has (a doubled root, an unwritten
+# added 9 or 13, the 5, then a 9 under a named 13; never a guide tone or the top extension).
+WRITTEN_STAYS = ("11", "4")
+WRITTEN_MIN_UPPER = 3
+WRITTEN_TAKES = (*REDUNDANT_ROLES, "+9", "+13", "5", "9")
 
 # The natural extensions a symbol names, lowest first: the highest one a chord has (not standing
 # in for a 3rd) claims a colour voice like an alteration, from a tone GIVE_UP_ORDER gives up

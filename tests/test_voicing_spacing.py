@@ -62,14 +62,14 @@ def test_no_natural_eleven_a_half_step_over_a_major_third(style: str) -> None:
 def test_an_eleven_over_a_major_third_never_puts_out_the_fifth() -> None:
     # jazz practice (API.md §1 leaves the 11 out of a 13 chord for this clash): the 5 stays
     assert voicing({"chord": "Cmaj11", "style": "drop2"})["notes"] == ["B3", "E4", "G4", "D5"]
-    for symbol in ("Cmaj11", "C7add11", "C9add11", "Cmaj9add11"):
+    # (a named maj11 only: a written add11 always sounds, see test_a_written_added_eleven_sounds)
+    for symbol in ("Cmaj11", "Cmaj11/G"):
         for style in COLOUR_STYLES:
             result = voicing({"chord": symbol, "style": style})
             assert "F" in result["omitted"], (symbol, style, result["notes"])
             if style != "bill_evans":         # bill_evans plays 13 for 5 on a dominant
                 assert "G" not in result["omitted"], (symbol, style, result["notes"])
-    # where the 11 is all the colour there is, it takes the doubled root's voice (not the 5's),
-    # below the 3rd or a major 7th under it
+    # Cadd11 in four voices: the 11 takes the doubled root's voice (not the 5's)
     for style in ("drop2", "drop3"):
         add11 = voicing({"chord": "Cadd11", "style": style})
         assert sorted(n[:-1] for n in add11["notes"]) == ["C", "E", "F", "G"], add11
@@ -106,3 +106,40 @@ def test_eleven_chord_pads_are_no_clusters() -> None:
             assert seconds <= 1, (root + quality, upper)
     assert voicing({"chord": "Cm11", "style": "pad"})["notes"] == ["C4", "G4", "Bb4", "Eb5", "F5"]
     assert voicing({"chord": "C13", "style": "pad"})["notes"] == ["C4", "G4", "Bb4", "E5", "A5"]
+
+
+ADDED_ELEVENS = ("add11", "add4", "7add11", "7add4", "6add11", "9add11", "maj7add11",
+                 "maj9add11", "6/9add11", "add9add11", "13add11")
+
+
+def test_a_written_added_eleven_sounds() -> None:
+    # an arranger writes add11/add4 to hear that tone: it sounds in every colour style, never a
+    # minor 2nd/9th above the major 3rd, the written 3 and 7 sound, and no unwritten 9 or 13
+    # sounds in its place
+    for quality in ADDED_ELEVENS:
+        for root in ROOTS:
+            chord = parse(root + quality)
+            eleven = next(pc for label, pc in zip(chord.intervals, chord.pcs, strict=True)
+                          if label in ("11", "4"))
+            guides = {pc for label, pc in zip(chord.intervals, chord.pcs, strict=True)
+                      if label in ("3", "b7", "7", "6")}
+            for style in COLOUR_STYLES:
+                midi = voicing({"chord": chord.symbol, "style": style})["midi"]
+                pcs = {m % 12 for m in midi}
+                where = (chord.symbol, style, midi)
+                assert eleven in pcs, where
+                assert guides <= pcs, where
+                # nothing unwritten instead of the 11 (bill_evans keeps its own 13 for 5)
+                thirteen = {(chord.root.pc + 9) % 12} if style == "bill_evans" else set()
+                assert pcs <= set(chord.pcs) | thirteen, where
+                assert not _eleven_over_third(chord, midi), where
+
+
+def test_added_eleven_voicings() -> None:
+    notes = {(symbol, style): voicing({"chord": symbol, "style": style})["notes"]
+             for symbol in ("Cadd11", "Cadd4", "C7add11") for style in COLOUR_STYLES}
+    assert notes["Cadd11", "rootless"] == notes["Cadd4", "rootless"] == ["F4", "G4", "E5"]
+    assert notes["Cadd11", "pad"] == ["C4", "F4", "E5", "G5"]     # four voices, not a triad
+    assert notes["C7add11", "rootless"] == ["F4", "G4", "Bb4", "E5"]
+    assert notes["C7add11", "drop2"] == ["C4", "F4", "Bb4", "E5"]
+    assert len(notes["C7add11", "pad"]) == 5
