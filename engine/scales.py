@@ -142,12 +142,16 @@ def scale_notes(scale: Scale, root: Spelled) -> list[str]:
                                                                  strict=True)]
 
 
+_FIFTH, _SHARP_FIFTH = 1 << 7, 1 << 8   # bits of a root-relative mask
+
+
 def _ranked(chord_mask: int, core_mask: int, order: list[str]) -> list[str]:
     """The scales to offer, best first: those of ``order`` that hold every chord tone; if none
     does, those of the whole catalogue that do, fewest avoid notes first (Cdim(maj7): whole-half
     diminished); if no scale holds them all (C13#5: the #5 and the 13), the scales missing the
-    fewest core tones, then the fewest tones (C13#5: whole tone and mixolydian b6, which lack
-    only the 13; mixolydian lacks the #5), in ``order`` then catalogue order."""
+    fewest core tones, then the fewest tones other than a natural 5, then the fewest tones
+    (C13#5: whole tone and mixolydian b6, which lack only the 13; mixolydian lacks the #5;
+    C7#9b13: altered, which lacks only the 5), in ``order`` then catalogue order."""
     held = [n for n in order if not chord_mask & ~SCALES[n].mask]
     if held:
         return held
@@ -156,9 +160,14 @@ def _ranked(chord_mask: int, core_mask: int, order: list[str]) -> list[str]:
     if held:
         return sorted(held, key=lambda n: len(_avoid(SCALES[n], chord_mask, core_mask, 0, 0)))
 
-    def missing(name: str) -> tuple[int, int]:
+    # A written b13 (or #5) is the sound the chord asks for: the natural 5 beside it is then
+    # the tone a scale may lack (C9#11b13: whole tone, not lydian dominant without the b13).
+    core = core_mask & ~_FIFTH if chord_mask & _SHARP_FIFTH else core_mask
+
+    def missing(name: str) -> tuple[int, int, int]:
         lacked = chord_mask & ~SCALES[name].mask
-        return bin(lacked & core_mask).count("1"), bin(lacked).count("1")
+        return (bin(lacked & core).count("1"), bin(lacked & ~_FIFTH).count("1"),
+                bin(lacked).count("1"))
     fewest = min(missing(n) for n in everywhere)
     return [n for n in everywhere if missing(n) == fewest]
 

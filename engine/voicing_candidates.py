@@ -157,6 +157,12 @@ class _Picker:
         self.sounding.add(tone.pc)
         self.doubled = self.doubled or role == "R2"
 
+    def replace(self, v: int, tone: Tone) -> None:
+        """Voice ``v`` sounds ``tone`` instead; the tone it held stops sounding only if no other
+        voice holds it (a doubled root giving way leaves the root sounding)."""
+        self.tones[v], self.roles[v] = tone, tone.label
+        self.sounding = {t.pc for t in self.tones}
+
     def admit_written(self, slots: tuple[tuple[str, ...], ...]) -> None:
         """Each tone of ``written`` fills the first empty slot listing its family, else takes
         the voice of the first role of ``WRITTEN_TAKES`` present (keeping that voice's slot)."""
@@ -172,9 +178,7 @@ class _Picker:
                 held = [v for v, role in enumerate(self.roles) if role in WRITTEN_TAKES]
                 if held:
                     v = min(held, key=lambda v: WRITTEN_TAKES.index(self.roles[v]))
-                    self.sounding.discard(self.tones[v].pc)
-                    self.tones[v], self.roles[v] = tone, tone.label
-                    self.sounding.add(tone.pc)
+                    self.replace(v, tone)
 
     def admit_colour(self, slots: tuple[tuple[str, ...], ...]) -> None:
         """Each written alteration left out, then the chord's highest named extension (its
@@ -202,9 +206,7 @@ class _Picker:
                 continue
             v = min(colour, key=lambda v: (GIVE_UP_ORDER.index(self.roles[v]), -self.slots[v],
                                            -v))
-            self.sounding.discard(self.tones[v].pc)
-            self.tones[v], self.roles[v] = tone, tone.label
-            self.sounding.add(tone.pc)
+            self.replace(v, tone)
             self._to_family_slot(v, slots)
 
     def _to_family_slot(self, v: int, slots: tuple[tuple[str, ...], ...]) -> None:

@@ -166,6 +166,16 @@ def test_sharp_five_with_altered_ninth_stays_altered(chord: str) -> None:
     assert resolve({"chord": chord})["scales"][0]["name"] == "altered"
 
 
+@pytest.mark.parametrize(("chord", "first"), [
+    ("C9#11b13", "whole tone"),     # was lydian dominant, which never plays the written Ab
+    ("C7#9b13", "altered"),         # was half-whole diminished, without the b13
+    ("C7#11b13", "whole tone"),
+])
+def test_a_written_b13_outranks_the_natural_fifth_when_no_scale_holds_both(
+        chord: str, first: str) -> None:
+    assert resolve({"chord": chord})["scales"][0]["name"] == first
+
+
 def test_slash_bass_counts_for_the_scale() -> None:
     # F# sounds in the bass: lydian holds it, ionian's F would clash with it
     scales = analyze({"chord": "C/F#", "key": "C"})["scales"]

@@ -268,3 +268,14 @@ def test_drop_voicings_avoid_a_minor_ninth_between_voices(style: str) -> None:
         previous = [69, 74, 77, 82]       # A4 D5 F5 Bb5: the root a minor ninth above the 7th
         led = voicing({"chord": "Bbmaj7", "style": style, "previous": previous})["midi"]
         assert all(b - a != 13 for i, a in enumerate(led) for b in led[i + 1:]), led
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_omitted_names_exactly_the_chord_tones_that_do_not_sound(style: str) -> None:
+    # A doubled root that gives way to a written 11 leaves the root sounding (Cadd4 drop2 is
+    # C4 F4 G4 E5: nothing omitted, not "C").
+    for chord in vocabulary():
+        result = voicing({"chord": chord.symbol, "style": style})
+        sounding = {m % 12 for m in result["midi"]}
+        silent = [n for n, pc in zip(chord.notes, chord.pcs, strict=True) if pc not in sounding]
+        assert result["omitted"] == list(dict.fromkeys(silent)), (chord.symbol, result)
