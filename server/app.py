@@ -39,7 +39,7 @@ from engine.errors import (
     RateLimited,
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
-from server import rsgi
+from server import jsonrpc, rsgi
 from server.auth import Authenticator
 from server.counters import SharedCounters
 from server.gateway import Gateway
@@ -166,12 +166,12 @@ class HarmonyApp:
             return None
         except HarmonyError as exc:
             ctx.error = exc
-            response = error_response(exc)
+            response = _refusal(ctx, exc)
         except Exception:
             # The trace goes to the server's log only; the client learns the code.
             traceback.print_exc(file=sys.stderr)
             ctx.error = InternalError("internal error")
-            response = error_response(ctx.error)
+            response = _refusal(ctx, ctx.error)
         self._finish(ctx, response)
         return response
 
@@ -350,6 +350,17 @@ class McpGate:
             return []
         ticket.settle(self.app.counters, status)
         return ticket.headers()
+
+
+def _refusal(ctx: Context, error: HarmonyError) -> Response:
+    """The error answer of a refused request: REST's error body, or on ``/mcp`` the same error
+    object inside a JSON-RPC error (as a key refusal there already is), with REST's status and
+    headers either way."""
+    response = error_response(error)
+    if ctx.route is not None and ctx.route.surface == "mcp":
+        response.body = jsonrpc.error_body(None, jsonrpc.SERVICE_ERROR, error.message,
+                                           error.to_dict()["error"])
+    return response
 
 
 def _freeze_heap() -> None:

@@ -156,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
     total = time.perf_counter() - start
     errors = int((result.error != 0).sum())
     n = len(result)
-    print(f"analysed {n} rows ({errors} errors) in {analysed:.3f} s "
+    print(f"analysed {n} rows ({errors} {'error' if errors == 1 else 'errors'}) in "
+          f"{analysed:.3f} s "
           f"({n / analysed if analysed else float('inf'):,.0f} rows/s); "
           f"with output {total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
           file=sys.stderr)

@@ -236,8 +236,9 @@ class Store:
                                "NULL", (row[0],)).fetchone()[0]
             cap = plan_named(row[1]).max_keys
             if active >= cap:
-                raise StoreError(f"account {account!r} has {active} active keys; the "
-                                 f"{row[1]} plan allows {cap}")
+                raise StoreError(f"account {account!r} has {active} active "
+                                 f"key{'' if active == 1 else 's'}: its {row[1]} plan allows "
+                                 f"{cap}")
             return self._insert_key(c, row[0])
 
     def rotate_key(self, key_id: str) -> tuple[str, str]:

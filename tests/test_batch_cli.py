@@ -30,7 +30,7 @@ def test_text_in_one_key_jsonl_out(tmp_path: Path, capsys: pytest.CaptureFixture
     rows = [orjson.loads(line) for line in out.splitlines()]
     assert [r.get("numeral") for r in rows] == ["ii7", "V7", "Imaj7", None]
     assert rows[3]["error"]["code"] == "invalid_chord"
-    assert "rows/s" in err and "4 rows (1 errors)" in err
+    assert "rows/s" in err and "4 rows (1 error)" in err
 
 
 def test_csv_in_with_keys_csv_out(tmp_path: Path) -> None:

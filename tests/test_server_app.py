@@ -569,7 +569,10 @@ def test_refusals_before_the_key_check_carry_the_quota_headers_and_count_nothing
     assert [r.status_code for r in answers] == [200, 405, 403, 403, 413, 403, 413, 200, 405, 405,
                                                 429]
     assert answers[1].headers["allow"] == "POST"
-    assert error_of(answers[5]) == "blocked_user_agent"
+    # /mcp refuses in JSON-RPC, the error object in ``data``, like its key refusals
+    assert answers[5].json()["error"]["data"]["code"] == "blocked_user_agent"
+    assert answers[6].json()["jsonrpc"] == "2.0"
+    assert answers[6].json()["error"]["data"]["code"] == "payload_too_large"
     for r in answers[:8]:  # REST and /mcp alike
         assert all(h in r.headers for h in QUOTA_HEADERS), r.status_code
     for r in answers[8:10]:  # no valid key: nothing to report
