@@ -171,10 +171,12 @@ def modal_interchange(ctx: Context) -> list[Change]:
             continue
         assert s.chord is not None
         rule = rules.BORROWED.get((ctx.key.mode, s.degree))
-        if rule is None or s.chord.quality not in rule[1] or (rule[2] and i != last) \
+        if rule is None:
+            continue
+        shift, qualities, final_only = rule
+        if s.chord.quality not in qualities or (final_only and i != last) \
                 or (s.degree != 1 and tonicised(ctx, i)):
             continue
-        shift, qualities, _ = rule
         new = _requality(s, qualities[s.chord.quality]) if shift == rules.SAME_ROOT \
             else _sym(_above(s.root, shift), qualities[s.chord.quality], ctx.key)
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {parallel}"))

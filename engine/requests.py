@@ -15,10 +15,6 @@ MAX_PROGRESSION = 256
 MAX_PROMPT = 2000
 MAX_PREVIOUS = 8
 
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list",
-               bool: "a boolean", dict: "an object"}
-
-
 def require_object(request: Any) -> dict[str, Any]:
     if not isinstance(request, dict):
         raise InvalidRequest("the request body must be a JSON object")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import orjson
 
@@ -44,10 +43,6 @@ class Response:
     def raw_headers(self) -> Headers:
         typed = [] if self.content_type is None else [(b"content-type", self.content_type)]
         return [*typed, (b"content-length", b"%d" % len(self.body)), *self.headers]
-
-
-def json_response(data: Any, status: int = 200) -> Response:
-    return Response(status, orjson.dumps(data))
 
 
 def error_response(error: HarmonyError) -> Response:

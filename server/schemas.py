@@ -63,8 +63,6 @@ def _or_null(schema: JSON) -> JSON:
 
 
 NULLABLE_STR = {"type": ["string", "null"]}
-STRINGS = {"type": "array", "items": {"type": "string"}}
-INTS = {"type": "array", "items": {"type": "integer"}}
 
 # What the engine refuses is refused here too, and the other way round (property-tested in
 # tests/test_server_schemas.py): a blank string, a progression of bar lines only, an integer

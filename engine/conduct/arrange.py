@@ -17,7 +17,6 @@ from engine.conduct.styles import LEVEL, MIN_ENERGY, Groove
 
 PPQ = 480
 Note = tuple[int, int, int, int]          # tick, duration, pitch, velocity
-HARMONY_RANGE = (48, 84)
 DRUM_LENGTH = 60
 FILL_ENERGY = 0.6
 VOLUME = {"harmony": 0.8, "pattern": 0.75, "bass": 0.95, "drums": 1.0}
@@ -189,15 +188,14 @@ class Arranger:
         roots = self._walk_roots(sounding)
         out: list[Note] = []
         for k, si in enumerate(sounding):
-            seg = self.segs[si]
-            assert seg.chord is not None
+            seg, chord = self.segs[si], self._sounding(si)
             e = self.energy[seg.bar]
             nxt = roots[k + 1] if si + 1 < len(self.segs) and self.segs[si + 1].chord else None
             if k + 1 == len(sounding):
                 starts, line = [seg.start], [roots[k]]
             else:
                 starts = self._pulse_ticks(seg, pulses)
-                line = lines.walk(seg.chord, len(starts), roots[k], nxt, self.rng)
+                line = lines.walk(chord, len(starts), roots[k], nxt, self.rng)
             for j, (tick, p) in enumerate(zip(starts, line, strict=True)):
                 end = starts[j + 1] if j + 1 < len(starts) else seg.end
                 vel = _velocity(0.9 if j == 0 else 0.8, e, "bass")
@@ -211,8 +209,7 @@ class Arranger:
         pitches: list[int] = []
         near = lines.START
         for i in sounding:
-            chord = self.segs[i].chord
-            assert chord is not None
+            chord = self._sounding(i)
             aim = near + self.rng.choice((-5, 5)) if pitches else near
             near = lines.place(lines.bass_pc(chord), aim, lines.BASS_LOW, lines.BASS_HIGH)
             pitches.append(near)
@@ -249,13 +246,12 @@ class Arranger:
         out: list[Note] = []
         prev = lines.START
         for k, (si, hits) in enumerate(zip(sounding, figures, strict=True)):
-            seg = self.segs[si]
-            assert seg.chord is not None
+            seg, chord = self.segs[si], self._sounding(si)
             e = self.energy[seg.bar]
             ahead = roots[k + 1] if k + 1 < len(roots) else None
             for j, (start, end, role) in enumerate(hits):
                 leads = j + 1 == len(hits)
-                prev = self._role_pitch(seg.chord, role, prev, roots[k], ahead if leads else None)
+                prev = self._role_pitch(chord, role, prev, roots[k], ahead if leads else None)
                 vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
                 off = t.at(min(end, seg.end))
                 out.append((t.at(start), max(1, off - t.at(start) - 20), prev, vel))
