@@ -103,6 +103,9 @@ def quality_class(chord: Chord) -> int:
 # subdominant-minor family, so predominant).
 OFFSET_FUNCTION = ("tonic", "predominant", "predominant", "tonic", "tonic", "predominant",
                    "predominant", "dominant", "predominant", "tonic", "predominant", "dominant")
+# In a minor key the diatonic bVII (the subtonic) is the dominant of the relative major
+# (F7 -> Bbmaj7 in G minor, Autumn Leaves), not a predominant.
+KEY_MODE_FUNCTION: dict[str, dict[int, str]] = {"minor": {10: "dominant"}}
 
 # Scale families by rotation (the chord-scale of a chord on degree k of a mode is the mode's
 # rotation to k); names are the catalogue's (engine.scales).
@@ -310,8 +313,9 @@ def _fit_scale(claim: Callable[[int, int, int, Interpretation], None], m: int,
             if any((s in (3, 4) and s != third) or (s in (6, 8) and s != fifth)
                    for s in cls.semitones):
                 continue
+            function = KEY_MODE_FUNCTION.get(MODES[m], {}).get(offset, OFFSET_FUNCTION[offset])
             claim(m, offset, c, Interpretation(
-                role, OFFSET_FUNCTION[offset], source.qualifier, source.source,
+                role, function, source.qualifier, source.source,
                 source.borrowed, None, offset, modes[(source.rotation + k) % 7],
                 _accidental(offset - _MAJOR[k]) + _ROMAN[k]))
 

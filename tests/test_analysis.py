@@ -31,7 +31,8 @@ DIATONIC = {
     "minor": [("m7", "i7", "m", "i", "tonic"), ("m7b5", "iiø7", "dim", "ii°", "predominant"),
               ("maj7", "bIIImaj7", "", "bIII", "tonic"), ("m7", "iv7", "m", "iv", "predominant"),
               ("m7", "v7", "m", "v", "dominant"), ("maj7", "bVImaj7", "", "bVI", "predominant"),
-              ("7", "bVII7", "", "bVII", "predominant")],
+              # the subtonic is the dominant of the relative major (F7 -> Bbmaj7 in Gm)
+              ("7", "bVII7", "", "bVII", "dominant")],
 }
 
 
@@ -176,7 +177,7 @@ def test_tensions_outside_the_key_keep_the_role() -> None:
         "V7#9", "dominant, with tensions outside the key", False, None)
     r = an("Bb7b9", "Cm")
     assert (r["numeral"], r["function"], r["source"]) == (
-        "bVII7b9", "predominant, with tensions outside the key", None)
+        "bVII7b9", "dominant, with tensions outside the key", None)
     assert an("Dm9")["diatonic"] and an("G13")["diatonic"]
     assert an("G13")["function"] == "dominant, diatonic"
 

@@ -38,6 +38,9 @@ DIFFERENCES: dict[tuple[str, str, str, str], str] = {
        for k, c in (("C", "F7"), ("A", "D7"), ("Bb", "Eb7"), ("E", "A7"))},
     **{(k, "major", c, "substitute"): "bVII7 is the backdoor dominant (API.md §3), not subV/vi"
        for k, c in (("C", "Bb7"), ("A", "G7"), ("Bb", "Ab7"), ("E", "D7"))},
+    **{(k, "natural", c, "function"): "the subtonic seventh of a minor key is the dominant "
+       "of its relative major (Bb7 -> Ebmaj7 in C minor), tonal's SD"
+       for k, c in (("Cm", "Bb7"), ("Bbm", "Ab7"), ("Bm", "A7"))},
     **{(k, "melodic", c, a): _DOM_IV_MINOR
        for k, c in (("Cm", "F7"), ("Bbm", "Eb7"), ("Bm", "E7"))
        for a in ("function", "scale", "grade")},
