@@ -213,7 +213,8 @@ def dominant_chain(ctx: Context) -> list[Change]:
     # not apply: with one of them already written before the head (A7 Dm7 G7 C) it would only
     # turn the head into its same-root V7, secondary_dominants' change (A7 D7 G7 C).
     # Right to left, as tritone_sub: a chain never resolves into a chord another chain
-    # replaced, and never replaces a chord another chain runs through or resolves to.
+    # replaced, and never replaces a chord another chain runs through or resolves to, nor one
+    # a written dominant resolves to (B7 Emaj7 in All the Things You Are keeps its arrival).
     out: list[Change] = []
     taken: set[int] = set()
     fed: set[int] = set()
@@ -223,8 +224,9 @@ def dominant_chain(ctx: Context) -> list[Change]:
         if t is None or not slots[t].target:
             continue
         k = chain_start(ctx, d)
-        s = k - 1  # the head: not the tonic, not the target
-        if s < 0 or s == t or s in fed or not slots[s].replaceable or slots[s].degree == 1:
+        s = k - 1  # the head: not the tonic, not the target, not the goal of a dominant
+        if s < 0 or s == t or s in fed or not slots[s].replaceable or slots[s].degree == 1 \
+                or tonicised(ctx, s):
             continue
         roots = _spell(slots[k].root, rules.CHAIN_STEPS, ctx.key)
         written = s > 0 and slots[s - 1].family == "dominant" \

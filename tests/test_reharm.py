@@ -467,3 +467,12 @@ def test_an_overlong_key_is_refused_like_analyze_refuses_it() -> None:
     with pytest.raises(InvalidRequest) as err:
         reharmonize({"progression": "Dm7 G7 Cmaj7", "key": "C" * 40})
     assert err.value.field == "key"
+
+
+def test_dominant_chain_never_replaces_the_goal_of_a_written_dominant() -> None:
+    # All the Things You Are's bridge arrives on Emaj7 through B7: a chain that turned the
+    # Emaj7 into D7 G7 (into C7#5 Fm7) left the B7 resolving nowhere.
+    bridge = "Am7 D7 Gmaj7 Gmaj7 F#m7b5 B7 Emaj7 C7#5 Fm7 Bbm7 Eb7 Abmaj7"
+    result = reharmonize({"progression": bridge, "key": "Ab", "techniques": ["dominant_chain"]})
+    changed = {c["index"] for a in result["alternatives"] for c in a["changes"]}
+    assert 6 not in changed
