@@ -211,6 +211,10 @@ def test_a_progression_that_cannot_fit_the_duration_is_refused_on_durationSec() 
 
 @pytest.mark.parametrize(("prompt", "progression", "key", "mode"), [
     ("ballad over a pedal", "Dm7 G7 | Cmaj7 | Cmaj7 | Cmaj7", "C", "major"),
+    # a modulating tune is in the key its final cadence arrives in (All the Things You Are,
+    # through C, Eb, G and E: was C minor)
+    ("swing", "Am7 | D7 | Gmaj7 | F#m7b5 | B7 | Emaj7 | C7#5 | Fm7 | Bbm7 | Eb7 | Abmaj7 | "
+     "Abmaj7", "Ab", "major"),
     ("swing", "Dm7b5 G7b9 | Cm6 | Cm6", "C", "minor"),
     ("swing", "Am7 | D7 | Gmaj7 | Gmaj7", "G", "major"),
     ("bossa", "Ebmaj7 | Cm7 | Fm7 Bb7 | Ebmaj7", "Eb", "major"),

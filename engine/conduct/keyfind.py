@@ -14,6 +14,9 @@ named) gets a cost, the lowest wins:
   (or none) ``FINAL``, a V7 -> I arrival on it (a dominant on the fifth above the tonic
   followed by a chord on the tonic) ``CADENCE``, the first chord on it ``FIRST``.
 
+A progression that ends with a V7 -> I arrival is in that I's key (the candidates are those
+keys alone): a tune ends at home, whatever it visits on the way.
+
 The bonuses together are worth at most one wrong note held for a bar (``MAX_BONUS``), so the
 notes decide: bonuses only balance a wrong note when the tonic is heard at both ends (or
 arrived at by a cadence at the end), and ties go to the larger bonus, then to major, then to
@@ -62,10 +65,16 @@ def scale_pcs(mode: str) -> frozenset[int]:
 def find_key(chords: list[Timed], modes: tuple[str, ...]) -> tuple[Spelled, str]:
     """The best (tonic, mode) for the chords among the 12 tonics of each of ``modes``: the
     lowest cost, then the larger bonus, then the earlier mode, then the lower tonic."""
+    # A final V7 -> I decides: a tune ends in its key, whatever it visits on the way (All the
+    # Things You Are passes through C, Eb, G and E before its Eb7 -> Abmaj7).
+    ending = [(mode, tonic) for mode in modes for tonic in range(12)
+              if _final_cadence(chords, tonic, mode)]
     best: tuple[float, float, int, int, str] | None = None
     for mi, mode in enumerate(modes):
         scale = scale_pcs(mode)
         for tonic in range(12):
+            if ending and (mode, tonic) not in ending:
+                continue
             bonus = _bonus(chords, tonic, mode)
             rank = (_wrong(chords, tonic, scale, PARTIAL.get(mode, {})) - bonus, -bonus, mi,
                     tonic, mode)
@@ -95,10 +104,27 @@ def _bonus(chords: list[Timed], tonic: int, mode: str) -> float:
     bonus = FINAL if last.root.pc == tonic and _third_fits(last, mode) else 0.0
     bonus += FIRST if first.root.pc == tonic else 0.0
     for (a, _), (b, _) in itertools.pairwise(chords):
-        if b.root.pc == tonic and (a.root.pc - tonic) % 12 == 7 and \
-                "3" in a.intervals and "b7" in a.intervals:
+        if b.root.pc == tonic and _is_dominant_of(a, tonic):
             bonus += CADENCE
     return min(MAX_BONUS, bonus)
+
+
+def _final_cadence(chords: list[Timed], tonic: int, mode: str) -> bool:
+    """Whether the progression ends on the tonic (with the mode's third, and no dominant
+    seventh: ``Bb7 Eb7`` is a chain of dominants, not an arrival), held for as many chords as
+    it likes, straight after its V7."""
+    last = chords[-1][0]
+    if last.root.pc != tonic or not _third_fits(last, mode) or _is_dominant_of(last, tonic - 7):
+        return False
+    held = len(chords) - 1
+    while held > 0 and chords[held - 1][0].root.pc == tonic:
+        held -= 1
+    return held > 0 and _is_dominant_of(chords[held - 1][0], tonic)
+
+
+def _is_dominant_of(chord: Chord, tonic: int) -> bool:
+    return (chord.root.pc - tonic) % 12 == 7 and "3" in chord.intervals \
+        and "b7" in chord.intervals
 
 
 def _third_fits(chord: Chord, mode: str) -> bool:
