@@ -43,8 +43,9 @@ from server import jsonrpc, rsgi
 from server.auth import Authenticator
 from server.counters import SharedCounters
 from server.gateway import Gateway
-from server.limits import Admission, Counters, FloodThrottle, Limiter
+from server.limits import Counters, FloodThrottle, Limiter
 from server.mcp import McpEndpoint
+from server.mcp_gate import McpGate
 from server.mcp_tools import tool_table
 from server.metrics import Metrics
 from server.openapi import openapi_document
@@ -311,45 +312,6 @@ class HarmonyApp:
 
     def mcp_gate(self, ctx: Context) -> McpGate:
         return McpGate(self, ctx)
-
-
-class McpGate:
-    """The service's keys, limits, quota and log for one POST /mcp, in the shape of the
-    ``Gate`` protocol of ``server.mcp``: ``admit`` before a tool call, ``settle`` after it, so
-    REST and MCP share one implementation (tools/list needs no key and calls neither)."""
-
-    def __init__(self, app: HarmonyApp, ctx: Context) -> None:
-        self.app, self.ctx = app, ctx
-
-    async def admit(self, headers: Mapping[str, str]
-                    ) -> tuple[Admission | None, HarmonyError | None]:
-        """Check the bearer key and count the call in its minute and month: the ticket, and the
-        401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
-        if not self.app.settings.auth:
-            return None, None
-        try:
-            key = self.app.auth.authenticate(headers.get("authorization"))
-        except HarmonyError as refused:
-            return None, refused
-        self.ctx.key = key
-        admission = self.app.limiter.admit(key)
-        return admission, admission.error
-
-    async def settle(self, ticket: Admission | None, *, operation: str, status: int,
-                     error: str | None, started: float, body: bytes,
-                     symbol: str | None = None) -> list[tuple[bytes, bytes]]:
-        """Spend the reserved quota only on success, log the tool call or its refusal (a chord
-        symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
-        self.ctx.logged = True
-        self.app.log.record(LogRow(
-            ts=time.time(), key_id=ticket.key.key_id if ticket else None, surface="mcp",
-            operation=operation, status=status, error=error,
-            latency_us=max(0, int((time.perf_counter() - started) * 1e6)),
-            body=body if self.app.settings.store_bodies and body else None, symbol=symbol))
-        if ticket is None:
-            return []
-        ticket.settle(self.app.counters, status)
-        return ticket.headers()
 
 
 def _refusal(ctx: Context, error: HarmonyError) -> Response:
