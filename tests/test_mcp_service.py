@@ -5,6 +5,8 @@ the same key. test_mcp.py covers the JSON-RPC layer alone, test_mcp_client.py a 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -12,9 +14,18 @@ from typing import Any
 import httpx
 import orjson
 
+from engine.errors import HarmonyError
 from server.mcp import MAX_BATCH
+from server.routes import Context
 from server.schemas import OPERATIONS
-from tests.server_fixtures import bearer, make, new_key, running
+from tests.server_fixtures import (
+    FAKE_OPERATIONS,
+    bearer,
+    fake_analyze,
+    make,
+    new_key,
+    running,
+)
 from tests.test_server_rsgi import Protocol
 from tests.test_server_rsgi import call as rsgi_call
 
@@ -272,3 +283,68 @@ def test_every_mcp_answer_to_a_valid_key_carries_the_quota_headers(tmp_path: Pat
     rows = [(r[1], r[4], r[5]) for r in store.log_rows()]
     assert rows[1:] == [(key_id, 200, None)] * 3 + [(key_id, 400, "invalid_request")] * 2 + \
         [(key_id, 200, None), (key_id, 202, None)]
+
+
+def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    key_id, secret = new_key(store)
+
+    async def scenario() -> None:
+        await app.startup()
+        ctx = Context("POST", "/mcp", {}, "127.0.0.1", 0.0)
+        gate = app.mcp_gate(ctx)
+        ticket, refused = await gate.admit({})
+        assert ticket is None and isinstance(refused, HarmonyError)
+        assert refused.code == "unauthorized"
+        ticket, refused = await gate.admit({"authorization": f"Bearer {secret}"})
+        assert refused is None
+        headers = dict(await gate.settle(ticket, operation="analyze", status=200, error=None,
+                                         started=time.perf_counter(), body=b"{}"))
+        assert headers[b"x-quota-used"] == b"1"
+        ticket, _ = await gate.admit({"authorization": f"Bearer {secret}"})
+        headers = dict(await gate.settle(ticket, operation="analyze", status=400,
+                                         error="invalid_chord", started=time.perf_counter(),
+                                         body=b"{}"))
+        assert headers[b"x-quota-used"] == b"1" and headers[b"ratelimit-remaining"] == b"28"
+        await app.shutdown()
+
+    run(scenario())
+    assert [(r[1], r[2], r[3], r[4], r[5]) for r in store.log_rows()] == [
+        (key_id, "mcp", "analyze", 200, None), (key_id, "mcp", "analyze", 400, "invalid_chord")]
+
+
+def test_mcp_tool_calls_share_the_rest_answers_and_are_still_counted(tmp_path: Path) -> None:
+    calls: list[Any] = []
+
+    def counting(request: Any) -> dict[str, Any]:
+        calls.append(request)
+        return fake_analyze(request)
+
+    ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
+    app, store = make(tmp_path, operations=ops)
+    _, secret = new_key(store)
+
+    def tool_call(arguments: dict[str, Any]) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                             "params": {"name": "analyze_chord", "arguments": arguments}})
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
+        async with running(app, headers=bearer(secret)) as http:
+            rest = await http.post("/v2/analyze", content=b'{"chord":"Dm7"}')
+            mcp = [await http.post("/mcp", content=tool_call(a), headers={
+                "accept": "application/json, text/event-stream"})
+                for a in ({"chord": "Dm7"}, {"chord": "Dm7"}, {"chord": "H7"}, {"chord": "H7"})]
+            return rest, mcp
+
+    rest, mcp = run(scenario())
+    # The REST answer is kept and serves both MCP calls; errors run (and are logged) each time.
+    assert calls == [{"chord": "Dm7"}, {"chord": "H7"}, {"chord": "H7"}]
+    for answer in mcp[:2]:
+        result = answer.json()["result"]
+        assert result["structuredContent"] == rest.json()
+        assert orjson.loads(result["content"][0]["text"]) == rest.json()
+        assert result["isError"] is False
+    assert [a.json()["result"]["isError"] for a in mcp[2:]] == [True, True]
+    assert [r.headers["x-quota-used"] for r in (rest, *mcp)] == ["1", "2", "3", "3", "3"]
+    assert [row[2] for row in store.log_rows()] == ["rest", "mcp", "mcp", "mcp", "mcp"]
+    assert [(g["symbol"], g["count"]) for g in store.vocab_gaps()] == [("H7", 2)]
