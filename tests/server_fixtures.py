@@ -3,8 +3,9 @@ driven in-process through httpx.ASGITransport with its lifespan run by hand."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -85,3 +86,13 @@ def new_key(store: Store, account: str = "acme", plan: str = "free") -> tuple[st
 
 def bearer(secret: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {secret}"}
+
+
+def run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Drive one test scenario to completion on a fresh event loop."""
+    return asyncio.run(coro)
+
+
+def error_of(response: httpx.Response) -> str:
+    """The contract's error code of a REST error body."""
+    return str(response.json()["error"]["code"])

@@ -4,10 +4,8 @@ the same key. test_mcp.py covers the JSON-RPC layer alone, test_mcp_client.py a 
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +22,11 @@ from tests.server_fixtures import (
     fake_analyze,
     make,
     new_key,
+    run,
     running,
 )
 from tests.test_server_rsgi import Protocol
 from tests.test_server_rsgi import call as rsgi_call
-
-
-def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    return asyncio.run(coro)
 
 
 def tool_call(name: Any, arguments: Any = None, rid: int = 1) -> dict[str, Any]:

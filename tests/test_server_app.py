@@ -3,9 +3,8 @@ body limits, CORS, User-Agent policy, keys, limits and the request log."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +17,13 @@ from tests.server_fixtures import (
     FAKE_OPERATIONS,
     Clock,
     bearer,
+    error_of,
     fake_analyze,
     make,
     new_key,
+    run,
     running,
 )
-
-
-def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    return asyncio.run(coro)
-
-
-def error_of(response: httpx.Response) -> str:
-    return str(response.json()["error"]["code"])
 
 
 def test_health_openapi_and_metrics(tmp_path: Path) -> None:

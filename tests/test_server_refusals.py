@@ -4,26 +4,18 @@ nothing."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 
-from tests.server_fixtures import Clock, bearer, make, new_key, running
-
-
-def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    return asyncio.run(coro)
-
-
-def error_of(response: httpx.Response) -> str:
-    return str(response.json()["error"]["code"])
-
+from tests.server_fixtures import Clock, bearer, error_of, make, new_key, run, running
 
 QUOTA_HEADERS = ("x-quota-limit", "x-quota-used", "ratelimit-limit", "ratelimit-remaining",
                  "ratelimit-reset")
+
+BIG = b'{"chord": "' + b"x" * (64 * 1024) + b'"}'   # over the 64 KiB limit
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
 
 def test_every_refused_call_is_logged_with_its_error_code(tmp_path: Path) -> None:
@@ -31,13 +23,11 @@ def test_every_refused_call_is_logged_with_its_error_code(tmp_path: Path) -> Non
     app, store = make(tmp_path, clock, profile="hosted", cors_origins=("https://app.example",),
                       flood_per_minute=12)
     key_id, secret = new_key(store)
-    big = b'{"chord": "' + b"x" * (64 * 1024) + b'"}'
-    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
     async def scenario() -> None:
         async with running(app, headers={"User-Agent": "my-app/1.0"}) as http:
             async def streamed() -> AsyncIterator[bytes]:
-                yield big
+                yield BIG
 
             assert (await http.get("/v2/analyze", headers=bearer(secret))).status_code == 405
             assert (await http.get("/mcp")).status_code == 405
@@ -49,12 +39,12 @@ def test_every_refused_call_is_logged_with_its_error_code(tmp_path: Path) -> Non
             r = await http.post("/v2/analyze", json={"chord": "C"},
                                 headers={**bearer(secret), "Origin": "https://evil.example"})
             assert r.status_code == 403
-            r = await http.post("/mcp", json=ping,
+            r = await http.post("/mcp", json=PING,
                                 headers={**bearer(secret), "User-Agent": "curl/8.5.0"})
             assert r.status_code == 403
-            assert (await http.post("/mcp", content=big,
+            assert (await http.post("/mcp", content=BIG,
                                     headers=bearer(secret))).status_code == 413
-            assert (await http.post("/v2/analyze", content=big,
+            assert (await http.post("/v2/analyze", content=BIG,
                                     headers=bearer(secret))).status_code == 413
             assert (await http.post("/v2/analyze", content=streamed(),
                                     headers=bearer(secret))).status_code == 413
@@ -89,8 +79,6 @@ def test_refusals_before_the_key_check_carry_the_quota_headers_and_count_nothing
     app, store = make(tmp_path, clock, profile="hosted", cors_origins=("https://app.example",),
                       flood_per_minute=10)
     _, secret = new_key(store)
-    big = b'{"chord": "' + b"x" * (64 * 1024) + b'"}'
-    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
     async def scenario() -> list[httpx.Response]:
         async with running(app, headers={**bearer(secret), "User-Agent": "my-app/1.0"}) as http:
@@ -101,9 +89,9 @@ def test_refusals_before_the_key_check_carry_the_quota_headers_and_count_nothing
                                 headers={"User-Agent": "python-requests/2.32"}),
                 await http.post("/v2/analyze", json={"chord": "C"},
                                 headers={"Origin": "https://evil.example"}),
-                await http.post("/v2/analyze", content=big),
-                await http.post("/mcp", json=ping, headers={"User-Agent": "curl/8.5.0"}),
-                await http.post("/mcp", content=big),
+                await http.post("/v2/analyze", content=BIG),
+                await http.post("/mcp", json=PING, headers={"User-Agent": "curl/8.5.0"}),
+                await http.post("/mcp", content=BIG),
                 await http.post("/v2/analyze", json={"chord": "C"}),
                 await http.get("/v2/analyze", headers=bearer("hk_live_" + "A" * 43)),
                 await http.get("/v2/analyze", headers={"Authorization": ""}),
