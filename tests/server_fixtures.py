@@ -96,3 +96,17 @@ def run(coro: Coroutine[Any, Any, Any]) -> Any:
 def error_of(response: httpx.Response) -> str:
     """The contract's error code of a REST error body."""
     return str(response.json()["error"]["code"])
+
+
+def make_counting(tmp_path: Path) -> tuple[HarmonyApp, Store, list[Any]]:
+    """An app whose fake analyze records every request it computes (to tell kept answers from
+    computed ones)."""
+    calls: list[Any] = []
+
+    def counting(request: Any) -> dict[str, Any]:
+        calls.append(request)
+        return fake_analyze(request)
+
+    ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
+    app, store = make(tmp_path, operations=ops)
+    return app, store, calls

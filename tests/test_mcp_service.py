@@ -4,7 +4,6 @@ the same key. test_mcp.py covers the JSON-RPC layer alone, test_mcp_client.py a 
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,9 @@ from server.mcp import MAX_BATCH
 from server.routes import Context
 from server.schemas import OPERATIONS
 from tests.server_fixtures import (
-    FAKE_OPERATIONS,
     bearer,
-    fake_analyze,
     make,
+    make_counting,
     new_key,
     run,
     running,
@@ -309,14 +307,7 @@ def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -
 
 
 def test_mcp_tool_calls_share_the_rest_answers_and_are_still_counted(tmp_path: Path) -> None:
-    calls: list[Any] = []
-
-    def counting(request: Any) -> dict[str, Any]:
-        calls.append(request)
-        return fake_analyze(request)
-
-    ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
-    app, store = make(tmp_path, operations=ops)
+    app, store, calls = make_counting(tmp_path)
     _, secret = new_key(store)
 
     def tool_call(arguments: dict[str, Any]) -> bytes:

@@ -3,10 +3,8 @@ body limits, CORS, User-Agent policy, keys, limits and the request log."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import orjson
@@ -14,12 +12,11 @@ import orjson
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.responses import STATUS
 from tests.server_fixtures import (
-    FAKE_OPERATIONS,
     Clock,
     bearer,
     error_of,
-    fake_analyze,
     make,
+    make_counting,
     new_key,
     run,
     running,
@@ -373,14 +370,7 @@ def test_request_log_is_written_in_the_background_and_drained(tmp_path: Path) ->
 
 
 def test_repeated_requests_are_answered_from_the_cache_and_still_counted(tmp_path: Path) -> None:
-    calls: list[Any] = []
-
-    def counting(request: Any) -> dict[str, Any]:
-        calls.append(request)
-        return fake_analyze(request)
-
-    ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
-    app, store = make(tmp_path, operations=ops)
+    app, store, calls = make_counting(tmp_path)
     _, secret = new_key(store)
 
     async def scenario() -> list[httpx.Response]:
