@@ -1,7 +1,7 @@
 """The granian floor for ``bench/load.py``: an RSGI app that does no work at all.
 
 ``GET`` answers ``/health``'s bytes; ``POST`` reads the body (one ``await protocol()``, as
-``server.rsgi.read_body`` does) and answers a constant. Run on the same granian settings as
+``server.http.rsgi.read_body`` does) and answers a constant. Run on the same granian settings as
 ``harmony serve``, it shows what a POST costs granian before any app code runs: the ceiling of
 the analyze/health ratio on this machine.
 """

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from engine import analyze  # noqa: E402
-from engine.batch import analyze_batch, lookup  # noqa: E402
+from engine.analysis.batch import analyze_batch, lookup  # noqa: E402
 from engine.errors import HarmonyError  # noqa: E402
 from tests.corpus_tokens import keyed_tokens  # noqa: E402
 

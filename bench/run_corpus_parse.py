@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.shared import CORPORA
-from engine import symbols
+from engine.chords import symbols
 from engine.errors import InvalidChord
 from tests.corpus_tokens import chord_tokens
 

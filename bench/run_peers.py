@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.shared import PEER_WORKLOAD, peer_workload
-from engine import symbols
+from engine.chords import symbols
 
 Reader = Callable[[str], frozenset[int]]
 _FLAT_NOTE = re.compile(r"(^|/)([A-G])b")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine import analyze, resolve
-from engine.analysis import analyze_chord, role_of
-from engine.keys import parse_key
-from engine.symbols import parse
+from engine.analysis.operations import analyze_chord, role_of
+from engine.chords.keys import parse_key
+from engine.chords.symbols import parse
 
 ANALYZE = [{"chord": c, "key": k} for c, k in (
     ("Dm7b5", "C"), ("G7b9", "C"), ("Db7", "C"), ("Fmaj7", "Am"), ("E7alt", "Am"),

@@ -9,8 +9,8 @@ from typing import Any
 import orjson
 import pytest
 
-from server.mcp import McpEndpoint
-from server.mcp_tools import McpTool
+from server.mcp.endpoint import McpEndpoint
+from server.mcp.tools import McpTool
 
 RESULT = {"chord": "Dm7", "key": "C", "numeral": "ii7", "notes": ["D", "F", "A", "C"]}
 TOOL = McpTool("analyze_chord", "analyze", "/v2/analyze", lambda args: RESULT, {

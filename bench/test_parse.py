@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.shared import peer_workload
-from engine import symbols
-from engine.symbols import parse
+from engine.chords import symbols
+from engine.chords.symbols import parse
 
 SYMBOLS = peer_workload() or ["Cmaj7", "Dm7", "G7b9", "F#m7b5", "Bb13#11", "Ebdim7/A"]
 DISTINCT = list(dict.fromkeys(SYMBOLS))  # a cold pass must miss the cache on every symbol

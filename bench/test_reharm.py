@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import reharmonize
-from engine.reharm_rules import TECHNIQUES
+from engine.reharm.rules import TECHNIQUES
 
 # A 32-bar AABA-like chorus in C: ii-V-Is, a turnaround, stepwise motion and a bridge on IV.
 PROGRESSION = (

@@ -1,4 +1,4 @@
-"""Slow pure-Python twins of the numba kernels in ``engine/kernels.py``: written for obviousness,
+"""Slow pure-Python twins of the numba kernels in ``engine/voicing/kernels.py``: written for obviousness,
 not speed, by exhaustive enumeration. Tests compare the kernels against these.
 """
 

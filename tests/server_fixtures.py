@@ -14,10 +14,10 @@ import httpx
 
 from engine.errors import InvalidChord, InvalidKey
 from engine.requests import MAX_SYMBOL, get_str, require_object
-from server.app import HarmonyApp, build_app
-from server.schemas import OPERATIONS, Operation
-from server.settings import Settings
-from server.store import Store
+from server.accounts.store import Store
+from server.api.schemas import OPERATIONS, Operation
+from server.http.app import HarmonyApp, build_app
+from server.http.settings import Settings
 
 
 def fake_analyze(request: Any) -> dict[str, Any]:

@@ -11,13 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import analyze, reharmonize
-from engine.analysis import analyze_chord
-from engine.batch import ROW_FIELDS, analyze_batch
+from engine.analysis.batch import ROW_FIELDS, analyze_batch
+from engine.analysis.operations import analyze_chord
+from engine.chords.keys import parse_key
+from engine.chords.notes import parse_spelled
+from engine.chords.symbols import parse
+from engine.chords.tables import QUALITIES, QualityRow
 from engine.errors import InvalidChord, InvalidKey, InvalidRequest
-from engine.keys import parse_key
-from engine.notes import parse_spelled
-from engine.symbols import parse
-from engine.tables import QUALITIES, QualityRow
 
 MAJOR_KEYS = ["C", "G", "D", "A", "E", "B", "F#", "Db", "Ab", "Eb", "Bb", "F"]
 MINOR_KEYS = ["Am", "Em", "Bm", "F#m", "C#m", "G#m", "Ebm", "Bbm", "Fm", "Cm", "Gm", "Dm"]

@@ -1,4 +1,4 @@
-"""engine.batch: corpus-scale analysis equals single-chord analysis, row by row."""
+"""engine.analysis.batch: corpus-scale analysis equals single-chord analysis, row by row."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from pathlib import Path
 
 import orjson
 
-from engine.analysis import analyze_chord
-from engine.batch import (
+from engine.analysis.batch import (
     INVALID_CHORD,
     INVALID_KEY,
     INVALID_REQUEST,
@@ -16,9 +15,10 @@ from engine.batch import (
     BadRow,
     analyze_batch,
 )
+from engine.analysis.operations import analyze_chord
+from engine.chords.keys import parse_key
+from engine.chords.symbols import parse
 from engine.errors import HarmonyError
-from engine.keys import parse_key
-from engine.symbols import parse
 from tests.corpus_tokens import keyed_tokens
 
 

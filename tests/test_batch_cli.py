@@ -12,7 +12,7 @@ import pytest
 
 from engine import analyze
 from engine.errors import InvalidRequest
-from server import batch_cli
+from server.cli import batch as batch_cli
 
 
 def _run(argv: list[str]) -> int:

@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 import engine
-from server.cli import bootstrap, build_parser, main, serve_settings
-from server.settings import Settings
-from server.store import LogRow, Store, hash_secret
+from server.accounts.store import LogRow, Store, hash_secret
+from server.cli.main import bootstrap, build_parser, main, serve_settings
+from server.http.settings import Settings
 from tests.server_fixtures import fake_analyze
 
 

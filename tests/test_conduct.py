@@ -14,9 +14,9 @@ import symusic
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.chords.symbols import parse
 from engine.conduct import conduct
 from engine.errors import InvalidChord, InvalidRequest
-from engine.symbols import parse
 
 LANES = ("harmony", "pattern", "bass", "drums")
 TRACK_NAMES = {"bass": "Bass", "drums": "Drums"}

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from engine.chords.symbols import parse
 from engine.conduct import conduct, lines
-from engine.symbols import parse
 
 KEYS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 STYLE_PROMPTS = ("shuffle blues", "gospel", "latin samba", "straight rock", "funk", "bossa nova",

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from engine.chords.symbols import parse
 from engine.conduct import conduct
 from engine.conduct.prompt import read_prompt
 from engine.errors import InvalidRequest
-from engine.symbols import parse
 from tests.test_conduct import check_midi
 
 MINOR_THIRD = {"minor": True, "dorian": True, "phrygian": True, "aeolian": True,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from engine.chords.notes import parse_spelled
 from engine.conduct import forms
 from engine.conduct.midi import key_signature
 from engine.conduct.prompt import STYLE_TEMPO, read_prompt
 from engine.conduct.styles import GROOVES, generic_bass, generic_drums, groups
-from engine.notes import parse_spelled
 
 
 @pytest.mark.parametrize(("prompt", "expected"), [
@@ -115,7 +115,7 @@ def test_awkward_roots_are_respelled(numeral: str, tonic: str, symbol: str) -> N
     ("swing in C major", "major"), ("swing in the key of c m", "minor"),
 ])
 def test_major_and_minor_marks_read_as_key_names_do(prompt: str, mode: str) -> None:
-    # A capital M is major in key and chord names (engine.keys reads "CM" so too).
+    # A capital M is major in key and chord names (engine.chords.keys reads "CM" so too).
     assert read_prompt(prompt).mode == mode
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from engine.chords.symbols import parse
 from engine.errors import InvalidChord
-from engine.symbols import parse
 from tests.corpus_tokens import chord_tokens
 
 CORPUS_TOKENS = 189_564

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import kernels
+from engine.voicing import kernels
 from tests import naive
 
 STEP = 2

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from engine.chords.keys import parse_key
 from engine.errors import InvalidKey
-from engine.keys import parse_key
 
 
 @pytest.mark.parametrize(("text", "name", "mode"), [

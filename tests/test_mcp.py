@@ -18,8 +18,8 @@ from mcp_types import _v2026_07_28 as wire
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 
 from engine.errors import InvalidChord, QuotaExceeded, RateLimited, Unauthorized
-from server.mcp import MAX_BATCH, McpEndpoint, Reply
-from server.mcp_tools import McpTool
+from server.mcp.endpoint import MAX_BATCH, McpEndpoint, Reply
+from server.mcp.tools import McpTool
 
 MODERN = "2026-07-28"
 

@@ -12,9 +12,9 @@ import httpx
 import orjson
 
 from engine.errors import HarmonyError
-from server.mcp import MAX_BATCH
-from server.routes import Context
-from server.schemas import OPERATIONS
+from server.api.schemas import OPERATIONS
+from server.http.routes import Context
+from server.mcp.endpoint import MAX_BATCH
 from tests.server_fixtures import (
     bearer,
     make,

@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.notes import (
+from engine.chords.notes import (
     Spelled,
     frequency,
     mask_of,

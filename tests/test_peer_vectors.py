@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from engine.chords.symbols import parse, tokenize
+from engine.chords.tables import DEGREES
 from engine.errors import InvalidChord
-from engine.symbols import parse, tokenize
-from engine.tables import DEGREES
 
 _MAJOR_SCALE = {1: 0, 2: 2, 3: 4, 4: 5, 5: 7, 6: 9, 7: 11}
 

@@ -14,7 +14,7 @@ import pytest
 
 from engine import reharmonize
 from engine.errors import InvalidChord, InvalidKey, InvalidRequest
-from engine.reharm_rules import TECHNIQUES
+from engine.reharm.rules import TECHNIQUES
 
 
 def alternative(progression: str, key: str, technique: str) -> dict[str, Any] | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from engine import analyze, resolve
-from engine.chord import Chord
-from engine.grid import CLASSES, FAMILIES
-from engine.notes import parse_spelled
-from engine.scales import CLASS_SCALES, FOLLOWERS, SCALES
+from engine.analysis.grid import CLASSES, FAMILIES
+from engine.analysis.scales import CLASS_SCALES, FOLLOWERS, SCALES
+from engine.chords.chord import Chord
+from engine.chords.notes import parse_spelled
 from tests.vocabulary import vocabulary
 
 CONTRACT_NAMES = (

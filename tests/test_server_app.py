@@ -10,7 +10,7 @@ import httpx
 import orjson
 
 from engine.version import GRID_VERSION, PACKAGE_VERSION
-from server.responses import STATUS
+from server.api.responses import STATUS
 from tests.server_fixtures import (
     Clock,
     bearer,

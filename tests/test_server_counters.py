@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from server.counters import SharedCounters
-from server.limits import Counters, SqliteCounters, Taken
-from server.store import Store
+from server.accounts.counters import SharedCounters
+from server.accounts.limits import Counters, SqliteCounters, Taken
+from server.accounts.store import Store
 
 MONTH = 2027 * 12 + 0            # January 2027, as months since year 0
 MINUTE = 30_000_000

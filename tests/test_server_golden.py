@@ -9,8 +9,8 @@ from pathlib import Path
 
 import orjson
 
-from server.responses import STATUS
-from server.schemas import OPERATIONS
+from server.api.responses import STATUS
+from server.api.schemas import OPERATIONS
 from tests.golden import answer, cases, operations
 from tests.server_fixtures import make, running
 

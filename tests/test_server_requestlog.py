@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from server.metrics import Metrics
-from server.requestlog import RequestLog
-from server.store import LogRow, Store
+from server.accounts.metrics import Metrics
+from server.accounts.requestlog import RequestLog
+from server.accounts.store import LogRow, Store
 
 
 class FailingStore(Store):

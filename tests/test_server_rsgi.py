@@ -10,8 +10,8 @@ from pathlib import Path
 
 import orjson
 
-from server.app import HarmonyApp
-from server.rsgi import client_host
+from server.http.app import HarmonyApp
+from server.http.rsgi import client_host
 from tests.server_fixtures import make, new_key
 
 

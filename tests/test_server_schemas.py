@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import HarmonyError
-from server.schemas import BY_PATH, BY_TOOL, OPERATIONS
+from server.api.schemas import BY_PATH, BY_TOOL, OPERATIONS
 from tests.golden import cases, operations
 
 CONTRACT = {

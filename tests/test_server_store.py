@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from server.store import MIGRATIONS, LogRow, Store, hash_secret
+from server.accounts.store import MIGRATIONS, LogRow, Store, hash_secret
 
 
 def test_log_bodies_round_trip_byte_for_byte(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 import engine
-from server.schemas import OPERATIONS
+from server.api.schemas import OPERATIONS
 from tests.mcp_live import LiveServer, running_server
 
 HARMONY_MCP = str(Path(sys.executable).parent / "harmony-mcp")
@@ -100,8 +100,8 @@ def test_proxy_mode_reports_an_unreachable_service() -> None:
 
 
 def test_proxy_requests_carry_the_key_and_an_explicit_user_agent() -> None:
-    from server.mcp_tools import McpTool
-    from server.stdio import USER_AGENT, remote_caller
+    from server.mcp.stdio import USER_AGENT, remote_caller
+    from server.mcp.tools import McpTool
 
     seen: list[httpx.Request] = []
 
@@ -137,8 +137,8 @@ def test_in_process_reports_a_bug_as_an_internal_error_result(monkeypatch: pytes
                                                               ) -> None:
     import dataclasses
 
-    from server.mcp_tools import tool_table
-    from server.stdio import call_in_process
+    from server.mcp.stdio import call_in_process
+    from server.mcp.tools import tool_table
 
     def broken(request: Any) -> dict[str, Any]:
         raise RuntimeError("a bug at /srv/secret")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from engine.chords.symbols import parse, parse_progression, split_progression, tokenize
 from engine.errors import InvalidChord, InvalidRequest
-from engine.symbols import parse, parse_progression, split_progression, tokenize
 
 
 @pytest.mark.parametrize(("symbol", "quality", "notes"), [

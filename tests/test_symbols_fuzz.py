@@ -5,16 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.chord import Chord
-from engine.errors import InvalidChord
-from engine.symbols import parse, parse_progression
-from engine.tables import (
+from engine.chords.chord import Chord
+from engine.chords.symbols import parse, parse_progression
+from engine.chords.tables import (
     ADDITION_BY_SPELLING,
     ALTERATION_BY_SPELLING,
     CANONICAL_BY_ALIAS,
     OMISSION_BY_SPELLING,
     SUSPENSIONS,
 )
+from engine.errors import InvalidChord
 
 # Text made of the pieces chord symbols are built from, so the search reaches deep.
 _PIECES = ["C", "F#", "Bb", "E", "m", "maj", "M", "7", "9", "11", "13", "6", "b", "#", "+",

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from engine import resolve
-from engine.errors import InvalidRequest
-from engine.notes import LETTER_PC, LETTERS, mask_of, parse_spelled
-from engine.symbols import parse, quality_of
-from engine.tables import (
+from engine.chords.notes import LETTER_PC, LETTERS, mask_of, parse_spelled
+from engine.chords.symbols import parse, quality_of
+from engine.chords.tables import (
     ADDITIONS,
     ALTERATIONS,
     CANONICAL_BY_ALIAS,
@@ -20,6 +19,7 @@ from engine.tables import (
     QUALITY_NAMES,
     QUALITY_SEMITONES,
 )
+from engine.errors import InvalidRequest
 
 # Composed canonical suffixes the contract names, beside the named rows.
 COMPOSED = ("7b9", "7#9", "7#11", "7b13", "7#9#11", "7b9b13", "13b9", "13#11", "9#11",

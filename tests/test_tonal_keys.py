@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from engine import analyze
-from engine.analysis import role_of
-from engine.keys import parse_key
-from engine.symbols import parse
+from engine.analysis.operations import role_of
+from engine.chords.keys import parse_key
+from engine.chords.symbols import parse
 
 _FUNCTION = {"T": "tonic", "SD": "predominant", "D": "dominant"}
 # tonal's scale names -> ours

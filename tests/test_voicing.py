@@ -9,14 +9,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine import kernels
+from engine.chords.symbols import parse
+from engine.chords.tables import QUALITY_NAMES
 from engine.conduct import MAX_FIT_BARS
 from engine.errors import InvalidChord, InvalidRequest
-from engine.symbols import parse
-from engine.tables import QUALITY_NAMES
-from engine.voicing import DEFAULT_RANGE, voice_progression, voicing, warm_up
-from engine.voicing_candidates import Candidates, candidates
-from engine.voicing_styles import GUIDE_LINE_MAX, GUIDE_STEP, STYLES, style_named
+from engine.voicing import kernels
+from engine.voicing.candidates import Candidates, candidates
+from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, STYLES, style_named
+from engine.voicing.voice import DEFAULT_RANGE, voice_progression, voicing, warm_up
 from tests import naive
 
 FIELDS = ["chord", "style", "notes", "midi", "omitted", "voiceLeading", "guideTonesKept"]

@@ -1,5 +1,5 @@
 """The numba cache works from a fresh checkout: the first run compiles and writes the cache
-next to engine/kernels.py, the next run loads every kernel from it."""
+next to engine/voicing/kernels.py, the next run loads every kernel from it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
-from engine import kernels
+from engine.voicing import kernels
 from engine.voicing import warm_up
 warm_up()
 for name in ("_motion", "_guides_near", "_register", "_search"):
@@ -35,7 +35,7 @@ def test_fresh_checkout_compiles_once_then_loads_from_cache(tmp_path: Path) -> N
 
     first = run()
     assert all(hits == 0 and misses >= 1 for hits, misses in first.values()), first
-    cached = list((tmp_path / "engine" / "__pycache__").glob("kernels.*.nbi"))
+    cached = list((tmp_path / "engine" / "voicing" / "__pycache__").glob("kernels.*.nbi"))
     assert len(cached) == 4
     second = run()
     assert all(hits >= 1 and misses == 0 for hits, misses in second.values()), second

@@ -8,10 +8,10 @@ from itertools import pairwise
 
 import pytest
 
-from engine.chord import Chord
-from engine.voicing import voicing
-from engine.voicing_candidates import candidates
-from engine.voicing_styles import STYLES
+from engine.chords.chord import Chord
+from engine.voicing.candidates import candidates
+from engine.voicing.styles import STYLES
+from engine.voicing.voice import voicing
 from tests.test_voicing_styles import CHORDS
 
 RANGES = [(48, 84), (36, 72), (55, 91), (40, 100), (60, 79)]

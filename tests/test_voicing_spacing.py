@@ -7,9 +7,9 @@ from itertools import pairwise
 
 import pytest
 
-from engine.chord import Chord
-from engine.symbols import parse
-from engine.voicing import voicing
+from engine.chords.chord import Chord
+from engine.chords.symbols import parse
+from engine.voicing.voice import voicing
 from tests.test_voicing_styles import ROOTS
 from tests.vocabulary import vocabulary
 

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine.chord import Chord
-from engine.notes import parse_note_octave
-from engine.symbols import parse
-from engine.tables import QUALITY_NAMES
-from engine.voicing import voicing
-from engine.voicing_styles import ALTERATIONS, GIVES_WAY, STYLES
+from engine.chords.chord import Chord
+from engine.chords.notes import parse_note_octave
+from engine.chords.symbols import parse
+from engine.chords.tables import QUALITY_NAMES
+from engine.voicing.styles import ALTERATIONS, GIVES_WAY, STYLES
+from engine.voicing.voice import voicing
 from tests.vocabulary import CHART_QUALITIES, vocabulary
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")

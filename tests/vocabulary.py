@@ -8,10 +8,10 @@ from __future__ import annotations
 from functools import cache
 from itertools import combinations
 
-from engine.chord import Chord
+from engine.chords.chord import Chord
+from engine.chords.symbols import parse
+from engine.chords.tables import COMMON_ALTERATIONS, COMMON_BASES, QUALITY_NAMES
 from engine.errors import InvalidChord
-from engine.symbols import parse
-from engine.tables import COMMON_ALTERATIONS, COMMON_BASES, QUALITY_NAMES
 
 # Canonical suffixes of API.md §1 plus altered, sus and omission forms from real charts (some,
 # such as add9 or 7no3, are built by the grammar rather than named rows).

@@ -12,15 +12,13 @@ import math
 import random
 from typing import Any
 
-from engine.chord import Chord
+from engine.chords import NO_CHORD, Chord, Spelled, parse, parse_progression
 from engine.conduct import forms, keyfind, midi
 from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
 from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
 from engine.conduct.styles import GROOVES
 from engine.errors import InvalidRequest
-from engine.notes import Spelled
 from engine.requests import MAX_PROMPT, get_number, get_str, require_object
-from engine.symbols import NO_CHORD, parse, parse_progression
 from engine.voicing import voice_progression
 
 __all__ = ["conduct"]

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.chord import Chord
+from engine.chords import Chord
 from engine.conduct import lines, styles
 from engine.conduct.styles import LEVEL, MIN_ENERGY, Groove
 

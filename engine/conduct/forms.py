@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 
-from engine.keys import SCALE_STEPS
-from engine.notes import AWKWARD_SPELLINGS, Spelled, parse_spelled, transpose_spelled
+from engine.chords import AWKWARD_SPELLINGS, SCALE_STEPS, Spelled, parse_spelled, transpose_spelled
 
 _MAJOR = SCALE_STEPS["major"]
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7}

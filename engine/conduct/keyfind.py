@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import itertools
 
-from engine.chord import Chord
-from engine.keys import SCALE_STEPS
-from engine.notes import Spelled, parse_spelled
+from engine.chords import SCALE_STEPS, Chord, Spelled, parse_spelled
 
 FINAL, CADENCE, FIRST = 0.5, 0.75, 0.5
 MAX_BONUS = 1.0                      # one wrong triad tone held for a bar

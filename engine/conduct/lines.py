@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine.chord import Chord
+from engine.chords import Chord
 
 BASS_LOW, BASS_HIGH = 28, 52         # E1..E3: the double bass's working register
 ROOT_HIGH = 43                       # G2: roots of a pattern bass stay low, its line climbs above

@@ -13,7 +13,7 @@ import io
 
 import mido
 
-from engine.notes import Spelled
+from engine.chords import Spelled
 
 LANES = ("harmony", "pattern", "bass", "drums")
 CHANNELS = {"harmony": 0, "pattern": 1, "bass": 2, "drums": 9}

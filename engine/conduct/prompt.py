@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.notes import Spelled, parse_spelled
+from engine.chords import Spelled, parse_spelled
 
 MIN_TEMPO = 30.0
 MAX_TEMPO = 320.0
@@ -87,7 +87,7 @@ FORM_WORDS: tuple[tuple[str, str], ...] = (
 _ACC = r"(#|♯|b|♭|-flat| flat|-sharp| sharp)?"
 _MODE_WORD = r"(?i:major|minor|min|maj|" + "|".join(MODE_TONIC) + r")"
 # A mode after a tonic: a word (any case, a space allowed), or a glued mark as in key names:
-# "Cm", "C-" minor, "CM" major (one-letter marks are case sensitive, as in engine.keys).
+# "Cm", "C-" minor, "CM" major (one-letter marks are case sensitive, as in engine.chords.keys).
 _MODE_NAMES = r"(?:\s*(" + _MODE_WORD + r")|(m|M|-))"
 _MODE_AFTER_IN = r"(?:\s*(" + _MODE_WORD + r")|\s*(m|M|-))"    # "in the key of C m"
 _END = r"(?![\w#♯♭])"
@@ -155,7 +155,7 @@ def _spelled(letter: str, acc: str | None) -> Spelled:
 def _mode_of(word: str | None) -> str | None:
     if not word:
         return None
-    if word == "M":  # "C M": a capital M is major in chord and key names, as in engine.keys
+    if word == "M":  # "C M": a capital M is major in chord and key names, as in engine.chords.keys
         return "major"
     w = word.lower()
     if w in ("minor", "min", "m", "-"):

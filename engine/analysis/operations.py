@@ -1,0 +1,208 @@
+"""analyze and resolve (API.md §3 and §4) over the rule grid and the scale catalogue.
+
+``analyze_chord(chord, key)`` and ``role_of(chord, key)`` are the entry points for other
+modules (reharmonize reads roles from here rather than re-deriving them).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from engine.analysis.grid import (
+    GRID,
+    INTERPRETATIONS,
+    PARALLEL_MODES,
+    SCALE_MASK,
+    TENSION_SOURCE,
+    Interpretation,
+    degree_and_accidental,
+    numeral_prefix,
+    quality_class,
+)
+from engine.analysis.scales import chord_scales
+from engine.chords import (
+    Chord,
+    Key,
+    frequency,
+    midi_of,
+    note_with_octave,
+    parse_key,
+    read_chord,
+    spell_interval,
+    transpose_mask,
+)
+from engine.errors import InvalidRequest
+from engine.requests import MAX_SYMBOL, get_number, get_str, require_object
+
+DEFAULT_OCTAVE = 4
+DEFAULT_TUNING = 440.0
+TUNING_RANGE = (200.0, 1000.0)   # A4 in Hz: wide enough for any historical or modern pitch
+
+# Quality suffix -> numeral mark: the minor ``m`` goes (case shows the third), and the
+# half-diminished, diminished and augmented forms take their signs. Longest prefix first.
+_MARK_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("m7b5", "ø7"), ("dim7", "°7"), ("dim", "°"), ("aug7", "+7"), ("aug", "+"),
+    ("maj7#5", "+maj7"), ("m(maj", "(maj"), ("mmaj", "maj"), ("maj", "maj"), ("madd", "add"),
+    ("m", ""),
+)
+
+
+@lru_cache(maxsize=1024)
+def numeral_mark(quality: str) -> str:
+    """``m7`` -> ``7``, ``m7b5`` -> ``ø7``, ``dim7`` -> ``°7``, ``aug`` -> ``+``, ``7b9`` -> same."""
+    for prefix, mark in _MARK_PREFIXES:
+        if quality.startswith(prefix):
+            return mark + quality[len(prefix):]
+    return quality
+
+
+class ChordRole(NamedTuple):
+    """What a chord does in a key, for other modules (reharmonize)."""
+
+    role: str                # diatonic secondary backdoor blues tritone borrowed variant passing chromatic
+    numeral: str
+    diatonic: bool           # every chord tone in the key's scale
+    target_offset: int       # above the tonic: the chord a dominant or passing chord leads to,
+    #                          a diatonic or borrowed chord's own root; -1 for chromatic
+    function: str
+    interpretation: Interpretation
+    degree: int              # 1..7: the root's letter counted from the tonic's
+
+
+# The texts below are shared with engine.analysis.batch, so that one chord analysed alone and the same
+# chord inside a corpus read the same, by construction of the text and by test of the lookup.
+
+def numeral_text(it: Interpretation, cls: int, degree: int, accidental: int,
+                 quality: str) -> str:
+    mark = numeral_mark(quality)
+    if it.target is not None:
+        return f"V{mark}/{it.target}"
+    return numeral_prefix(it, cls, degree, accidental) + mark
+
+
+@lru_cache(maxsize=4096)
+def function_text(it: Interpretation, tonic_name: str, diatonic: bool, mode: str,
+                  tension_source: int) -> str:
+    """``function``: the role's function and qualifier. Tensions never move the role, so a
+    diatonic-role chord may hold tones outside the key (G7b9 in C, ``diatonic`` false): its
+    qualifier names where they come from, as ``source`` does ("dominant, with tensions from C
+    harmonic minor"), or "with tensions outside the key" (G7#9 in C), never "diatonic"."""
+    qualifier = it.qualifier
+    if it.role == "diatonic" and not diatonic:
+        qualifier = ("with tensions from " + PARALLEL_MODES[mode][tension_source - 1].scale
+                     if tension_source else "with tensions outside the key")
+    return f"{it.function}, {qualifier.format(tonic=tonic_name)}"
+
+
+def source_text(it: Interpretation, diatonic: bool, mode: str, tension_source: int) -> str | None:
+    """``source``: the grid's, or for a diatonic-role chord with outside tensions (G7b9 in C)
+    the first parallel scale that holds all its tones (``TENSION_SOURCE``, 0 for none)."""
+    if it.role != "diatonic" or diatonic:
+        return it.source
+    return PARALLEL_MODES[mode][tension_source - 1].source if tension_source else None
+
+
+@lru_cache(maxsize=8192)
+def role_of(chord: Chord, key: Key) -> ChordRole:
+    cls = quality_class(chord)
+    offset = (chord.root.pc - key.tonic.pc) % 12
+    it = INTERPRETATIONS[GRID[key.mode_index, offset, cls]]
+    degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
+                                               key.tonic.letter, key.tonic.pc)
+    rel = transpose_mask(chord.mask, -key.tonic.pc)  # chord tones: a slash bass is not one
+    diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
+    function = function_text(it, key.tonic.name, diatonic, key.mode,
+                             int(TENSION_SOURCE[key.mode_index, rel]))
+    return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
+                     diatonic, it.target_offset, function, it, degree + 1)
+
+
+@lru_cache(maxsize=8192)
+def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
+    tension = int(TENSION_SOURCE[key.mode_index, transpose_mask(chord.mask, -key.tonic.pc)])
+    return source_text(role.interpretation, role.diatonic, key.mode, tension)
+
+
+def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
+    """The analyze result (API.md §3) for a parsed chord, fields in the contract's order."""
+    role = role_of(chord, key)
+    return {
+        "chord": chord.symbol,
+        "key": key.name,
+        "root": chord.root.name,
+        "quality": chord.quality,
+        "name": chord.name,
+        "bass": chord.bass_name,
+        "intervals": list(chord.intervals),
+        "semitones": list(chord.semitones),
+        "notes": list(chord.notes),
+        "pcs": list(chord.pcs),
+        "degree": role.degree,
+        "numeral": role.numeral,
+        "inversion": chord.inversion,
+        "function": role.function,
+        "diatonic": role.diatonic,
+        "borrowed": role.interpretation.borrowed,
+        "source": source_of(role, chord, key),
+        "scales": chord_scales(chord, quality_class(chord), role.interpretation.scale,
+                               slash_bass=True),
+    }
+
+
+def analyze(request: Any) -> dict[str, Any]:
+    """``{"chord": "Dm7b5", "key": "C"}`` -> the analysis of API.md §3."""
+    req = require_object(request)
+    chord = read_chord(req)
+    key = parse_key(get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",)))
+    return analyze_chord(chord, key)
+
+
+@lru_cache(maxsize=8192)
+def _placed(chord: Chord, octave: int) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Names with octave and MIDI numbers: the bass (if any) first, then the chord from its
+    root in ``octave``. Not range-checked."""
+    root_midi = midi_of(chord.root, octave)
+    notes: list[str] = []
+    midi: list[int] = []
+    if chord.bass is not None:
+        # The nearest bass note strictly below the root.
+        below = (chord.root.pc - chord.bass.pc) % 12 or 12
+        midi.append(root_midi - below)
+        notes.append(note_with_octave(chord.bass, root_midi - below))
+    for label, s in zip(chord.intervals, chord.semitones, strict=True):
+        midi.append(root_midi + s)
+        notes.append(note_with_octave(spell_interval(chord.root, label, s), root_midi + s))
+    return tuple(notes), tuple(midi)
+
+
+@lru_cache(maxsize=8192)
+def _frequencies(midi: tuple[int, ...], tuning: float) -> tuple[float, ...]:
+    return tuple(frequency(m, tuning) for m in midi)
+
+
+def resolve(request: Any) -> dict[str, Any]:
+    """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
+    req = require_object(request)
+    chord = read_chord(req)
+    octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
+    tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],
+                        high=TUNING_RANGE[1])
+    assert octave is not None and tuning is not None
+    notes, midi = _placed(chord, int(octave))
+    if min(midi) < 0 or max(midi) > 127:
+        raise InvalidRequest(f"octave {octave} puts {chord.symbol!r} outside MIDI 0..127",
+                             field="octave")
+    return {
+        "chord": chord.symbol,
+        "root": chord.root.name,
+        "quality": chord.quality,
+        "name": chord.name,
+        "bass": chord.bass_name,
+        "intervals": list(chord.intervals),
+        "semitones": list(chord.semitones),
+        "notes": list(notes),
+        "midi": list(midi),
+        "frequencies": list(_frequencies(midi, float(tuning))),
+        "scales": chord_scales(chord, quality_class(chord)),
+    }

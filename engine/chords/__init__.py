@@ -1,0 +1,35 @@
+"""Chord core: notes (pitch class, mask, spelling, MIDI, Hz), the ``Chord`` record, the quality
+tables as literal rows, chord symbols (tokenize and parse, cached) and keys.
+
+Every other engine package reads chords through the names exported here.
+"""
+
+from engine.chords.chord import Chord
+from engine.chords.keys import SCALE_STEPS, Key, parse_key
+from engine.chords.notes import (
+    AWKWARD_SPELLINGS,
+    LETTER_PC,
+    PitchClass,
+    Spelled,
+    degree_number,
+    frequency,
+    mask_of,
+    midi_of,
+    note_with_octave,
+    on_letter,
+    parse_note_octave,
+    parse_spelled,
+    spell_interval,
+    transpose_mask,
+    transpose_spelled,
+)
+from engine.chords.symbols import NO_CHORD, parse, parse_progression, read_chord, split_progression
+from engine.chords.tables import ADDITIONS
+
+__all__ = [
+    "ADDITIONS", "AWKWARD_SPELLINGS", "LETTER_PC", "NO_CHORD", "SCALE_STEPS", "Chord", "Key",
+    "PitchClass", "Spelled", "degree_number", "frequency", "mask_of", "midi_of",
+    "note_with_octave", "on_letter", "parse", "parse_key", "parse_note_octave",
+    "parse_progression", "parse_spelled", "read_chord", "spell_interval", "split_progression",
+    "transpose_mask", "transpose_spelled",
+]

@@ -1,0 +1,64 @@
+"""The parsed chord: a frozen record with every derived field filled in once.
+
+``engine.chords.symbols.parse(symbol)`` builds these (cached); everything else reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.chords.notes import PitchClass, Spelled
+
+
+@dataclass(frozen=True, slots=True)
+class Chord:
+    """A chord symbol read against the quality tables.
+
+    ``intervals``/``semitones``/``notes``/``pcs`` describe the chord above its root, in
+    interval order (root first); ``semitones`` of ninths and beyond are above 12.
+    ``bass`` is the slash bass (None without a slash); ``inversion`` is 0 without a slash
+    (or a bass on the root), 1..3 for a bass on the 3rd/5th/7th (any third/fifth/seventh
+    label), 4..6 for a bass on the 9th/11th/13th (a 2nd, 4th or 6th counts as those), None for
+    a bass that is not a chord tone.
+    """
+
+    symbol: str                      # as given by the user
+    root: Spelled
+    quality: str                     # canonical suffix, "" for the major triad
+    intervals: tuple[str, ...]       # degree labels: "1", "b3", "5", "b7", "9", ...
+    semitones: tuple[int, ...]       # above the root, matching intervals
+    notes: tuple[str, ...]           # spelled note names, root first
+    pcs: tuple[PitchClass, ...]      # pitch classes of notes
+    mask: int                        # 12-bit pitch-class set of the chord tones (bass excluded)
+    name: str                        # plain English, with the root: "C dominant seventh flat nine"
+    bass: Spelled | None = None
+    inversion: int | None = 0
+
+    @property
+    def root_pc(self) -> PitchClass:
+        return self.root.pc
+
+    @property
+    def root_name(self) -> str:
+        return self.root.name
+
+    @property
+    def bass_name(self) -> str | None:
+        return None if self.bass is None else self.bass.name
+
+    @property
+    def bass_pc(self) -> PitchClass | None:
+        return None if self.bass is None else self.bass.pc
+
+    @property
+    def canonical(self) -> str:
+        """The symbol in canonical spelling: root, canonical quality, ``/bass``
+        (``"C♯ø"`` -> ``"C#m7b5"``, ``"Fmi7"`` -> ``"Fm7"``)."""
+        return self.root.name + self.quality + ("" if self.bass is None else "/" + self.bass.name)
+
+    def tone(self, label: str) -> str | None:
+        """The spelled note of degree label ``label`` ("3", "b7"), or None if absent."""
+        try:
+            return self.notes[self.intervals.index(label)]
+        except ValueError:
+            return None

@@ -1,0 +1,2 @@
+"""Corpus search (API.md section 14): loaders, the token stream and its index, queries. Empty
+until the corpus issue lands."""

@@ -1,0 +1,8 @@
+"""Voicing: the styles (and their register windows) as data, the candidate voicings of a chord
+per style, and the search for the smoothest path through a progression, run by private numba
+kernels (``kernels``, each with a slow twin in ``tests/naive.py``).
+"""
+
+from engine.voicing.voice import voice_progression, voicing, warm_up
+
+__all__ = ["voice_progression", "voicing", "warm_up"]

@@ -1,0 +1,212 @@
+"""Voicing styles as data: which chord tones each style holds, in which order of priority,
+which extensions substitute, and how the chosen tones are laid out.
+
+A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
+
+- ``R`` the root; ``R2`` the root once more an octave up (four-way stacks of triads);
+- ``3`` the third, or on a chord without one the sus tone (4/11, else 2/9);
+- ``7`` the seventh, or on a chord without one the sixth (``C6``: the 6 acts as the seventh);
+- ``5`` ``9`` ``11`` ``13`` the families of those degrees (altered forms first, see
+  ``FAMILY_ORDER``);
+- ``+9`` an added natural ninth, allowed when the chord has no ninth of its own: the ninth that
+  replaces the root in rootless and drop voicings;
+- ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5").
+
+A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
+takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
+ones the style drops (they are reported as ``omitted``). The *layout* says how the chosen
+tones are stacked (see ``engine.voicing``):
+
+- ``close``: every close-position stack within an octave (all inversions);
+- ``drop2`` / ``drop3``: a close stack with its 2nd / 3rd voice from the top an octave lower;
+- ``forms``: fixed orders of slots bottom-up (``orders``), each tone the nearest above the last;
+- ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``).
+
+Slash chords: ``bass`` styles (shell, pad) add the slash bass as one more voice *below* their
+slots, and the slots are filled as usual above it, so the chord's root still sounds (a slot whose
+tone the bass already sounds falls to its next alternative: ``Cm7/Bb`` shell is Bb C Eb G, the
+5 standing in for the 7th in the bass; ``C/E`` shell is E C G). Shell over a bass is therefore
+bass + 1-3-7 (bass, then root, then the 3/7 in either order); pad is the bass, then its open
+structure of root, 3, 7 and colour above. The other styles leave the bass to the bass player;
+triad and drop2/drop3 keep the root in their own slots (drop voicings swap it for the 9 when the
+chord has one, slash or not).
+
+Written alterations (``ALTERATIONS``: b5 #5 #11 b9 #9 b13) define a chord's sound. In styles with
+``alterations`` set (those with room for colour: rootless, bill_evans, pad, drop2, drop3), an
+alteration that no slot took displaces a voice holding a natural colour tone, in the one order
+of ``GIVE_UP_ORDER`` whatever the style's slot order: a doubled root first, then the natural 5,
+then an added 9 or 13, then the 9, then the 11, the 13 last; so a chord's highest named
+extension (the 13 of a 13 chord, the 11 of an m11, the 9 of a 9 chord) outlasts the lesser
+colour tones. After the alterations that extension, when no slot took it, claims a voice the
+same way from a tone the order gives up before it (``Cm11`` drop2 is Eb F Bb D, not Eb G Bb D).
+The root, the slash bass and the guide tones are never displaced (the root is absent only where
+the style already drops it). So ``C7#11`` drop2 is E F# Bb C, ``C9#11`` drop2 E Bb D F# (the 5
+gives way, not the 9) and ``C13b5`` rootless E Gb Bb A (the 9 gives way, not the 13). When every
+colour voice already holds an alteration (``7alt`` in four voices) the rest stay out. Shell,
+triad and the guide-tone styles hold no colour voices.
+
+A tone that claims a voice sounds in the slot of its own family (``FAMILY_OF_DEGREE``: b5 #5 #11
+b13 in the 5/11/13 slot, b9 #9 in the 9 slot), whichever voice gave way; the tone that held that
+slot moves to the freed one. It matters only for the fixed ``forms``: ``C13b5`` bill_evans gives
+up its 9 but puts the b5 where a 5 goes and the 13 in the 9's place (A form E4 Gb4 Bb4 A5), not
+the b5 on top in the 9's place (E4 A4 Bb4 Gb5; ``Cm11b5`` Eb4 F4 Bb4 Gb5, a minor 9th).
+
+Tones that give way (``GIVES_WAY``), in the colour styles: over a major 3rd the natural 11 (or 4)
+lies a half step above the 3rd, the clash for which API.md §1 leaves the 11 out of a 13 chord;
+jazz practice plays such a chord's 11 only where nothing else would sound, so no slot holds it
+and it claims only a voice that would otherwise double a tone (``REDUNDANT_ROLES``), never the 5
+or another colour tone: ``Cmaj11`` drop2 is B E G D (the 11 omitted). Where it does sound
+(``CLASH_INTERVALS``) it is never a minor 2nd or minor 9th above the 3rd (``F3 C4 E4 G4``, not
+``G3 E4 F4 C5``).
+Likewise a written b13 puts out the natural 5 a half step below it (``C7b13`` pad is C E Bb Ab,
+not C G Bb E Ab). Written alterations never give way.
+
+An *added* 11 (or 4) is different: an arranger writes ``Cadd11``, ``Cadd4``, ``C7add11``,
+``C6add11``, ``C9add11``, ``Cmaj9add11`` exactly to hear that tone, so in a style with at least
+``WRITTEN_MIN_UPPER`` voices besides the root (every colour style) it always sounds
+(``WRITTEN_STAYS``): in an empty slot of its family if the style has one (``Cadd11`` pad
+C4 F4 E5 G5), else in the voice of a doubled root, an unwritten added 9 or 13, the 5, or (in a
+``13add11``) the 9 (``WRITTEN_TAKES``), never a guide tone's. ``Cadd11`` drop2 is C F G E,
+``C7add11`` rootless F G Bb E (not the C9 D E G Bb), ``Cadd11`` rootless F G E (not the Cadd9
+D E G). It keeps the slot of the voice it took, and where no fixed form keeps it clear of the
+3rd a close stack does (``C9add11`` bill_evans F Bb D E). The guard above still holds: never a
+minor 2nd or 9th above the 3rd, so it lies below the 3rd (a major 7th under it) or well above.
+Only the ``maj11``/``11``-named chords over a major 3rd (``Cmaj11``) keep the jazz rule that
+the 11 gives way: there the 11 is the top of a stack of thirds, not a tone asked for.
+
+``avoid`` lists intervals (in semitones) no two voices of a shape may form, when the style has
+another shape without them: drop2/drop3, bill_evans and pad avoid the minor ninth (13), so a
+major-seventh chord never puts its root a minor ninth above its 7th (``Bbmaj7`` drop2 is not A D
+F Bb) and ``C13`` pad never puts its 13 a minor ninth under the b7. A bass voice (pad, shell) is
+left out of that check: a 7b9 pad's root may lie a minor ninth under its b9. The pad (``open``)
+keeps, of the shapes of the first tier that has any without a clash, those with the fewest
+seconds between neighbouring upper voices, so an 11 chord's pad is no cluster (its colour slot
+takes the 11 before the 9: ``Cm11`` pad is C4 G4 Bb4 Eb5 F5, not C3 D4 Eb4 F4 Bb4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Layout = Literal["close", "drop2", "drop3", "forms", "spread"]
+
+ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13")
+
+# Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
+# (a 6 without a seventh is promoted to the "7" role by engine.voicing).
+FAMILY_OF_DEGREE = {1: "R", 2: "9", 3: "3", 4: "11", 5: "5", 6: "13", 7: "7", 9: "9",
+                    11: "11", 13: "13"}
+
+# Inside a family, the tone a slot takes first: altered tones define the sound of a chord
+# (the #9 and b13 of an altered dominant, the b5 of a half-diminished chord), so they win.
+FAMILY_ORDER = {
+    "9": ("#9", "b9", "9", "2"),
+    "11": ("#11", "11", "4"),
+    "13": ("b13", "13", "6"),
+    "5": ("b5", "#5", "5"),
+    "7": ("bb7", "b7", "7"),
+    "3": ("b3", "3"),
+}
+
+# Written alterations, in the order they claim a colour voice (#9 before b9, as in FAMILY_ORDER).
+ALTERATIONS = ("#9", "b9", "b13", "#11", "b5", "#5")
+
+# Roles that only double a tone already sounding (the root of a four-way triad): the first to
+# give way, and the only voices a tone that gives way (GIVES_WAY) may claim.
+REDUNDANT_ROLES = ("R2",)
+
+# Roles whose voice a missing written alteration may take (when it holds no alteration itself),
+# the first given up first: a doubled root, the plain 5, the added tones, then the extensions
+# from the 9 up, so the highest named one (13; the 11 of an 11 chord; the 9 of a 9 chord) goes
+# last. One order for every style: a style's slot order says what it holds, not what it can
+# best spare.
+GIVE_UP_ORDER = (*REDUNDANT_ROLES, "5", "+9", "+13", "9", "11", "13")
+
+# Tone label -> the chord tone (label) a half step away that it gives way to when the chord has
+# both, in the colour styles: the natural 11 (or 4) a half step above a major 3rd, the natural 5
+# a half step below a written b13. Such a tone fills no slot and claims only a REDUNDANT_ROLES
+# voice; where it sounds, it and its partner never lie a minor 2nd or minor 9th apart.
+GIVES_WAY = {"11": "3", "4": "3", "5": "b13"}
+CLASH_INTERVALS = (1, 13)
+
+# Tones of GIVES_WAY that do not give way when the symbol adds them (``add11``, ``add4``: the
+# additions of engine.chords.tables that bring them), in a style with at least WRITTEN_MIN_UPPER voices
+# besides its root: such a tone fills the first empty slot that lists its family, else takes
+# the voice of the first role of WRITTEN_TAKES the chord has (a doubled root, an unwritten
+# added 9 or 13, the 5, then a 9 under a named 13; never a guide tone or the top extension).
+WRITTEN_STAYS = ("11", "4")
+WRITTEN_MIN_UPPER = 3
+WRITTEN_TAKES = (*REDUNDANT_ROLES, "+9", "+13", "5", "9")
+
+# The natural extensions a symbol names, lowest first: the highest one a chord has (not standing
+# in for a 3rd) claims a colour voice like an alteration, from a tone GIVE_UP_ORDER gives up
+# before it (``Cm11`` drop2 sounds its 11 rather than its 5).
+NAMED_EXTENSIONS = ("9", "11", "13")
+
+# Sus tones stand in for a missing third, the 4th before the 2nd.
+SUS_LABELS = ("4", "11", "2", "9")
+
+# The added tones of "+9" and "+13": (label, semitones above the root).
+ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
+
+# Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
+# far above the bass, upper voices at least this far apart, upper structure at least this wide
+# when it has three or more voices, whole pad at most this wide). The first tier is the open
+# sound (a fifth under the rest, no seconds, uppers wider than an octave); the later ones keep
+# the pad inside two octaves so it fits the default range on every root.
+SPREAD_TIERS = ((7, 3, 13, 24), (7, 1, 0, 24), (1, 1, 0, 36))
+
+# Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
+GUIDE_STEP = 2
+
+# A raw ``previous`` of at most this many notes is read as a guide-tone line (every note a
+# guide tone) for ``guideTonesKept``; a denser one is not (see engine.voicing).
+GUIDE_LINE_MAX = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    name: str
+    slots: tuple[tuple[str, ...], ...]
+    layout: Layout
+    bass: bool = False                              # a slash bass sounds below the slots
+    orders: tuple[tuple[int, ...], ...] = ()        # "forms": slot indices bottom-up
+    alterations: bool = False                       # written alterations displace colour tones
+    avoid: tuple[int, ...] = ()                     # intervals between voices avoided if possible
+    open: bool = False                              # fewest seconds between upper voices
+
+
+_UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
+_DROP = (("3",), ("7", "R2"), ("13", "5", "11"), ("9", "R"))
+
+STYLES: dict[str, Style] = {s.name: s for s in (
+    # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
+    Style("rootless", _UPPER4, "close", alterations=True),
+    # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
+    Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
+          orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
+    # 1-3-7 or 1-7-3, root lowest (a slash bass below it); a triad's 5 stands in for the 7.
+    Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,
+          orders=((0, 1, 2), (0, 2, 1))),
+    Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
+    # root in the bass (a slash bass below it), 3 and 7, the colour tone (an 11 before the 9:
+    # the two with the 3rd make a cluster), the 5; spread open.
+    Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "11", "9", "5"), ("5", "9", "11")),
+          "spread", bass=True, alterations=True, avoid=(13,), open=True),
+    Style("guide_tones", (("3", "R"), ("7", "5")), "close"),
+    Style("guide_third", (("3", "R"),), "close"),
+    Style("guide_seventh", (("7", "5"),), "close"),
+    # four-way close of 1 3 5 7 (9 for 1, 13 for 5 when the chord has them; a triad doubles
+    # its root), then the 2nd / 3rd voice from the top an octave down.
+    Style("drop2", _DROP, "drop2", alterations=True, avoid=(13,)),
+    Style("drop3", _DROP, "drop3", alterations=True, avoid=(13,)),
+)}
+
+DEFAULT_STYLE = "rootless"
+
+
+def style_named(name: str | None) -> Style:
+    """The style called ``name`` (case and surrounding spaces ignored); unknown -> rootless."""
+    key = (name or "").strip().lower()
+    return STYLES.get(key, STYLES[DEFAULT_STYLE])

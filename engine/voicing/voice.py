@@ -1,0 +1,234 @@
+"""The ``voicing`` operation (API.md §5): one chord, or a whole progression, voiced in a style
+with the least motion, chosen by the numba kernels over precomputed candidate tables.
+
+``voicing(request)`` validates and builds the result dict; ``voice_progression`` is the plain
+function other modules (conduct) call; ``warm_up()`` compiles every kernel once.
+
+Decisions where API.md is silent:
+
+- Motion between voicings of different sizes: every note of the larger voicing pairs with one
+  note of the smaller and every note of the smaller with at least one (voices split or merge);
+  with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
+- Ties (with ``previous``): more guide tones kept, then the lower register (smaller sum of
+  MIDI notes), then the lowest candidate index. The search counts guide tones kept by the very
+  rule of the reported ``guideTonesKept`` below (a guide tone within a step of a guide tone of
+  the voicing before), voice by voice, so a tie never goes to the voicing that breaks the line.
+- Without ``previous`` a voicing sits in the middle of ``range``, where a pianist puts it: the
+  placement whose mean pitch is nearest the range centre, ties to the lower, then to the
+  lowest index. (Until grid 1 the lowest placement won, which gave muddy clusters under the
+  low-interval limits: rootless Cmaj7 as D3 E3 G3 B3, now D4 E4 G4 B4.) A progression without
+  ``previous`` still minimises total motion first and guide tones kept second; the centre
+  only decides among those equally smooth paths, by the summed distance of every chord from
+  the centre, so long progressions no longer sink to the bottom of the range on ties.
+- ``guideTonesKept`` follows the guide-tone line: true when every voiced guide tone (3rd/sus
+  tone, 7th/6th) of the chord holds or moves by step (<= 2 semitones) from a guide tone of the
+  chord before (the last sounding one, across an ``NC``), false otherwise. ``previous`` is raw
+  notes with no chord: when it holds at most 4 notes (a shell, a rootless or a guide-tone
+  voicing) each of them counts as a guide tone; a denser ``previous`` (5 to 8 notes, where
+  almost any tone lies a step from one of them) says nothing about a line, and the first chord
+  gets null. Null too without a voicing before or without a guide tone on either side.
+- ``NC`` / ``N.C.`` in a progression (API.md §1) gives an entry with ``chord`` "NC", empty
+  ``notes``, ``midi`` and ``omitted``, ``voiceLeading`` 0 and ``guideTonesKept`` null; the
+  chord after it is led (and its motion counted) from the last sounding voicing.
+- Slash chords: styles with a bass voice (shell, pad) add the slash bass below the chord, whose
+  root still sounds above it (see engine.voicing_styles); the others leave the bass to the bass
+  player.
+- A range no placement fits is ``invalid_request`` (field ``range``): a shape moves only by
+  octaves, so the message gives its span and the width (span + 11) that always holds it.
+- ``style`` is matched ignoring case and surrounding spaces; ``chord`` and ``progression``
+  together are an ``invalid_request`` (field ``chord``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import accumulate
+from typing import Any
+
+import numpy as np
+
+from engine.chords import Chord, note_with_octave, parse_note_octave, parse_progression, read_chord
+from engine.errors import InvalidRequest
+from engine.requests import MAX_PREVIOUS, as_int, get_list, get_str, require_object
+from engine.voicing import kernels
+from engine.voicing.candidates import Candidates, candidates
+from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, Style, style_named
+
+DEFAULT_RANGE = (48, 84)
+MAX_VOICES = 8           # widest row of the kernel tables: previous may hold 8 notes
+
+
+def voicing(request: Any) -> dict[str, Any]:
+    """API.md §5: ``chord`` (+ ``previous``) -> one voicing; ``progression`` -> ``voicings``
+    and ``totalVoiceLeading``."""
+    req = require_object(request)
+    progression = req.get("progression")
+    if progression is not None and req.get("chord") is not None:
+        raise InvalidRequest("give either 'chord' or 'progression', not both", field="chord")
+    if progression is not None:
+        chords = parse_progression(progression, field="progression", allow_nc=True)
+    else:
+        chords = [read_chord(req)]
+    style = style_named(get_str(req, "style"))
+    previous = _previous(req)
+    low, high = _range(req)
+    played = [c for c in chords if c is not None]
+    tables = _tables(played, style, low, high)
+    rows, moved = _solve(tables, previous, low, high) if played else ([], [])
+    sounding = iter(zip(played, tables, rows, moved, strict=True))
+    voicings = []
+    # the guide tones of the voicing before (an NC keeps the last sounding ones)
+    before = _guide_line(previous) or None
+    for symbol in chords:
+        if symbol is None:
+            voicings.append(_no_chord(style))
+            continue
+        chord, table, row, motion = next(sounding)
+        midi = [int(m) for m in table.midi[row]]
+        tones = [table.selection.tones[int(i)] for i in table.tone[row]]
+        guides = [m for m, t in zip(midi, tones, strict=True) if t.guide]
+        voicings.append({
+            "chord": chord.symbol,
+            "style": style.name,
+            "notes": [note_with_octave(t.spelled, m) for m, t in zip(midi, tones, strict=True)],
+            "midi": midi,
+            "omitted": list(table.selection.omitted),
+            "voiceLeading": int(motion),
+            "guideTonesKept": _kept(guides, before),
+        })
+        before = guides
+    if progression is None:
+        return voicings[0]
+    return {"voicings": voicings, "totalVoiceLeading": int(sum(moved))}
+
+
+def _no_chord(style: Style) -> dict[str, Any]:
+    """The entry of an ``NC`` in a progression: nothing sounds and nothing moves."""
+    return {"chord": "NC", "style": style.name, "notes": [], "midi": [], "omitted": [],
+            "voiceLeading": 0, "guideTonesKept": None}
+
+
+def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", low: int = 48,
+                      high: int = 84, previous: list[int] | None = None) -> list[list[int]]:
+    """MIDI notes (lowest first) per chord, with the least total motion over the progression.
+    A ``None`` (no chord, ``NC``) gets ``[]`` and the voicing before it carries over it.
+    Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit, and
+    ``InvalidRequest(field="progression")`` beyond ``kernels.MAX_CHORDS`` sounding chords (the
+    most the search's keys hold exactly; conduct stays far below it)."""
+    played = [c for c in chords if c is not None]
+    if not played:
+        return [[] for _ in chords]
+    if len(played) > kernels.MAX_CHORDS:
+        raise InvalidRequest(f"cannot voice more than {kernels.MAX_CHORDS} chords in one search",
+                             field="progression")
+    tables = _tables(played, style_named(style), low, high)
+    rows, _ = _solve(tables, sorted(previous or []), low, high)
+    voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
+    return [[] if c is None else next(voiced) for c in chords]
+
+
+def warm_up() -> None:
+    """Compile (or load from the numba cache) every kernel once, e.g. at server start-up."""
+    a = np.array([60, 64, 67, 71], dtype=np.int64)
+    b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
+    kernels._motion(a, 4, b[0], 3)
+    flags = np.ones(4, dtype=np.int8)
+    kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
+    kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
+                    np.ones((2, 4), dtype=np.int8), np.array([0, 1, 2], dtype=np.int64),
+                    GUIDE_STEP, 132)
+    kernels._register(a, 4, 132, False)
+
+
+def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Candidates]:
+    tables = []
+    for chord in chords:
+        table = candidates(chord, style, low, high)
+        if len(table.midi) == 0:
+            raise InvalidRequest(
+                f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
+                f"[{low}, {high}]: its narrowest shape spans {table.span} semitones and moves "
+                f"only by octaves; any range at least {table.span + 11} semitones wide holds it",
+                field="range")
+        tables.append(table)
+    return tables
+
+
+def _solve(tables: list[Candidates], previous: list[int], low: int, high: int
+           ) -> tuple[list[int], list[int]]:
+    """Row per chord (into its table) and semitones moved into each chord."""
+    offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
+                          count=len(tables) + 1)
+    n = int(offsets[-1])
+    notes = np.zeros((n, MAX_VOICES), dtype=np.int64)
+    guide = np.zeros((n, MAX_VOICES), dtype=np.int8)
+    counts = np.empty(n, dtype=np.int64)
+    for t, table in enumerate(tables):
+        a, b, v = offsets[t], offsets[t + 1], table.midi.shape[1]
+        notes[a:b, :v] = table.midi
+        guide[a:b, :v] = table.guide
+        counts[a:b] = v
+    prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
+    prev[:len(previous)] = previous
+    prev_guide = np.zeros(prev.shape, dtype=np.int8)
+    prev_guide[:len(_guide_line(previous))] = 1
+    choice, moved = kernels._search(prev, len(previous), prev_guide, notes, counts, guide,
+                                    offsets, GUIDE_STEP, low + high)
+    return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
+
+
+def _guide_line(previous: list[int]) -> list[int]:
+    """The notes of a raw ``previous`` that count as guide tones: all of them when it can be a
+    guide-tone line (at most GUIDE_LINE_MAX notes), none when it is denser."""
+    return previous if len(previous) <= GUIDE_LINE_MAX else []
+
+
+def _kept(guides: list[int], before: list[int] | None) -> bool | None:
+    """Whether every guide tone voiced holds or moves by step (<= GUIDE_STEP semitones) from a
+    guide tone of the voicing before; None when there is no guide tone on either side."""
+    if not before or not guides:
+        return None
+    return all(min(abs(g - p) for p in before) <= GUIDE_STEP for g in guides)
+
+
+def _previous(req: dict[str, Any]) -> list[int]:
+    """``previous`` as sorted MIDI numbers (names with octave or integers 0..127)."""
+    items = get_list(req, "previous", max_items=MAX_PREVIOUS) or []
+    midi = []
+    for item in items:
+        if not isinstance(item, str):
+            item = as_int(item)
+        if item is None:
+            raise InvalidRequest("'previous' holds note names with octave or MIDI numbers",
+                                 field="previous")
+        if isinstance(item, str):
+            try:
+                item = _midi_of(item)
+            except ValueError:
+                raise InvalidRequest(f"unknown note {item!r} in 'previous'",
+                                     field="previous") from None
+        if not 0 <= item <= 127:
+            raise InvalidRequest(f"note {item} in 'previous' is outside MIDI 0..127",
+                                 field="previous")
+        midi.append(item)
+    return sorted(midi)
+
+
+@lru_cache(maxsize=1024)
+def _midi_of(name: str) -> int:
+    return parse_note_octave(name)[1]
+
+
+def _range(req: dict[str, Any]) -> tuple[int, int]:
+    value = req.get("range")
+    if value is None:
+        return DEFAULT_RANGE
+    bounds = [as_int(v) for v in value] if isinstance(value, list) else []
+    if len(bounds) != 2 or None in bounds:
+        raise InvalidRequest("'range' must be two MIDI numbers [lowest, highest]", field="range")
+    low, high = bounds
+    assert low is not None and high is not None
+    if not (0 <= low <= high <= 127):
+        raise InvalidRequest("'range' must satisfy 0 <= lowest <= highest <= 127", field="range")
+    return low, high

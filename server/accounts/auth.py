@@ -1,0 +1,53 @@
+"""Bearer keys: ``Authorization: Bearer hk_live_…`` on every /v2 route and MCP tool call.
+
+Lookups are cached in the worker for at most ``ttl`` seconds (60 by default), unknown keys
+included, so a plan change or a revocation reaches every running worker within a minute while
+a busy key costs no database read. The clock is injectable for tests.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+
+from engine.errors import KeyRevoked, Unauthorized
+from server.accounts.store import KeyRecord, Store, hash_secret
+
+_KEY_SHAPE = re.compile(r"hk_live_[A-Za-z0-9_-]{32,}")
+_MAX_CACHED = 10_000
+
+
+class Authenticator:
+    def __init__(self, store: Store, ttl: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.clock = clock
+        self._cache: dict[str, tuple[float, KeyRecord | None]] = {}
+
+    def authenticate(self, authorization: str | None) -> KeyRecord:
+        """The key record for an ``Authorization`` header value, or a 401 error."""
+        if not authorization:
+            raise Unauthorized("an API key is required: Authorization: Bearer hk_live_…")
+        scheme, _, secret = authorization.strip().partition(" ")
+        secret = secret.strip()
+        if scheme.lower() != "bearer" or not _KEY_SHAPE.fullmatch(secret):
+            raise Unauthorized("malformed API key: expected Authorization: Bearer hk_live_…")
+        record = self._lookup(hash_secret(secret))
+        if record is None:
+            raise Unauthorized("unknown API key")
+        if record.revoked:
+            raise KeyRevoked("this API key has been revoked or rotated; use its replacement")
+        return record
+
+    def _lookup(self, digest: str) -> KeyRecord | None:
+        now = self.clock()
+        hit = self._cache.get(digest)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        record = self.store.lookup_key(digest)
+        if len(self._cache) >= _MAX_CACHED:
+            self._cache.clear()  # a flood of random keys cannot grow memory without bound
+        self._cache[digest] = (now + self.ttl, record)
+        return record

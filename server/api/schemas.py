@@ -1,0 +1,344 @@
+"""The one schema table: every operation's route, MCP tool name, description and JSON Schemas.
+
+REST validation (``server.api.calls``), ``GET /openapi.json`` and the MCP tools all read
+``OPERATIONS``, so the documented, validated and declared shapes cannot drift apart. The engine
+function is looked up by name when it is called, so this module imports before every operation
+has landed in ``engine``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import jsonschema
+
+import engine
+from engine.analysis import TUNING_RANGE
+from engine.requests import MAX_PREVIOUS, MAX_PROGRESSION, MAX_PROMPT, MAX_SYMBOL
+
+JSON = dict[str, Any]
+EngineFunction = Callable[[JSON], JSON]
+
+# ---------------------------------------------------------------- building blocks
+
+
+def _str(description: str, **extra: Any) -> JSON:
+    return {"type": "string", "description": description, **extra}
+
+
+def _int(description: str, **extra: Any) -> JSON:
+    return {"type": "integer", "description": description, **extra}
+
+
+def _num(description: str, **extra: Any) -> JSON:
+    return {"type": "number", "description": description, **extra}
+
+
+def _array(items: JSON, description: str, **extra: Any) -> JSON:
+    return {"type": "array", "items": items, "description": description, **extra}
+
+
+def _object(properties: JSON, required: list[str] | None = None, description: str = "",
+            **extra: Any) -> JSON:
+    schema: JSON = {"type": "object"}
+    if description:
+        schema["description"] = description
+    schema["properties"] = properties
+    if required:
+        schema["required"] = required
+    schema.update(extra)
+    return schema
+
+
+def _or_null(schema: JSON) -> JSON:
+    """An optional request field: null is read as absent (``engine.requests``), so the schema
+    says so too, and REST may leave validation to the engine (``Operation.engine_checks``)."""
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    kind = schema["type"]
+    return {**schema, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+
+
+NULLABLE_STR = {"type": ["string", "null"]}
+
+# What the engine refuses is refused here too, and the other way round (property-tested in
+# tests/test_server_schemas.py): a blank string, a progression of bar lines only, an integer
+# outside 64 bits. JSON Schema's "integer" admits 4.0, and so do the engine's readers.
+NOT_BLANK = r"\S"
+INT64 = {"minimum": -(2**63), "maximum": 2**63 - 1}
+
+CHORD = _str("A chord symbol, e.g. 'Dm7b5', 'G7(b9,#11)', 'C/E'.", minLength=1,
+             maxLength=MAX_SYMBOL, pattern=NOT_BLANK)
+KEY = _or_null(_str("The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', 'C-' or 'C minor'. "
+                    "Modes are refused. Default 'C'.", maxLength=MAX_SYMBOL))
+KEY_CONTEXT = {**KEY, "description": "Alias of 'key'."}
+# A chord is what holds a character other than whitespace and '|': the engine splits the string
+# form on both and trims list items, so " |" in a list is a bar line too.
+NOT_ONLY_BAR_LINES = r"[^\s|]"
+PROGRESSION = {
+    "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
+                   f"ignored), or a list of symbols; at most {MAX_PROGRESSION} chords.",
+    "anyOf": [{"type": "string", "pattern": NOT_ONLY_BAR_LINES},
+              {"type": "array", "items": {"type": "string"}, "minItems": 1,
+               "maxItems": MAX_PROGRESSION, "contains": {"pattern": NOT_ONLY_BAR_LINES}}],
+}
+
+SCALE = _object({
+    "name": _str("Scale name, lower case ('dorian', 'altered', ...)."),
+    "character": _str("One sentence on the scale's sound."),
+    "priority": {"type": "string", "enum": ["primary", "secondary"]},
+    "notes": _array({"type": "string"}, "Spelled notes starting on the chord's root."),
+    "avoid": _array({"type": "string"}, "Avoid notes over this chord."),
+}, ["name", "character", "priority", "notes", "avoid"])
+SCALES = _array(SCALE, "Scales for improvising over the chord, primary first.")
+
+# The fields resolve and analyze share, in the contract's order.
+CHORD_FIELDS: JSON = {
+    "chord": _str("The symbol as given."),
+    "root": _str("Spelled root."),
+    "quality": _str("Canonical quality suffix ('' is the major triad)."),
+    "name": _str("Plain-English name."),
+    "bass": {**NULLABLE_STR, "description": "Bass note of a slash chord, else null."},
+    "intervals": _array({"type": "string"}, "Degree labels from the root ('1', 'b3', ...)."),
+    "semitones": _array({"type": "integer"}, "Semitones above the root."),
+}
+
+# ---------------------------------------------------------------- requests
+
+ANALYZE_REQUEST = _object({
+    "chord": CHORD,
+    "key": KEY,
+    "keyContext": KEY_CONTEXT,
+}, ["chord"])
+
+RESOLVE_REQUEST = _object({
+    "chord": CHORD,
+    "octave": _or_null(_int("Octave of the root (C4 = MIDI 60); every note must stay within "
+                            "MIDI 0..127. Default 4.")),
+    "tuning": _or_null(_num("Frequency of A4 in Hz. Default 440.", minimum=TUNING_RANGE[0],
+                            maximum=TUNING_RANGE[1])),
+}, ["chord"])
+
+VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
+                  "guide_third", "guide_seventh", "drop2", "drop3"]
+MIDI_NOTE = {"type": "integer", "minimum": 0, "maximum": 127}
+
+VOICING_REQUEST = _object({
+    "chord": _or_null(CHORD),
+    "progression": _or_null(PROGRESSION),
+    "style": _or_null(_str("Voicing style: " + ", ".join(VOICING_STYLES) +
+                           ". Default 'rootless'; an unknown style falls back to 'rootless'.")),
+    "previous": _or_null(_array({"type": ["string", "integer"]},
+                                "The previous voicing, as note names with octave ('E3') or MIDI "
+                                "numbers, to lead from with the least motion.",
+                                maxItems=MAX_PREVIOUS)),
+    "range": _or_null(_array(MIDI_NOTE, "Lowest and highest MIDI note. Default [48, 84].",
+                             minItems=2, maxItems=2)),
+}, oneOf=[  # exactly one of them, null being absent
+    {"required": ["chord"], "properties": {"chord": {"type": "string"}}},
+    {"required": ["progression"], "properties": {"progression": {"not": {"type": "null"}}}},
+])
+
+TECHNIQUES = ["tritone_sub", "ii_v_insertion", "modal_interchange", "secondary_dominants",
+              "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing"]
+
+REHARMONIZE_REQUEST = _object({
+    "progression": PROGRESSION,
+    "key": KEY,
+    "keyContext": KEY_CONTEXT,
+    "techniques": _or_null(_array({"type": "string", "enum": TECHNIQUES},
+                                  "Restrict to these techniques. Default: all.")),
+}, ["progression"])
+
+CONDUCT_REQUEST = _object({
+    "prompt": _str("What to play, in English: style, tempo, key, form, feel, e.g. 'medium "
+                   "swing blues in F, 24 bars, walking bass'.", minLength=1,
+                   maxLength=MAX_PROMPT, pattern=NOT_BLANK),
+    "durationSec": _or_null(_num("Length of the arrangement in seconds (5-900); the tempo is "
+                                 "fitted.", minimum=5, maximum=900)),
+    "progression": _or_null({**PROGRESSION,
+                             "description": "Your own changes to arrange ('|' marks bars)."}),
+    "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
+}, ["prompt"])
+
+# ---------------------------------------------------------------- results
+
+ANALYZE_RESULT = _object({
+    "chord": CHORD_FIELDS["chord"],
+    "key": _str("The key, canonical ('C', 'Cm')."),
+    **{k: v for k, v in CHORD_FIELDS.items() if k != "chord"},
+    "notes": _array({"type": "string"}, "Spelled notes, root first."),
+    "pcs": _array({"type": "integer"}, "Pitch classes of the notes (C = 0)."),
+    "degree": _int("Scale degree (1-7) of the root's letter in the key."),
+    "numeral": _str("Roman numeral in jazz practice ('ii7', 'V7/V', 'bVImaj7')."),
+    "inversion": {"type": ["integer", "null"],
+                  "description": "0 root position, 1-3 for a bass on the 3rd/5th/7th, "
+                                 "4-6 for one on the 9th/11th/13th, null for a non-chord bass."},
+    "function": _str("Harmonic function with a qualifier ('dominant, tritone substitute of V7')."),
+    "diatonic": {"type": "boolean", "description": "Every chord tone is in the key's scale."},
+    "borrowed": {"type": "boolean", "description": "Taken from a parallel mode of the tonic."},
+    "source": {**NULLABLE_STR, "description": "Where a non-diatonic chord comes from."},
+    "scales": SCALES,
+}, ["chord", "key", "root", "quality", "name", "bass", "intervals", "semitones", "notes", "pcs",
+    "degree", "numeral", "inversion", "function", "diatonic", "borrowed", "source", "scales"])
+
+RESOLVE_RESULT = _object({
+    **CHORD_FIELDS,
+    "notes": _array({"type": "string"}, "Note names with octave ('G4'), bass first."),
+    "midi": _array(MIDI_NOTE, "MIDI numbers of the notes."),
+    "frequencies": _array({"type": "number"}, "Frequencies in Hz (3 decimals)."),
+    "scales": SCALES,
+}, [*CHORD_FIELDS, "notes", "midi", "frequencies", "scales"])
+
+ONE_VOICING = _object({
+    "chord": _str("The symbol as given."),
+    "style": _str("The style used."),
+    "notes": _array({"type": "string"}, "Note names with octave, lowest first."),
+    "midi": _array(MIDI_NOTE, "MIDI numbers, lowest first."),
+    "omitted": _array({"type": "string"}, "Chord tones left out."),
+    "voiceLeading": _int("Semitones moved from 'previous' (0 without it)."),
+    "guideTonesKept": {"type": ["boolean", "null"],
+                       "description": "Third and seventh kept from the previous chord."},
+}, ["chord", "style", "notes", "midi", "omitted", "voiceLeading", "guideTonesKept"])
+
+VOICING_RESULT = {
+    "type": "object",
+    "description": "One voicing for 'chord', or 'voicings' for a 'progression'.",
+    "anyOf": [
+        ONE_VOICING,
+        _object({
+            "voicings": _array(ONE_VOICING, "One voicing per chord."),
+            "totalVoiceLeading": _int("Total semitones moved across the progression."),
+        }, ["voicings", "totalVoiceLeading"]),
+    ],
+}
+
+REHARMONIZE_RESULT = _object({
+    "key": _str("The key, canonical."),
+    "progression": _array({"type": "string"}, "The input chords."),
+    "alternatives": _array(_object({
+        "technique": {"type": "string", "enum": TECHNIQUES},
+        "progression": _array({"type": "string"}, "The new chords."),
+        "changes": _array(_object({
+            "index": _int("Position in the input."),
+            "from": _str("The input chord."),
+            "to": _array({"type": "string"}, "The chords that replace it."),
+        }, ["index", "from", "to"]), "What changed."),
+        "explanation": _str("One sentence naming the chords."),
+    }, ["technique", "progression", "changes", "explanation"]),
+        "At most one per technique, in the fixed order of techniques."),
+}, ["key", "progression", "alternatives"])
+
+NOTE_EVENT = _object({
+    "tick": {"type": "integer", "minimum": 0},
+    "duration": {"type": "integer", "minimum": 0},
+    "pitch": MIDI_NOTE,
+    "velocity": MIDI_NOTE,
+}, ["tick", "duration", "pitch", "velocity"])
+LANE = _array(NOTE_EVENT, "Note events at 480 ticks per quarter.")
+
+CONDUCT_RESULT = _object({
+    "conductor": _object({
+        "tempo": _num("Beats per minute."),
+        "key": _str("Key."),
+        "mode": _str("Mode."),
+        "timeSignature": _str("Time signature, e.g. '4/4'."),
+        "bars": _int("Number of bars."),
+        "style": _str("Style."),
+        "swing": _num("Share of each beat taken by its first eighth (0.5 straight)."),
+        "durationSec": _num("Length in seconds."),
+        "energy": _array({"type": "number", "minimum": 0, "maximum": 1}, "Energy per bar."),
+    }, ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing", "durationSec",
+        "energy"]),
+    "chords": _array(_object({"bar": {"type": "integer"}, "beat": {"type": "number"},
+                              "symbol": {"type": "string"}}, ["bar", "beat", "symbol"]),
+                     "The changes played."),
+    "leadSheet": _str("Chord symbols per bar, four bars a line."),
+    "lanes": _object({"harmony": LANE, "pattern": LANE, "bass": LANE, "drums": LANE},
+                     ["harmony", "pattern", "bass", "drums"]),
+    "ppq": {"type": "integer", "const": 480},
+    "midi": _str("Base64 of a Standard MIDI File, format 1.", contentEncoding="base64"),
+}, ["conductor", "chords", "leadSheet", "lanes", "ppq", "midi"])
+
+ERROR = _object({
+    "error": _object({
+        "code": _str("Error code (API.md section 9)."),
+        "message": _str("What went wrong."),
+        "symbol": _str("The chord symbol that failed (invalid_chord)."),
+        "index": _int("Position inside a progression (invalid_chord)."),
+        "field": _str("The request field at fault (invalid_request)."),
+        "retryAfter": _int("Seconds to wait (rate_limited, quota_exceeded)."),
+    }, ["code", "message"]),
+}, ["error"])
+
+# ---------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One engine operation as every surface sees it."""
+
+    name: str                 # engine function name, e.g. "analyze"
+    path: str                 # REST route, e.g. "/v2/analyze"
+    tool: str                 # MCP tool name, e.g. "analyze_chord"
+    description: str          # one sentence
+    request_schema: JSON
+    result_schema: JSON
+    impl: EngineFunction | None = None  # tests inject a function; else engine.<name>
+    # The engine refuses every request the schema refuses (property-tested in
+    # tests/test_server_schemas.py), so REST skips jsonschema: 19 µs a call measured.
+    engine_checks: bool = False
+    # Answers kept per worker, by the request's exact bytes (0: none). The engine is
+    # deterministic, so a kept answer is the same bytes it would compute; errors are never kept.
+    cache: int = 0
+
+    @property
+    def available(self) -> bool:
+        """True once the engine function has landed (or one was injected)."""
+        return self.impl is not None or callable(getattr(engine, self.name, None))
+
+    @property
+    def function(self) -> EngineFunction:
+        """The engine function, looked up now (AttributeError while it has not landed)."""
+        if self.impl is not None:
+            return self.impl
+        fn: EngineFunction = getattr(engine, self.name)
+        return fn
+
+    @cached_property
+    def validator(self) -> jsonschema.protocols.Validator:
+        """A compiled validator of ``request_schema`` (built once per process)."""
+        cls = jsonschema.validators.validator_for(self.request_schema)
+        cls.check_schema(self.request_schema)
+        return cls(self.request_schema)
+
+
+def _op(name: str, tool: str, description: str, request: JSON, result: JSON,
+        engine_checks: bool = False, cache: int = 0) -> Operation:
+    return Operation(name, f"/v2/{name}", tool, description, request, result,
+                     engine_checks=engine_checks, cache=cache)
+
+
+OPERATIONS: dict[str, Operation] = {op.name: op for op in (
+    _op("analyze", "analyze_chord",
+        "Analyze a chord in a key: roman numeral, function, borrowing and the scales to play.",
+        ANALYZE_REQUEST, ANALYZE_RESULT, engine_checks=True, cache=4096),
+    _op("resolve", "resolve_chord",
+        "Spell a chord symbol: notes with octave, MIDI numbers, frequencies and scales.",
+        RESOLVE_REQUEST, RESOLVE_RESULT, engine_checks=True, cache=4096),
+    _op("voicing", "generate_voicing",
+        "Voice a chord or a whole progression in a jazz style with the least voice motion.",
+        VOICING_REQUEST, VOICING_RESULT, engine_checks=True),
+    _op("reharmonize", "reharmonize",
+        "Suggest reharmonizations of a progression, one per applicable jazz technique.",
+        REHARMONIZE_REQUEST, REHARMONIZE_RESULT, engine_checks=True),
+    _op("conduct", "conduct_band",
+        "Arrange a prompt for a jazz band: form, changes, four MIDI lanes and a MIDI file.",
+        CONDUCT_REQUEST, CONDUCT_RESULT, engine_checks=True),
+)}
+
+BY_PATH: dict[str, Operation] = {op.path: op for op in OPERATIONS.values()}
+BY_TOOL: dict[str, Operation] = {op.tool: op for op in OPERATIONS.values()}

@@ -1,0 +1,5 @@
+import sys
+
+from server.cli.main import main
+
+sys.exit(main())

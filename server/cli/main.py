@@ -1,0 +1,345 @@
+"""The ``harmony`` command (API.md section 10): serve, accounts, keys, usage, vocab-gaps, and the
+engine operations with JSON out."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+import orjson
+
+from engine.errors import HarmonyError
+from server.accounts import PLANS, Store, StoreError
+from server.http import PROFILES, Settings, env_db_path, parse_origins
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        code: int = args.run(args)
+        return code
+    except (StoreError, ValueError) as exc:
+        print(f"harmony: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file that cannot be read or written, a port in use
+        print(f"harmony: {_os_error(exc)}", file=sys.stderr)
+        return 1
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one line (the usage is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = True) -> None:
+    """API.md writes ``harmony serve --db PATH``: every command also takes ``--db`` after its
+    name (SUPPRESS keeps the top-level value when it is not given there)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _accept_db_on_every_command(child, top=False)
+            return
+    if not top:
+        parser.add_argument("--db", default=argparse.SUPPRESS,
+                            help="SQLite file (also accepted before the command)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="harmony", description="The harmony engine service.")
+    # None: not given, so HARMONY_DB (read when the command runs) or harmony.db.
+    parser.add_argument("--db", help="SQLite file (env HARMONY_DB; default harmony.db)")
+    sub = parser.add_subparsers(metavar="COMMAND")
+
+    # Flags default to None (not given): the environment's settings apply (Settings.from_env).
+    serve = sub.add_parser("serve", help="run the REST and MCP service on granian")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=_bounded(1, 65535), default=8000)
+    serve.add_argument("--workers", type=_bounded(1, 256),
+                       help="granian worker processes (env HARMONY_WORKERS; default 1)")
+    serve.add_argument("--profile", choices=PROFILES,
+                       help="local or hosted (env HARMONY_PROFILE; default local)")
+    serve.add_argument("--no-auth", dest="auth", action="store_const", const=False,
+                       help="accept calls without a key, count nothing (local profile only; "
+                            "env HARMONY_NO_AUTH=1)")
+    serve.add_argument("--cors-origins",
+                       help="comma-separated browser origins allowed (env HARMONY_CORS_ORIGINS)")
+    serve.add_argument("--flood-per-minute", type=_bounded(1, 10**9),
+                       help="requests a minute allowed from one IP address "
+                            "(env HARMONY_FLOOD_PER_MINUTE; default 6000)")
+    serve.add_argument("--no-store-bodies", dest="store_bodies", action="store_const",
+                       const=False, help="keep no request bodies in the log "
+                                         "(env HARMONY_STORE_BODIES=0)")
+    serve.add_argument("--retention-days", type=_bounded(0, 100_000),
+                       help="days request bodies are kept (env HARMONY_RETENTION_DAYS; "
+                            "default 30)")
+    serve.set_defaults(run=cmd_serve)
+
+    accounts = sub.add_parser("accounts", help="create accounts, change plans").add_subparsers()
+    a = accounts.add_parser("create")
+    a.add_argument("name")
+    a.add_argument("--plan", choices=list(PLANS), default="free")
+    a.set_defaults(run=lambda ns: _done(_store(ns).create_account, ns.name, ns.plan))
+    a = accounts.add_parser("set-plan")
+    a.add_argument("name")
+    a.add_argument("plan", choices=list(PLANS))
+    a.set_defaults(run=lambda ns: _done(_store(ns).set_plan, ns.name, ns.plan))
+    a = accounts.add_parser("set-limits", help="enterprise: limits of this account")
+    a.add_argument("name")
+    a.add_argument("--per-minute", type=int, required=True)
+    a.add_argument("--per-month", type=int, required=True)
+    a.set_defaults(run=lambda ns: _done(_store(ns).set_limits, ns.name, ns.per_minute,
+                                        ns.per_month))
+    a = accounts.add_parser("list")
+    a.set_defaults(run=lambda ns: _json([{"name": n, "plan": p} for n, p in
+                                         _store(ns).accounts()]))
+
+    keys = sub.add_parser("keys", help="create, list, rotate, revoke API keys").add_subparsers()
+    k = keys.add_parser("create", help="print a new key (alone on stdout; shown once)")
+    k.add_argument("account")
+    k.set_defaults(run=lambda ns: _secret(*_store(ns).create_key(ns.account)))
+    k = keys.add_parser("list")
+    k.add_argument("account", nargs="?")
+    k.set_defaults(run=lambda ns: _json(_store(ns).list_keys(ns.account)))
+    k = keys.add_parser("rotate", help="revoke a key and print its replacement")
+    k.add_argument("key_id")
+    k.set_defaults(run=lambda ns: _secret(*_store(ns).rotate_key(ns.key_id)))
+    k = keys.add_parser("revoke")
+    k.add_argument("key_id")
+    k.set_defaults(run=lambda ns: _done(_store(ns).revoke_key, ns.key_id))
+
+    usage = sub.add_parser("usage", help="volumes, p50/p95 latency and error rates per key")
+    usage.add_argument("--account")
+    usage.add_argument("--days", type=int, default=30)
+    usage.add_argument("--json", action="store_true")
+    usage.set_defaults(run=cmd_usage)
+
+    gaps = sub.add_parser("vocab-gaps", help="the most frequent symbols that failed to parse")
+    gaps.add_argument("--limit", type=int, default=20)
+    gaps.add_argument("--json", action="store_true")
+    gaps.set_defaults(run=cmd_vocab_gaps)
+
+    add_operation_parsers(sub)
+    try:
+        batch_cli = importlib.import_module("server.cli.batch")
+    except ModuleNotFoundError:
+        batch_cli = None  # lands with the batch analysis issue
+    if batch_cli is not None:
+        batch_cli.add_parser(sub)
+        batch = sub.choices.get("batch")
+        if batch is not None and batch.get_default("run") is None:
+            batch.set_defaults(run=batch_cli.run)
+    _accept_db_on_every_command(parser)
+    return parser
+
+
+def add_operation_parsers(sub: Any) -> None:
+    p = sub.add_parser("resolve", help="spell a chord: notes, MIDI, frequencies")
+    p.add_argument("chord")
+    p.add_argument("--octave", type=int)
+    p.add_argument("--tuning", type=float)
+    p.set_defaults(run=_operation("resolve", lambda ns: {"chord": ns.chord, "octave": ns.octave,
+                                                          "tuning": ns.tuning}))
+    p = sub.add_parser("analyze", help="a chord in a key: numeral, function, scales")
+    p.add_argument("chord")
+    p.add_argument("--key")
+    p.set_defaults(run=_operation("analyze", lambda ns: {"chord": ns.chord, "key": ns.key}))
+    p = sub.add_parser("voicing", help="voice a chord or a progression")
+    p.add_argument("chord", nargs="?")
+    p.add_argument("--progression")
+    p.add_argument("--style")
+    p.add_argument("--previous", help="previous voicing, e.g. 'E3 G3 B3 D4'")
+    p.set_defaults(run=_operation("voicing", lambda ns: {
+        "chord": ns.chord, "progression": ns.progression, "style": ns.style,
+        "previous": ns.previous.split() if ns.previous else None}))
+    p = sub.add_parser("reharmonize", help="reharmonizations of a progression")
+    p.add_argument("progression")
+    p.add_argument("--key")
+    p.add_argument("--technique", action="append", dest="techniques")
+    p.set_defaults(run=_operation("reharmonize", lambda ns: {
+        "progression": ns.progression, "key": ns.key, "techniques": ns.techniques}))
+    p = sub.add_parser("conduct", help="arrange a prompt for a band (JSON, and --midi FILE)")
+    p.add_argument("prompt")
+    p.add_argument("--duration", type=float)
+    p.add_argument("--progression")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--midi", type=Path, help="also write the Standard MIDI File here")
+    p.set_defaults(run=_operation("conduct", lambda ns: {
+        "prompt": ns.prompt, "durationSec": ns.duration, "progression": ns.progression,
+        "seed": ns.seed}))
+
+
+def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]]) -> Command:
+    def run(ns: argparse.Namespace) -> int:
+        import engine
+
+        function = getattr(engine, name, None)
+        if function is None:
+            print(f"harmony: the {name} operation is not available yet", file=sys.stderr)
+            return 2
+        body = {k: _text(v) for k, v in request(ns).items() if v is not None}
+        try:
+            result = function(body)
+        except HarmonyError as exc:
+            _json(exc.to_dict())
+            return 1
+        _json(result)
+        if name == "conduct" and ns.midi is not None:
+            try:
+                ns.midi.write_bytes(base64.b64decode(result["midi"]))
+            except OSError as exc:
+                print(f"harmony: cannot write the MIDI file: {_os_error(exc)}", file=sys.stderr)
+                return 1
+            print(f"harmony: wrote {ns.midi}", file=sys.stderr)
+        return 0
+    return run
+
+
+def _text(value: Any) -> Any:
+    """An argument as the engine should see it: bytes of the command line that are not UTF-8
+    (kept by Python as lone surrogates, which no JSON can hold) become U+FFFD, so a symbol
+    such as b'C\\xff7' is an invalid_chord answer like any other."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value
+
+
+def _os_error(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename is not None else ""
+    return f"{exc.strerror or exc}{where}"
+
+
+def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
+    """The environment's settings (HARMONY_*, from ``env``, default ``os.environ``), overridden
+    by the flags actually given (``--db`` included)."""
+    origins = None if ns.cors_origins is None else parse_origins(ns.cors_origins)
+    return Settings.from_env(env, db_path=ns.db, profile=ns.profile, auth=ns.auth,
+                             cors_origins=origins, flood_per_minute=ns.flood_per_minute,
+                             workers=ns.workers, store_bodies=ns.store_bodies,
+                             retention_days=ns.retention_days)
+
+
+def bootstrap(settings: Settings) -> None:
+    """Create or migrate the schema before the workers start; on the first start with an
+    empty store (and keys required), make the ``local`` account and print its key once."""
+    store = Store(settings.db_path)
+    try:
+        if settings.auth and not store.has_keys():
+            if "local" not in {name for name, _ in store.accounts()}:
+                store.create_account("local", "developer")
+            key_id, secret = store.create_key("local")
+            print(f"harmony: created account 'local' (developer plan) with key {key_id}; "
+                  "the key is shown once:", file=sys.stderr)
+            print(secret, flush=True)
+    finally:
+        store.close()
+
+
+def cmd_serve(ns: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces, Loops
+
+    settings = serve_settings(ns)
+    bootstrap(settings)
+    os.environ.update(settings.to_env())
+    # /metrics adds up the counts of every worker (prometheus_client's multiprocess mode):
+    # each worker writes its samples to memory-mapped files in this directory, emptied now so
+    # a restart starts from zero. Set before granian starts the workers, which read it.
+    from server.accounts import MULTIPROC_ENV, reset_metrics_dir
+
+    os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(settings.db_path))
+    # Each setting measured with bench/load.py (2 workers, wrk, 2-core shared machine, 2-5
+    # runs interleaved with the default; docs/granian-settings.md has the table). Left at
+    # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI; mt no better),
+    # runtime_threads=2, http=1-only, backpressure 32 or 4096 (default backlog/workers),
+    # task_impl=rust (experimental; faster /health, not analyze). blocking_threads must be 1
+    # for RSGI (granian refuses more).
+    Granian("server.http:make_app", address=ns.host, port=ns.port,
+            # RSGI: granian's own interface, the lower latency (HarmonyApp.__rsgi__).
+            interface=Interfaces.RSGI,
+            # uvloop, named rather than "auto" (which would prefer rloop when present): over
+            # the asyncio loop, analyze p50 0.333 ms against 0.395 ms (mean of 5 runs, lower in
+            # all 5), 14.8k against 12.9k req/s, server CPU 106 against 124 µs/req; /health
+            # p50 0.168 against 0.228 ms.
+            loop=Loops.uvloop,
+            workers=settings.workers, factory=True, log_access=False,
+            # A crashed worker is started again (granian stops on a crash loop: two deaths
+            # within 5.5 s); costs nothing on the request path (same figures as without it).
+            respawn_failed_workers=True,
+            workers_kill_timeout=30).serve()
+    return 0
+
+
+def cmd_usage(ns: argparse.Namespace) -> int:
+    rows = _store(ns).usage(ns.account, ns.days)
+    if ns.json:
+        return _json(rows)
+    print(f"{'key':<18} {'account':<16} {'calls':>8} {'errors':>7} {'err%':>6} "
+          f"{'p50 µs':>8} {'p95 µs':>8}")
+    for r in rows:
+        print(f"{r['key'] or '(no key)':<18} {r['account'] or '-':<16} {r['calls']:>8} "
+              f"{r['errors']:>7} {100 * r['errorRate']:>6.1f} {r['p50Us']:>8} {r['p95Us']:>8}")
+    return 0
+
+
+def cmd_vocab_gaps(ns: argparse.Namespace) -> int:
+    rows = _store(ns).vocab_gaps(ns.limit)
+    if ns.json:
+        return _json(rows)
+    for r in rows:
+        print(f"{r['count']:>8}  {r['symbol']}")
+    return 0
+
+
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number within [low, high] (a clean usage error otherwise)."""
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not within {low}..{high}")
+        return value
+    read.__name__ = "number"
+    return read
+
+
+def _store(ns: argparse.Namespace) -> Store:
+    return Store(env_db_path() if ns.db is None else ns.db)
+
+
+def _done(action: Callable[..., object], *args: object) -> int:
+    action(*args)
+    return 0
+
+
+def _secret(key_id: str, secret: str) -> int:
+    print(f"harmony: key {key_id} (shown once, store it now)", file=sys.stderr)
+    print(secret, flush=True)
+    return 0
+
+
+def _json(data: Any) -> int:
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""One request on its way through the pipeline (``Context``), a route as data (``Route``), and
+what a handler or the MCP gate may see of the app (``Service``, a protocol ``HarmonyApp``
+satisfies), so that neither imports the app module."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from engine.errors import HarmonyError
+    from server.accounts import (
+        Admission,
+        Authenticator,
+        Counters,
+        KeyRecord,
+        Limiter,
+        Metrics,
+        RequestLog,
+    )
+    from server.api import Operation, Response
+    from server.http.settings import Settings
+    from server.mcp import Gate, McpEndpoint
+
+
+class Service(Protocol):
+    """The parts of the app its handlers and the MCP gate use."""
+
+    settings: Settings
+    auth: Authenticator
+    limiter: Limiter
+    counters: Counters
+    log: RequestLog
+    metrics: Metrics
+    mcp: McpEndpoint
+    health_body: bytes
+    openapi_body: bytes
+
+    def mcp_gate(self, ctx: Context) -> Gate: ...
+
+    def throttle(self, client: str) -> None: ...
+
+
+Handler = Callable[["Service", "Context", bytes], Awaitable["Response"]]
+
+
+@dataclass(frozen=True)
+class Route:
+    path: str
+    methods: frozenset[str]
+    handler: Handler
+    surface: str | None = None        # "rest" or "mcp": logged, UA policy; None: meta routes
+    needs_key: bool = False           # the bearer key is checked before the handler runs
+    operation: Operation | None = None
+    answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
+
+
+@dataclass
+class Context:
+    """One request on its way through the pipeline."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    client: str
+    started: float
+    route: Route | None = None
+    key: KeyRecord | None = None
+    admission: Admission | None = None
+    error: HarmonyError | None = None
+    operation: str | None = None      # for the log; the MCP handler sets the tool's operation
+    logged: bool = False              # the MCP gate logged its tool call itself
+    flooded: bool = False             # refused by the flood throttle: not logged, no key lookup
+    body: bytes = b""
+    extra_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+
+

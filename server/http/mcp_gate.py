@@ -1,0 +1,54 @@
+"""The service side of one POST /mcp: keys, limits, quota and the request log for each tool
+call, in the shape of ``server.mcp``'s ``Gate`` protocol (``HarmonyApp.mcp_gate`` builds one
+per request)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from engine.errors import HarmonyError
+from server.accounts import Admission, LogRow
+
+if TYPE_CHECKING:
+    from server.http.context import Context, Service
+
+
+class McpGate:
+    """The service's keys, limits, quota and log for one POST /mcp, in the shape of the
+    ``Gate`` protocol of ``server.mcp``: ``admit`` before a tool call, ``settle`` after it, so
+    REST and MCP share one implementation (tools/list needs no key and calls neither)."""
+
+    def __init__(self, app: Service, ctx: Context) -> None:
+        self.app, self.ctx = app, ctx
+
+    async def admit(self, headers: Mapping[str, str]
+                    ) -> tuple[Admission | None, HarmonyError | None]:
+        """Check the bearer key and count the call in its minute and month: the ticket, and the
+        401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
+        if not self.app.settings.auth:
+            return None, None
+        try:
+            key = self.app.auth.authenticate(headers.get("authorization"))
+        except HarmonyError as refused:
+            return None, refused
+        self.ctx.key = key
+        admission = self.app.limiter.admit(key)
+        return admission, admission.error
+
+    async def settle(self, ticket: Admission | None, *, operation: str, status: int,
+                     error: str | None, started: float, body: bytes,
+                     symbol: str | None = None) -> list[tuple[bytes, bytes]]:
+        """Spend the reserved quota only on success, log the tool call or its refusal (a chord
+        symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
+        self.ctx.logged = True
+        self.app.log.record(LogRow(
+            ts=time.time(), key_id=ticket.key.key_id if ticket else None, surface="mcp",
+            operation=operation, status=status, error=error,
+            latency_us=max(0, int((time.perf_counter() - started) * 1e6)),
+            body=body if self.app.settings.store_bodies and body else None, symbol=symbol))
+        if ticket is None:
+            return []
+        ticket.settle(self.app.counters, status)
+        return ticket.headers()

@@ -1,0 +1,55 @@
+"""Routes as data, and their handlers: an operation's route answers through its answerer
+(``server.api``: decode, validate, call the engine, encode); the meta routes read the service.
+Handlers see the app only through the ``Service`` protocol of ``server.http.context``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+from server.api import Operation, Response, answerer
+from server.http.context import Context, Route, Service
+
+
+async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    assert ctx.route is not None and ctx.route.answer is not None
+    return Response(200, ctx.route.answer(body))
+
+
+async def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    return Response(200, app.health_body)
+
+
+async def openapi_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    return Response(200, app.openapi_body)
+
+
+async def metrics_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    text, content_type = app.metrics.render()
+    return Response(200, text, content_type=content_type)
+
+
+async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
+    ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and
+    ``app.throttle`` for each element of a batch after the first."""
+    gate = app.mcp_gate(ctx) if app.settings.auth else None
+    answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate,
+                                  functools.partial(app.throttle, ctx.client))
+    ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
+    headers = [(k, v) for k, v in answer.headers if k.lower() != b"content-type"]
+    content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"), None)
+    return Response(answer.status, answer.body, headers, content_type=content_type)
+
+
+def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
+    routes = [
+        Route("/health", frozenset({"GET", "HEAD"}), health_handler),
+        Route("/openapi.json", frozenset({"GET", "HEAD"}), openapi_handler),
+        Route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
+        Route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
+    ]
+    routes += [Route(op.path, frozenset({"POST"}), operation_handler, surface="rest",
+                     needs_key=True, operation=op, answer=answerer(op))
+               for op in operations.values() if op.available]
+    return {r.path: r for r in routes}

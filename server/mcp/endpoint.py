@@ -1,0 +1,390 @@
+"""The hosted MCP route, ``POST /mcp``: stateless JSON-RPC 2.0 over HTTP, hand-written on orjson.
+
+Why not the SDK's streamable-HTTP session manager: it builds a transport, memory streams and a
+task group for every POST, about 1.3-2.2 ms of CPU per request (~600 req/s on two cores). This
+handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs.
+
+Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
+
+- handshake era (2024-11-05 .. 2025-11-25): ``initialize``, then plain requests; the version is
+  echoed when known, else the newest handshake version is offered; a JSON-RPC batch is answered
+  only where 2025-03-26 allowed it (that version, or no version header), else refused with 400;
+- per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
+  info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
+
+The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate, throttle)``
+returns a ``Reply`` (``server.mcp.jsonrpc``, with the JSON-RPC bodies) and the app writes it. Keys,
+limits, quota and the request log come in through a ``Gate`` per request (``None`` = no auth, the
+``--no-auth`` mode), so REST and MCP share one implementation. Only ``mcp_types`` is imported at
+run time: the ``mcp`` package itself (client, server, starlette, httpx2) costs over a second of
+start-up per worker and is not needed here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Protocol
+
+import orjson
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+)
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
+
+from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
+from engine.version import PACKAGE_VERSION
+from server.api import STATUS
+from server.mcp.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    JSON,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Headers,
+    Reply,
+    error_body,
+    result_body,
+    rpc_reply,
+    service_reply,
+)
+from server.mcp.tools import McpTool, tool_error, tool_table
+
+SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
+SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+CAPABILITIES = {"tools": {"listChanged": False}}
+
+# Per-request era: protocol errors carry an HTTP status (the SDK's table); handshake era answers
+# them with 200 except for bodies that are not JSON-RPC at all.
+_MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
+                  UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
+MAX_BODY = 64 * 1024
+# The one version whose clients may send a JSON-RPC batch (2025-06-18 removed batches). A POST
+# without MCP-Protocol-Version is taken for it, as the transport spec asks of servers.
+BATCH_VERSION = "2025-03-26"
+# At most this many messages in one batch: its elements run one after the other in one worker,
+# so a longer one is refused whole (-32600, HTTP 400) before any of it runs.
+MAX_BATCH = 16
+
+class Gate(Protocol):
+    """The service's keys, limits, quota and request log, as seen by the MCP route."""
+
+    async def admit(self, headers: Mapping[str, str]) -> tuple[Any, HarmonyError | None]:
+        """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
+        ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
+
+    async def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
+                     started: float, body: bytes, symbol: str | None = None) -> Headers:
+        """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
+        when ``status`` is 2xx; return the quota and rate-limit headers for the response."""
+
+
+# Counts one more request against the flood throttle (each batch element after the first: the
+# HTTP request itself was counted); raises its HarmonyError (429) to refuse the element.
+Throttle = Callable[[], None]
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+@dataclass
+class _Request:
+    id: int | str
+    method: str
+    params: dict[str, Any]
+    modern: bool  # per-request era: results carry resultType and the serverInfo stamp
+    headers: Mapping[str, str]
+    gate: Gate | None
+    extra_headers: Headers = field(default_factory=list)
+
+
+class McpEndpoint:
+    """``POST /mcp``. Build once per process; ``handle`` is safe to call concurrently."""
+
+    def __init__(self, tools: Mapping[str, McpTool] | None = None) -> None:
+        self.tools = dict(tool_table() if tools is None else tools)
+        listing = [t.descriptor for t in self.tools.values()]
+        self._list_legacy = orjson.dumps({"tools": listing})
+        self._list_modern = orjson.dumps({"tools": listing, "ttlMs": 0, "cacheScope": "public",
+                                          "resultType": "complete", "_meta": _STAMP})
+        self._methods: dict[str, Callable[[_Request], Any]] = {
+            "initialize": self._initialize, "server/discover": self._discover,
+            "ping": self._ping, "tools/list": self._tools_list, "tools/call": self._tools_call,
+        }
+
+    async def handle(self, method: str, headers: Mapping[str, str], body: bytes,
+                     gate: Gate | None = None, throttle: Throttle | None = None) -> Reply:
+        """One HTTP exchange. ``headers`` are keyed by lower-case name."""
+        if method != "POST":
+            return Reply(405, [(b"allow", b"POST"), JSON], error_body(
+                None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
+                {"code": "method_not_allowed", "message": "use POST"}),
+                MethodNotAllowed("/mcp accepts POST only"))
+        if len(body) > MAX_BODY:
+            return rpc_reply(None, PARSE_ERROR, "request body is over 64 KiB", 413)
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in SUPPORTED_VERSIONS:
+            return rpc_reply(None, UNSUPPORTED_PROTOCOL_VERSION,
+                              f"unsupported MCP-Protocol-Version {version!r}", 400,
+                              {"supported": list(SUPPORTED_VERSIONS), "requested": version})
+        try:
+            message = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
+        if isinstance(message, list) and version in (None, BATCH_VERSION):
+            return await self._batch(message, headers, gate, throttle)
+        return await self._message(message, headers, gate)
+
+    async def _message(self, message: Any, headers: Mapping[str, str],
+                       gate: Gate | None) -> Reply:
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return rpc_reply(None, INVALID_REQUEST,
+                              "invalid request: expected one JSON-RPC 2.0 object", 400)
+        if _is_notification_or_response(message):
+            return Reply(202, [])  # nothing to answer, so no body and no content-type
+        if "id" not in message:
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+        return await self._request(message, headers, gate)
+
+    async def _batch(self, messages: list[Any], headers: Mapping[str, str],
+                     gate: Gate | None, throttle: Throttle | None) -> Reply:
+        """A JSON-RPC batch of at most ``MAX_BATCH`` messages: each answered as if posted alone,
+        in order, the answers in one array; notifications and responses get none (only those:
+        202). Each element after the first counts against ``throttle`` as a request of its own,
+        and the worker is yielded between elements, so it answers other requests meanwhile.
+        The status is 200, a refused call's 401/429 is its element's error (its ``data`` is the
+        error object); the headers are those of the elements, the last one of a name winning
+        (the quota as it stands after the batch)."""
+        if not messages:
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: an empty batch", 400)
+        if len(messages) > MAX_BATCH:
+            return rpc_reply(None, INVALID_REQUEST, f"invalid request: batch too large (at most "
+                              f"{MAX_BATCH} messages)", 400, {"maxBatch": MAX_BATCH})
+        answers: list[bytes] = []
+        merged: dict[bytes, bytes] = {}
+        for index, message in enumerate(messages):
+            if index:
+                await asyncio.sleep(0)
+            reply = await self._element(message, headers, gate, throttle if index else None)
+            if reply.status != 202:
+                answers.append(reply.body)
+                merged.update(reply.headers)
+        if not answers:
+            return Reply(202, [])
+        merged[JSON[0]] = JSON[1]
+        return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
+
+    async def _element(self, message: Any, headers: Mapping[str, str], gate: Gate | None,
+                       throttle: Throttle | None) -> Reply:
+        """One message of a batch, counted by ``throttle`` first. When it refuses, a valid
+        request gets the refusal as its error, under its id; anything else runs nothing anyway,
+        so it is answered as without the throttle: a notification or response is dropped (202),
+        an invalid message gets its -32600."""
+        if throttle is not None:
+            try:
+                throttle()
+            except HarmonyError as refused:
+                if _is_request(message):
+                    return service_reply(message["id"], refused, [])
+        return await self._message(message, headers, gate)
+
+    async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
+                       gate: Gate | None) -> Reply:
+        rid, name = message["id"], message.get("method")
+        if isinstance(rid, bool) or not isinstance(rid, int | str):
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
+                              "an integer", 400)
+        if not isinstance(name, str):
+            return rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string",
+                              400)
+        params = message.get("params")
+        if params is None:
+            params = {}
+        elif not isinstance(params, dict):
+            in_modern = headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
+            return rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
+                              400 if in_modern else 200)
+        meta = params.get("_meta")
+        modern = (isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta) or \
+            headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
+        if modern or name == "server/discover":
+            rejection = _envelope(name, params, headers)
+            if rejection is not None:
+                code, text, data = rejection
+                return rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
+            modern = True
+        request = _Request(rid, name, params, modern, headers, gate)
+        handler = self._methods.get(name)
+        try:
+            if handler is None or (modern and name == "initialize"):
+                raise _RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
+            result = await handler(request)
+        except _RpcError as e:
+            status = _MODERN_STATUS.get(e.code, 200) if modern else 200
+            return rpc_reply(rid, e.code, e.message, status, e.data)
+        except HarmonyError as e:  # refused by the gate: an HTTP-level answer
+            return service_reply(rid, e, request.extra_headers)
+        return Reply(200, [JSON, *request.extra_headers], result_body(rid, result))
+
+    # -- methods: each returns the ``result`` as JSON bytes ------------------------------------
+
+    async def _initialize(self, request: _Request) -> bytes:
+        asked = request.params.get("protocolVersion")
+        if not isinstance(asked, str):
+            raise _RpcError(INVALID_PARAMS, "invalid params: protocolVersion must be a string")
+        version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        return orjson.dumps({"protocolVersion": version, "capabilities": CAPABILITIES,
+                             "serverInfo": SERVER_INFO, "instructions": _INSTRUCTIONS})
+
+    async def _discover(self, request: _Request) -> bytes:
+        return _DISCOVER
+
+    async def _ping(self, request: _Request) -> bytes:
+        return _MODERN_EMPTY if request.modern else b"{}"
+
+    async def _tools_list(self, request: _Request) -> bytes:
+        return self._list_modern if request.modern else self._list_legacy
+
+    async def _tools_call(self, request: _Request) -> bytes:
+        started = time.perf_counter()
+        tool, arguments = self._tool_and_arguments(request.params)  # -32602 spends nothing
+        encoded = orjson.dumps(arguments)
+        gate = request.gate
+        if gate is None:
+            payload, error = _outcome(tool, arguments, encoded)
+            return _call_result(payload, error is not None, request.modern)
+        ticket, refused = await gate.admit(request.headers)
+        payload, error, status = b"", refused, 499  # 499 stands until the call has an outcome
+        try:
+            if refused is None:
+                payload, error = _outcome(tool, arguments, encoded)
+            status = 200 if error is None else STATUS.get(error.code, 500)
+        finally:  # every admitted call is settled: quota spent on success only, one log row
+            request.extra_headers = await gate.settle(
+                ticket, operation=tool.operation, status=status,
+                error=None if error is None else error.code, started=started, body=encoded,
+                symbol=error.symbol if isinstance(error, InvalidChord) else None)
+        if refused is not None:
+            raise refused  # an HTTP-level answer, with the headers ``settle`` gave
+        return _call_result(payload, error is not None, request.modern)
+
+    def _tool_and_arguments(self, params: dict[str, Any]) -> tuple[McpTool, dict[str, Any]]:
+        name, arguments = params.get("name"), params.get("arguments")
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            raise _RpcError(INVALID_PARAMS, f"unknown tool: {name!r}",
+                            {"tools": list(self.tools)})
+        if arguments is None:
+            return tool, {}
+        if not isinstance(arguments, dict):
+            raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
+        return tool, arguments
+
+
+def _outcome(tool: McpTool, arguments: dict[str, Any], encoded: bytes
+             ) -> tuple[bytes, HarmonyError | None]:
+    """The result JSON of a call and ``None``, or the error object and its error."""
+    try:
+        return tool.result(arguments, encoded), None
+    except Exception as exc:
+        error = tool_error(exc)
+        return orjson.dumps(error.to_dict()), error
+
+
+def _call_result(payload: bytes, is_error: bool, modern: bool) -> bytes:
+    # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
+    return b"".join((b'{"content":[{"type":"text","text":', _as_text(payload),
+                     b'}],"structuredContent":', payload,
+                     b',"isError":true' if is_error else b',"isError":false',
+                     _MODERN_CALL_TAIL if modern else b"}"))
+
+
+_INSTRUCTIONS = ("Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "
+                 "band arrangements, computed deterministically from chord symbols and keys.")
+_STAMP = {SERVER_INFO_META_KEY: SERVER_INFO}
+_DISCOVER = orjson.dumps({"supportedVersions": list(SUPPORTED_VERSIONS),
+                          "capabilities": CAPABILITIES, "instructions": _INSTRUCTIONS,
+                          "ttlMs": 0, "cacheScope": "public", "resultType": "complete",
+                          "_meta": _STAMP})
+_MODERN_EMPTY = orjson.dumps({"resultType": "complete", "_meta": _STAMP})
+_MODERN_CALL_TAIL = b',"resultType":"complete","_meta":' + orjson.dumps(_STAMP) + b"}"
+
+
+_KEPT_TEXT = 4096      # bytes: results up to this size keep their text form (analyze: ~1 KB)
+
+
+@lru_cache(maxsize=4096)
+def _kept_text(payload: bytes) -> bytes:
+    return orjson.dumps(payload.decode())
+
+
+def _as_text(payload: bytes) -> bytes:
+    """The result JSON as a JSON string (the text content block). A kept answer comes back as
+    the same bytes object, so its text form is kept too: escaping 750 bytes cost 1.8 µs."""
+    return _kept_text(payload) if len(payload) <= _KEPT_TEXT else orjson.dumps(payload.decode())
+
+
+def _is_notification_or_response(message: dict[str, Any]) -> bool:
+    """A notification (a method, no id) or a response (an id and a result or an error, no
+    method): the transport answers both 202 Accepted, with no body. (This server sends no
+    requests, so a response has nothing to complete here; it is accepted all the same.)"""
+    if "method" in message:
+        return "id" not in message and isinstance(message["method"], str)
+    return "id" in message and ("result" in message) != ("error" in message)
+
+
+def _is_request(message: Any) -> bool:
+    """A JSON-RPC 2.0 request that ``_request`` would run: a method and a valid id."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return False
+    rid = message.get("id")
+    return isinstance(message.get("method"), str) and isinstance(rid, int | str) \
+        and not isinstance(rid, bool)
+
+
+def _envelope(method: str, params: dict[str, Any], headers: Mapping[str, str]
+              ) -> tuple[int, str, Any] | None:
+    """The 2026-07-28 per-request checks, in the SDK's order (``mcp.shared.inbound``): the
+    envelope in ``params._meta``, the routing headers mirroring the body, a served version.
+    Returns ``(code, message, data)`` of the first failure, ``None`` when all pass."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or PROTOCOL_VERSION_META_KEY not in meta or \
+            CLIENT_CAPABILITIES_META_KEY not in meta:
+        return (INVALID_PARAMS, "params._meta must carry the protocol version and the client "
+                "capabilities", None)
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    if headers.get("mcp-protocol-version") != version or headers.get("mcp-method") != method:
+        return HEADER_MISMATCH, "MCP-Protocol-Version or Mcp-Method header does not match", None
+    name = params.get("name") if method == "tools/call" else None
+    if name is not None and _header_value(headers.get("mcp-name")) != name:
+        return HEADER_MISMATCH, "Mcp-Name header does not match the tool name", None
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        return (UNSUPPORTED_PROTOCOL_VERSION, "unsupported protocol version",
+                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": version})
+    return None
+
+
+def _header_value(value: str | None) -> str | None:
+    """A header value, unwrapped from the ``=?base64?...?=`` form clients use for non-ASCII."""
+    if value is None or not (value.startswith("=?base64?") and value.endswith("?=")):
+        return value
+    try:
+        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None

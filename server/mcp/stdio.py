@@ -1,0 +1,109 @@
+"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server.
+
+By default the engine runs in-process and offline. With ``HARMONY_BASE_URL`` set, every call goes
+to that service's REST route instead (``SERVICE_API_KEY`` as the bearer key, an explicit
+User-Agent, since a hosted gateway may refuse library defaults), and the service's error object is
+passed through unchanged as the tool's error result.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+import httpx
+import mcp_types as types
+import orjson
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from engine.errors import InternalError
+from engine.version import PACKAGE_VERSION
+from server.mcp.tools import McpTool, tool_error, tool_table
+
+USER_AGENT = f"harmony-mcp/{PACKAGE_VERSION}"
+Caller = Callable[[McpTool, dict[str, Any]], Awaitable[tuple[dict[str, Any], bool]]]
+
+
+async def call_in_process(tool: McpTool, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The engine call; an error becomes ``(error object, True)`` as on /mcp: an engine error as
+    it is, anything else ``internal_error`` (its trace to stderr, never to the client)."""
+    try:
+        return tool.call(arguments), False
+    except Exception as exc:
+        return tool_error(exc).to_dict(), True
+
+
+def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient) -> Caller:
+    """A caller that POSTs the arguments to the tool's REST route on ``base_url``."""
+    headers = {"user-agent": USER_AGENT, "content-type": "application/json"}
+    if api_key:
+        headers["authorization"] = f"Bearer {api_key}"
+    base = base_url.rstrip("/")
+
+    async def call(tool: McpTool, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        try:
+            response = await client.post(base + tool.path, content=orjson.dumps(arguments),
+                                         headers=headers)
+        except httpx.HTTPError as e:
+            return InternalError(f"cannot reach {base}: {type(e).__name__}").to_dict(), True
+        try:
+            body = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            body = None
+        if response.is_success and isinstance(body, dict):
+            return body, False
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            return body, True  # the service's own error object, passed through
+        return InternalError(f"{base} answered HTTP {response.status_code}").to_dict(), True
+
+    return call
+
+
+def build_server(tools: Mapping[str, McpTool], caller: Caller) -> Server[Any]:
+    """The SDK's low-level server over the shared tool table and one way of calling it."""
+    listing = [types.Tool.model_validate(t.descriptor) for t in tools.values()]
+
+    async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listing)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = tools.get(params.name)
+        if tool is None:
+            error = {"error": {"code": "invalid_request",
+                               "message": f"unknown tool {params.name!r}", "field": "name"}}
+            return _result(error, True)
+        return _result(*await caller(tool, dict(params.arguments or {})))
+
+    return Server("harmony", version=PACKAGE_VERSION, instructions=(
+        "Harmony engine: chord analysis, chord tones, voicings, reharmonisation and band "
+        "arrangements, computed deterministically from chord symbols and keys."),
+        on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _result(payload: dict[str, Any], is_error: bool) -> types.CallToolResult:
+    text = orjson.dumps(payload).decode()
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=payload, is_error=is_error)
+
+
+async def serve(env: Mapping[str, str]) -> None:
+    tools = tool_table()
+    base_url = env.get("HARMONY_BASE_URL")
+    async with httpx.AsyncClient(timeout=30.0) as client:
+        caller = (remote_caller(base_url, env.get("SERVICE_API_KEY"), client) if base_url
+                  else call_in_process)
+        server = build_server(tools, caller)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def main() -> None:
+    anyio.run(serve, dict(os.environ))
+
+
+if __name__ == "__main__":
+    main()

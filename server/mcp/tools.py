@@ -1,0 +1,74 @@
+"""The tool table of the MCP servers: each tool is a REST operation of the one schema table
+(``server.api.schemas``), its ``tools/list`` entry and its engine call, shared by ``POST /mcp``
+(``server.mcp.endpoint``) and the stdio server (``server.mcp.stdio``); and ``tool_error``, how any exception
+becomes the error object of a tool result on both.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import orjson
+
+from engine.errors import HarmonyError, InternalError
+from server.api import OPERATIONS, Operation, answerer, run_operation
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """One tool: the REST operation it runs, the engine call and its ``tools/list`` entry."""
+
+    name: str
+    operation: str
+    path: str
+    call: Callable[[dict[str, Any]], dict[str, Any]]
+    descriptor: dict[str, Any]
+    # Encoded arguments -> encoded result: REST's answerer (``server.api.calls.answerer``), with
+    # the same kept answers for analyze and resolve, so a repeated call skips the engine.
+    # Without it, ``call`` runs and its result is encoded.
+    answer: Callable[[bytes], bytes] | None = None
+
+    def result(self, arguments: dict[str, Any], encoded: bytes) -> bytes:
+        """The result JSON of a call; ``encoded`` is ``arguments`` as JSON."""
+        if self.answer is not None:
+            return self.answer(encoded)
+        return orjson.dumps(self.call(arguments))
+
+
+_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
+                "openWorldHint": False}
+
+
+def tool_table(operations: Iterable[Operation] | None = None,
+               answers: Mapping[str, Callable[[bytes], bytes]] | None = None
+               ) -> dict[str, McpTool]:
+    """The tools of the service's one schema table (``server.api.schemas``), each validated and run
+    exactly as its REST route does (``server.api.calls.run_operation``). Operations whose engine
+    function has not landed are left out, as REST leaves out their routes. ``answers`` (by
+    operation name) lets the tools share the REST routes' answerers and their kept answers."""
+    tools = {}
+    for op in OPERATIONS.values() if operations is None else operations:
+        if not op.available:
+            continue
+        title = op.tool.replace("_", " ").capitalize()
+        tools[op.tool] = McpTool(op.tool, op.name, op.path, partial(run_operation, op), {
+            "name": op.tool, "title": title, "description": op.description,
+            "inputSchema": op.request_schema, "outputSchema": op.result_schema,
+            "annotations": {"title": title, **_ANNOTATIONS}},
+            (answers or {}).get(op.name) or answerer(op))
+    return tools
+
+
+def tool_error(exc: Exception) -> HarmonyError:
+    """The error a tool result carries for ``exc``: an engine error as it is; anything else is a
+    bug, reported as REST reports it (the trace to the server's stderr only, the client learns
+    ``internal_error``). Shared by /mcp and the stdio servers."""
+    if isinstance(exc, HarmonyError):
+        return exc
+    traceback.print_exception(exc, file=sys.stderr)
+    return InternalError("internal error")
