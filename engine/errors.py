@@ -29,6 +29,19 @@ class HarmonyError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.message!r}, {self.details!r})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Whole across a process boundary (a render runs in a worker process): the default
+        # pickling would call ``cls(message)`` and lose the details (``field``, ``symbol``).
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls: type[HarmonyError], args: tuple[Any, ...],
+             state: dict[str, Any]) -> HarmonyError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 class InvalidChord(HarmonyError):
     code = "invalid_chord"
@@ -95,6 +108,18 @@ class QuotaExceeded(HarmonyError):
     code = "quota_exceeded"
 
 
+class Busy(HarmonyError):
+    """A bounded background job (a render) could not start: its queue is full."""
+
+    code = "busy"
+
+
+class AudioUnavailable(HarmonyError):
+    """Tool-only (stdio): nothing on this machine can play sound; names the file written."""
+
+    code = "audio_unavailable"
+
+
 class InternalError(HarmonyError):
     code = "internal_error"
 
@@ -103,5 +128,6 @@ ERROR_CLASSES: dict[str, type[HarmonyError]] = {
     cls.code: cls
     for cls in (InvalidChord, InvalidKey, InvalidRequest, Unauthorized, KeyRevoked,
                 ForbiddenOrigin, BlockedUserAgent, NotFound, MethodNotAllowed,
-                PayloadTooLarge, RateLimited, QuotaExceeded, InternalError)
+                PayloadTooLarge, RateLimited, QuotaExceeded, Busy, AudioUnavailable,
+                InternalError)
 }

@@ -21,6 +21,7 @@ CONTRACT = {
     "voicing": ("/v2/voicing", "generate_voicing"),
     "reharmonize": ("/v2/reharmonize", "reharmonize"),
     "conduct": ("/v2/conduct", "conduct_band"),
+    "render": ("/v2/render", "render_audio"),
 }
 
 

@@ -2,11 +2,18 @@
 validated engine call and its answerer (``calls``), and how an answer or an error becomes a
 response with its status (``responses``, the one error table)."""
 
-from server.api.calls import MAX_CACHED_BODY, answerer, decode, run_operation
-from server.api.responses import STATUS, ClientDisconnected, Response, error_response
+from server.api.calls import MAX_CACHED_BODY, answerer, decode, run_operation, schema_error
+from server.api.responses import (
+    STATUS,
+    ClientDisconnected,
+    Response,
+    error_response,
+    size_text,
+)
 from server.api.schemas import ERROR, OPERATIONS, Operation
 
 __all__ = [
     "ERROR", "MAX_CACHED_BODY", "OPERATIONS", "STATUS", "ClientDisconnected", "Operation",
-    "Response", "answerer", "decode", "error_response", "run_operation",
+    "Response", "answerer", "decode", "error_response", "run_operation", "schema_error",
+    "size_text",
 ]

@@ -33,11 +33,16 @@ def run_operation(op: Operation, request: Any) -> dict[str, Any]:
     if op.engine_checks or op.validator.is_valid(request):
         return op.function(request)
     op.function(request)  # raises the engine's own error for the bad field
+    raise schema_error(op, request)
+
+
+def schema_error(op: Operation, request: Any) -> InvalidRequest:
+    """The schema's finding about a request it refuses, as the contract's error."""
     problem = jsonschema.exceptions.best_match(op.validator.iter_errors(request))
     where = ".".join(str(p) for p in problem.absolute_path) if problem else ""
-    raise InvalidRequest(f"field '{where}': {problem.message}" if where else
-                         f"invalid request: {problem.message if problem else 'rejected'}",
-                         field=where.split(".")[0] or None)
+    return InvalidRequest(f"field '{where}': {problem.message}" if where else
+                          f"invalid request: {problem.message if problem else 'rejected'}",
+                          field=where.split(".")[0] or None)
 
 
 MAX_CACHED_BODY = 512   # bytes: longer requests are computed every time

@@ -21,6 +21,7 @@ STATUS: dict[str, int] = {
     "payload_too_large": 413,
     "rate_limited": 429,
     "quota_exceeded": 429,
+    "busy": 503,
     "internal_error": 500,
 }
 
@@ -57,3 +58,9 @@ def error_response(error: HarmonyError) -> Response:
     if retry is not None:
         response.headers.append((b"retry-after", b"%d" % retry))
     return response
+
+
+def size_text(limit: int) -> str:
+    """A body cap as people write it: 64 KiB, 1 MiB."""
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 and not limit % (1 << 20) \
+        else f"{limit // 1024} KiB"

@@ -164,6 +164,26 @@ CONDUCT_REQUEST = _object({
     "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
 }, ["prompt"])
 
+RENDER_OPTIONS = {
+    "format": _or_null(_str("Audio format. Default wav (or the type the Accept header prefers).",
+                            enum=["wav", "flac", "mp3"])),
+    "sampleRate": _or_null(_int("Samples per second. Default 44100.",
+                                enum=[22050, 44100, 48000])),
+    "channels": _or_null(_int("1 mono, 2 stereo (default).", enum=[1, 2])),
+    "engine": _or_null(_str("Synthesiser: soundfont (the server's General MIDI SoundFont), basic "
+                            "(built in) or auto (default: soundfont when one is installed).",
+                            enum=["auto", "soundfont", "basic"])),
+}
+RENDER_REQUEST = _object({
+    **{k: v for k, v in CONDUCT_REQUEST["properties"].items()},
+    "arrangement": _object({"midi": _str("Base64 SMF of the arrangement.")}, ["midi"],
+                           "A conduct result (its midi and conductor are read)."),
+    "midi": _str("Base64 of a Standard MIDI File, format 0 or 1.", contentEncoding="base64",
+                 minLength=1),
+    **RENDER_OPTIONS,
+}, None, "One of: a conduct request (prompt), an arrangement (a conduct result), or midi.",
+    anyOf=[{"required": ["prompt"]}, {"required": ["arrangement"]}, {"required": ["midi"]}])
+
 # ---------------------------------------------------------------- results
 
 ANALYZE_RESULT = _object({
@@ -263,6 +283,17 @@ CONDUCT_RESULT = _object({
     "midi": _str("Base64 of a Standard MIDI File, format 1.", contentEncoding="base64"),
 }, ["conductor", "chords", "leadSheet", "lanes", "ppq", "midi"])
 
+RENDER_RESULT = _object({
+    "format": _str("wav, flac or mp3."),
+    "sampleRate": _int("Samples per second."),
+    "channels": _int("1 or 2."),
+    "durationSec": _num("Length of the audio in seconds (the MIDI's plus the release tail)."),
+    "engine": _str("The synthesiser that rendered: soundfont or basic."),
+    "soundfont": {"type": ["string", "null"], "description": "The SoundFont's file name."},
+    "sha256": _str("SHA-256 of the audio bytes, hex."),
+    "audio": _str("Base64 of the audio file.", contentEncoding="base64"),
+}, ["format", "sampleRate", "channels", "durationSec", "engine", "soundfont", "sha256", "audio"])
+
 ERROR = _object({
     "error": _object({
         "code": _str("Error code (API.md section 9)."),
@@ -294,6 +325,13 @@ class Operation:
     # Answers kept per worker, by the request's exact bytes (0: none). The engine is
     # deterministic, so a kept answer is the same bytes it would compute; errors are never kept.
     cache: int = 0
+    # The body cap of its route when it is not the service's 64 KiB (render, compose: 1 MiB).
+    max_body: int | None = None
+    # One of the five tools of the hosted /mcp (API.md 8.1); the others are tools of the stdio
+    # servers only (8.3) and REST routes.
+    hosted_tool: bool = True
+    # Marked x-unstable in OpenAPI (API.md 11): render and compose.
+    unstable: bool = False
 
     @property
     def available(self) -> bool:
@@ -317,9 +355,11 @@ class Operation:
 
 
 def _op(name: str, tool: str, description: str, request: JSON, result: JSON,
-        engine_checks: bool = False, cache: int = 0) -> Operation:
-    return Operation(name, f"/v2/{name}", tool, description, request, result,
-                     engine_checks=engine_checks, cache=cache)
+        **options: Any) -> Operation:
+    return Operation(name, f"/v2/{name}", tool, description, request, result, **options)
+
+
+LARGE_BODY = 1 << 20  # API.md 9: render and compose bodies may be 1 MiB
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -338,6 +378,9 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("conduct", "conduct_band",
         "Arrange a prompt for a jazz band: form, changes, four MIDI lanes and a MIDI file.",
         CONDUCT_REQUEST, CONDUCT_RESULT, engine_checks=True),
+    _op("render", "render_audio",
+        "Render an arrangement (a prompt, a conduct result or a MIDI file) to audio.",
+        RENDER_REQUEST, RENDER_RESULT, max_body=LARGE_BODY, hosted_tool=False, unstable=True),
 )}
 
 BY_PATH: dict[str, Operation] = {op.path: op for op in OPERATIONS.values()}

@@ -50,10 +50,18 @@ from server.accounts import (
     SharedCounters,
     Store,
 )
-from server.api import OPERATIONS, ClientDisconnected, Operation, Response, error_response
+from server.api import (
+    OPERATIONS,
+    ClientDisconnected,
+    Operation,
+    Response,
+    error_response,
+    size_text,
+)
 from server.http import rsgi
 from server.http.context import Context
 from server.http.gateway import Gateway
+from server.http.jobs import JobPool
 from server.http.mcp_gate import McpGate
 from server.http.openapi import openapi_document
 from server.http.routes import build_routes
@@ -84,6 +92,7 @@ class HarmonyApp:
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
         self.metrics = Metrics()
+        self.jobs = JobPool(settings.render_workers, settings.render_queue)
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
                               also=self.counters.flush, on_drop=self.metrics.log_dropped.inc)
@@ -94,7 +103,7 @@ class HarmonyApp:
         # Built once (tools/list is pre-encoded); tool calls share the routes' kept answers.
         answers = {r.operation.name: r.answer for r in self.routes.values()
                    if r.operation and r.answer}
-        self.mcp = McpEndpoint(tool_table(available, answers))
+        self.mcp = McpEndpoint(tool_table([op for op in available if op.hosted_tool], answers))
         # The pipeline: read top to bottom, this is the order every request meets.
         self.guards: tuple[Guard, ...] = (
             self._flood_guard,
@@ -120,7 +129,7 @@ class HarmonyApp:
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
                       client[0] if client else "unknown", time.perf_counter())
-        response = await self._respond(ctx, lambda: _read_body(receive, self.settings.max_body))
+        response = await self._respond(ctx, lambda: _read_body(receive, self._body_cap(ctx)))
         if response is None:
             return
         await send({"type": "http.response.start", "status": response.status,
@@ -138,7 +147,7 @@ class HarmonyApp:
         ctx = Context(scope.method, scope.path, dict(scope.headers.items()),
                       rsgi.client_host(scope.client), time.perf_counter())
         response = await self._respond(
-            ctx, lambda: rsgi.read_body(protocol, ctx.headers, self.settings.max_body))
+            ctx, lambda: rsgi.read_body(protocol, ctx.headers, self._body_cap(ctx)))
         if response is not None:
             rsgi.answer(protocol, ctx.method, response)
 
@@ -207,6 +216,7 @@ class HarmonyApp:
 
     async def shutdown(self) -> None:
         await self.log.stop()
+        self.jobs.close()
 
     # ------------------------------------------------------------------ guards
 
@@ -252,8 +262,9 @@ class HarmonyApp:
     def _size_guard(self, ctx: Context) -> None:
         # A declared size is refused before one byte of the body is read.
         length = ctx.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.settings.max_body:
-            raise PayloadTooLarge(f"the body is over {self.settings.max_body // 1024} KiB")
+        cap = self._body_cap(ctx)
+        if length is not None and length.isdigit() and int(length) > cap:
+            raise PayloadTooLarge(f"the body is over {size_text(cap)}")
 
     def _key_guard(self, ctx: Context) -> None:
         if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
@@ -265,6 +276,13 @@ class HarmonyApp:
             ctx.admission = self.limiter.admit(ctx.key)
             if ctx.admission.error is not None:
                 raise ctx.admission.error
+
+    def _body_cap(self, ctx: Context) -> int:
+        """The largest body this request may send: its route's own cap (1 MiB on /v2/render
+        and /v2/compose), else the service's (64 KiB)."""
+        if ctx.route is not None and ctx.route.max_body is not None:
+            return ctx.route.max_body
+        return self.settings.max_body
 
     # ------------------------------------------------------------------ after the answer
 
@@ -353,7 +371,7 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:  # stop reading: the rest of an oversized body is never buffered
-            raise PayloadTooLarge(f"the body is over {limit // 1024} KiB")
+            raise PayloadTooLarge(f"the body is over {size_text(limit)}")
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         RequestLog,
     )
     from server.api import Operation, Response
+    from server.http.jobs import JobPool
     from server.http.settings import Settings
     from server.mcp import Gate, McpEndpoint
 
@@ -34,6 +35,7 @@ class Service(Protocol):
     log: RequestLog
     metrics: Metrics
     mcp: McpEndpoint
+    jobs: JobPool
     health_body: bytes
     openapi_body: bytes
 
@@ -54,6 +56,7 @@ class Route:
     needs_key: bool = False           # the bearer key is checked before the handler runs
     operation: Operation | None = None
     answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
+    max_body: int | None = None       # its own body cap; None: the service's
 
 
 @dataclass

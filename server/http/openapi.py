@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.version import PACKAGE_VERSION
-from server.api import ERROR, STATUS, Operation
+from server.api import ERROR, STATUS, Operation, size_text
 
 _ERROR_REF = {"$ref": "#/components/schemas/Error"}
 _COMMON = {401: "No, malformed or unknown key (unauthorized); revoked key (key_revoked).",
@@ -35,8 +35,13 @@ def openapi_document(operations: Iterable[Operation]) -> dict[str, Any]:
         for status, text in _COMMON.items():
             responses[str(status)] = {"description": text,
                                       "content": {"application/json": {"schema": _ERROR_REF}}}
+        if op.max_body is not None:
+            responses["413"] = {"description": f"Body over {size_text(op.max_body)} "
+                                               "(payload_too_large).",
+                                "content": {"application/json": {"schema": _ERROR_REF}}}
         paths[op.path] = {"post": {
             "operationId": op.name,
+            **({"x-unstable": True} if op.unstable else {}),
             "summary": op.description,
             "x-mcp-tool": op.tool,
             "requestBody": {"required": True,

@@ -8,7 +8,7 @@ import functools
 from collections.abc import Mapping
 
 from server.api import Operation, Response, answerer
-from server.http.context import Context, Route, Service
+from server.http.context import Context, Handler, Route, Service
 
 
 async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
@@ -42,6 +42,10 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return Response(answer.status, answer.body, headers, content_type=content_type)
 
 
+# Operations whose route is not a plain answerer: a render runs in the job pool.
+HANDLERS: dict[str, Handler] = {}
+
+
 def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
     routes = [
         Route("/health", frozenset({"GET", "HEAD"}), health_handler),
@@ -49,7 +53,9 @@ def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
         Route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
         Route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
     ]
-    routes += [Route(op.path, frozenset({"POST"}), operation_handler, surface="rest",
-                     needs_key=True, operation=op, answer=answerer(op))
+    routes += [Route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
+                     surface="rest", needs_key=True, operation=op,
+                     answer=None if op.name in HANDLERS else answerer(op),
+                     max_body=op.max_body)
                for op in operations.values() if op.available]
     return {r.path: r for r in routes}

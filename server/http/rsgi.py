@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import PayloadTooLarge
-from server.api import ClientDisconnected, Response
+from server.api import ClientDisconnected, Response, size_text
 
 
 def client_host(client: str) -> str:
@@ -37,7 +37,7 @@ async def read_body(protocol: Any, headers: Mapping[str, str], limit: int) -> by
         async for chunk in protocol:
             size += len(chunk)
             if size > limit:  # stop reading: the rest is never buffered
-                raise PayloadTooLarge(f"the body is over {limit // 1024} KiB")
+                raise PayloadTooLarge(f"the body is over {size_text(limit)}")
             chunks.append(chunk)
         return b"".join(chunks)
     except RuntimeError as exc:  # granian's RSGIProtocolClosed / RSGIProtocolError

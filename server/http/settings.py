@@ -25,6 +25,10 @@ class Settings:
     log_flush_seconds: float = 0.25         # the log writer runs at least once a second
     key_cache_seconds: float = 60.0
     user_agent_policy: bool = field(default=False)
+    render_workers: int = 1                 # render processes per service worker
+    render_queue: int = 2                   # renders that may wait for one; more: 503 busy
+    render_max_seconds: int = 300           # longest audio a render may make (at most 900)
+    soundfont: str = ""                     # a .sf2/.sf3; blank: the system's default GM font
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -34,6 +38,10 @@ class Settings:
         if self.flood_per_minute < 1 or self.workers < 1 or self.retention_days < 0:
             raise ValueError("the flood limit and workers must be at least 1, the retention "
                              "period at least 0 days")
+        if self.render_workers < 1 or self.render_queue < 0 \
+                or not 1 <= self.render_max_seconds <= 900:
+            raise ValueError("renders need at least 1 process, a queue of 0 or more and a "
+                             "longest audio of 1 to 900 seconds")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
         # The hosted profile always applies the gateway policy.
@@ -132,6 +140,10 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "store_bodies": ("HARMONY_STORE_BODIES", FLAG),
     "retention_days": ("HARMONY_RETENTION_DAYS", INT),
     "user_agent_policy": ("HARMONY_UA_POLICY", FLAG),
+    "render_workers": ("HARMONY_RENDER_WORKERS", INT),
+    "render_queue": ("HARMONY_RENDER_QUEUE", INT),
+    "render_max_seconds": ("HARMONY_RENDER_MAX_SECONDS", INT),
+    "soundfont": ("HARMONY_SOUNDFONT", TEXT),
 }
 
 

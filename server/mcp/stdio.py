@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -62,32 +63,72 @@ def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient)
     return call
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What a stdio tool call gives: its result or error object, and extra content blocks (the
+    audio of a render) after the JSON text."""
+
+    payload: dict[str, Any]
+    is_error: bool = False
+    extra: tuple[types.ContentBlock, ...] = ()
+
+
+ToolHandler = Callable[[dict[str, Any]], Awaitable[Outcome]]
+
+
+def table_handlers(tools: Mapping[str, McpTool], caller: Caller) -> dict[str, ToolHandler]:
+    """A handler per tool of the operation table, each running through ``caller``."""
+    def handler(tool: McpTool) -> ToolHandler:
+        async def call(arguments: dict[str, Any]) -> Outcome:
+            return Outcome(*await caller(tool, arguments))
+        return call
+    return {name: handler(tool) for name, tool in tools.items()}
+
+
 def build_server(tools: Mapping[str, McpTool], caller: Caller) -> Server[Any]:
-    """The SDK's low-level server over the shared tool table and one way of calling it."""
-    listing = [types.Tool.model_validate(t.descriptor) for t in tools.values()]
+    """``harmony-mcp``: the SDK's low-level server over the shared tool table."""
+    return build_stdio_server(
+        "harmony", "Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "
+        "band arrangements, computed deterministically from chord symbols and keys.",
+        [t.descriptor for t in tools.values()], table_handlers(tools, caller))
+
+
+def build_stdio_server(name: str, instructions: str, descriptors: list[dict[str, Any]],
+                       handlers: Mapping[str, ToolHandler]) -> Server[Any]:
+    """An SDK low-level server listing ``descriptors`` and calling ``handlers`` by tool name;
+    an exception a handler lets through becomes a tool error (``tool_error``)."""
+    listing = [types.Tool.model_validate(d) for d in descriptors]
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listing)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        tool = tools.get(params.name)
-        if tool is None:
+        handler = handlers.get(params.name)
+        if handler is None:
             error = {"error": {"code": "invalid_request",
                                "message": f"unknown tool {params.name!r}", "field": "name"}}
-            return _result(error, True)
-        return _result(*await caller(tool, dict(params.arguments or {})))
+            return _result(Outcome(error, True))
+        try:
+            outcome = await handler(dict(params.arguments or {}))
+        except Exception as exc:
+            outcome = Outcome(tool_error(exc).to_dict(), True)
+        return _result(outcome)
 
-    return Server("harmony", version=PACKAGE_VERSION, instructions=(
-        "Harmony engine: chord analysis, chord tones, voicings, reharmonisation and band "
-        "arrangements, computed deterministically from chord symbols and keys."),
-        on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(name, version=PACKAGE_VERSION, instructions=instructions,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def _result(payload: dict[str, Any], is_error: bool) -> types.CallToolResult:
-    text = orjson.dumps(payload).decode()
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                structured_content=payload, is_error=is_error)
+def _result(outcome: Outcome) -> types.CallToolResult:
+    text = orjson.dumps(outcome.payload).decode()
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text), *outcome.extra],
+        structured_content=outcome.payload, is_error=outcome.is_error)
+
+
+async def run_stdio(server: Server[Any]) -> None:
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 async def serve(env: Mapping[str, str]) -> None:
@@ -96,9 +137,7 @@ async def serve(env: Mapping[str, str]) -> None:
     async with httpx.AsyncClient(timeout=30.0) as client:
         caller = (remote_caller(base_url, env.get("SERVICE_API_KEY"), client) if base_url
                   else call_in_process)
-        server = build_server(tools, caller)
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        await run_stdio(build_server(tools, caller))
 
 
 def main() -> None:
