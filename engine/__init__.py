@@ -1,12 +1,14 @@
 """The harmony engine: pure functions, plain dict in, plain dict out, no I/O.
 
-Operations are added here as they land: analyze, resolve, voicing, reharmonize, conduct.
+Operations are added here as they land: analyze, resolve, voicing, reharmonize, conduct,
+render.
 """
 
 from engine.analysis import analyze, resolve
 from engine.conduct import conduct
 from engine.errors import HarmonyError
 from engine.reharm import reharmonize
+from engine.render import render
 from engine.voicing import voicing
 
-__all__ = ["HarmonyError", "analyze", "conduct", "reharmonize", "resolve", "voicing"]
+__all__ = ["HarmonyError", "analyze", "conduct", "reharmonize", "render", "resolve", "voicing"]

@@ -5,6 +5,7 @@ not speed, by exhaustive enumeration. Tests compare the kernels against these.
 from __future__ import annotations
 
 from itertools import permutations, product
+from typing import Any
 
 Voicing = list[int]
 
@@ -98,3 +99,29 @@ def total_motion(prev: Voicing, chords: list[list[Voicing]], path: list[int]) ->
         total += motion(before, chords[t][k])
         before = chords[t][k]
     return total
+
+
+def mix_pitched(frames: int, start: Any, held: Any, release: Any, increment: Any, timbre: Any,
+                waves: Any, envelopes: Any, gain: Any, left: Any, right: Any) -> Any:
+    """engine.render.basic._mix_pitched written plainly: per sample, the envelope of the block
+    of 64 it falls in (a linear release after ``held``), the wave at the 32-bit phase."""
+    import numpy as np
+
+    mix = np.zeros((frames, 2), dtype=np.int64)
+    steps = envelopes.shape[1]
+    for n in range(len(start)):
+        phase = 0
+        for t in range(int(held[n] + release[n])):
+            i = int(start[n]) + t
+            if i >= frames:
+                break
+            block = t - t % 64
+            e = int(envelopes[timbre[n], min(block // 64, steps - 1)])
+            if block >= held[n]:
+                e = e * int(release[n] - (block - held[n])) // int(release[n])
+            g = e * int(gain[n]) >> 8
+            phase = (phase + int(increment[n])) % 2**32
+            w = int(waves[timbre[n], phase >> 20])
+            mix[i, 0] += w * g * int(left[n]) >> 31
+            mix[i, 1] += w * g * int(right[n]) >> 31
+    return mix

@@ -11,6 +11,7 @@ import pytest
 
 from engine.errors import Busy, InvalidChord, InvalidRequest
 from server.http.jobs import JobPool
+from server.http.render import preferred_audio
 
 
 def test_a_job_runs_in_another_process_and_returns_its_result() -> None:
@@ -69,3 +70,21 @@ def test_errors_pickle_with_their_details() -> None:
     again = pickle.loads(pickle.dumps(error))
     assert type(again) is InvalidChord and again.to_dict() == error.to_dict()
     assert again.symbol == "Cmaj7#" and again.reason == error.reason
+
+
+@pytest.mark.parametrize(("accept", "expected"), [
+    (None, None),
+    ("application/json", None),
+    ("*/*", None),
+    ("audio/wav", "wav"),
+    ("audio/flac", "flac"),
+    ("audio/mpeg", "mp3"),
+    ("audio/*", ""),
+    ("application/json;q=0.5, audio/flac", "flac"),
+    ("audio/wav;q=0.4, application/json;q=0.9", None),
+    ("audio/wav;q=0, application/json", None),
+    ("text/html", None),
+])
+def test_accept_chooses_raw_audio_only_when_it_prefers_an_audio_type(
+        accept: str | None, expected: str | None) -> None:
+    assert preferred_audio(accept) == expected

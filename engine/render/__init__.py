@@ -1,2 +1,10 @@
-"""Render (API.md section 12): MIDI to audio, a SoundFont synthesiser and a built-in one, and
-the encoders. Empty until the render issue lands."""
+"""Render (API.md section 12): a conduct request, a conduct result or any Standard MIDI File to
+audio. ``events`` reads the MIDI into notes; two synthesisers play them: ``soundfont`` (a General
+MIDI SoundFont through TinySoundFont) and ``basic`` (built in, integer arithmetic, the same bytes
+on every CPU); ``encode`` writes WAV, FLAC or MP3; ``operation`` is the request and its answer.
+"""
+
+from engine.render.operation import render, render_bytes
+from engine.render.soundfont import find_soundfont
+
+__all__ = ["find_soundfont", "render", "render_bytes"]

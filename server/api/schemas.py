@@ -175,11 +175,12 @@ RENDER_OPTIONS = {
                             enum=["auto", "soundfont", "basic"])),
 }
 RENDER_REQUEST = _object({
-    **{k: v for k, v in CONDUCT_REQUEST["properties"].items()},
-    "arrangement": _object({"midi": _str("Base64 SMF of the arrangement.")}, ["midi"],
-                           "A conduct result (its midi and conductor are read)."),
-    "midi": _str("Base64 of a Standard MIDI File, format 0 or 1.", contentEncoding="base64",
-                 minLength=1),
+    "prompt": _or_null(CONDUCT_REQUEST["properties"]["prompt"]),
+    **{k: v for k, v in CONDUCT_REQUEST["properties"].items() if k != "prompt"},
+    "arrangement": _or_null(_object({"midi": _str("Base64 SMF of the arrangement.")}, ["midi"],
+                                    "A conduct result (its midi and conductor are read).")),
+    "midi": _or_null(_str("Base64 of a Standard MIDI File, format 0 or 1.",
+                          contentEncoding="base64", minLength=1)),
     **RENDER_OPTIONS,
 }, None, "One of: a conduct request (prompt), an arrangement (a conduct result), or midi.",
     anyOf=[{"required": ["prompt"]}, {"required": ["arrangement"]}, {"required": ["midi"]}])

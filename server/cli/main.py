@@ -16,6 +16,7 @@ import orjson
 
 from engine.errors import HarmonyError
 from server.accounts import PLANS, Store, StoreError
+from server.cli import render as render_cli
 from server.http import PROFILES, Settings, env_db_path, parse_origins
 
 Command = Callable[[argparse.Namespace], int]
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.set_defaults(run=cmd_vocab_gaps)
 
     add_operation_parsers(sub)
+    render_cli.add_parser(sub)
     try:
         batch_cli = importlib.import_module("server.cli.batch")
     except ModuleNotFoundError:
@@ -177,6 +179,9 @@ def add_operation_parsers(sub: Any) -> None:
     p.add_argument("--progression")
     p.add_argument("--seed", type=int)
     p.add_argument("--midi", type=Path, help="also write the Standard MIDI File here")
+    p.add_argument("--audio", type=Path, help="also render it to this audio file "
+                                              "(.wav, .flac or .mp3)")
+    render_cli.add_audio_options(p)
     p.set_defaults(run=_operation("conduct", lambda ns: {
         "prompt": ns.prompt, "durationSec": ns.duration, "progression": ns.progression,
         "seed": ns.seed}))
@@ -204,6 +209,9 @@ def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]
                 print(f"harmony: cannot write the MIDI file: {_os_error(exc)}", file=sys.stderr)
                 return 1
             print(f"harmony: wrote {ns.midi}", file=sys.stderr)
+        if name == "conduct" and ns.audio is not None:
+            return render_cli.write_audio({"arrangement": result}, ns, ns.audio,
+                                          facts_on_stdout=False)
         return 0
     return run
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from server.api import Operation, Response, answerer
 from server.http.context import Context, Handler, Route, Service
+from server.http.render import render_handler
 
 
 async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
@@ -43,7 +44,7 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
 
 
 # Operations whose route is not a plain answerer: a render runs in the job pool.
-HANDLERS: dict[str, Handler] = {}
+HANDLERS: dict[str, Handler] = {"render": render_handler}
 
 
 def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:

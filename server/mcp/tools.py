@@ -52,7 +52,9 @@ def tool_table(operations: Iterable[Operation] | None = None,
     function has not landed are left out, as REST leaves out their routes. ``answers`` (by
     operation name) lets the tools share the REST routes' answerers and their kept answers."""
     tools = {}
-    for op in OPERATIONS.values() if operations is None else operations:
+    chosen = [op for op in OPERATIONS.values() if op.hosted_tool] if operations is None \
+        else operations
+    for op in chosen:
         if not op.available:
             continue
         title = op.tool.replace("_", " ").capitalize()

@@ -1,0 +1,127 @@
+"""A Standard MIDI File (format 0 or 1) read into what a synthesiser plays: notes with their
+start and end in seconds (the tempo map honoured, the sustain pedal holding released notes),
+the program of their channel when they start, and the channel's pan.
+
+``Notes`` holds parallel arrays, one entry per note, sorted by start time then channel then
+pitch, so every synthesiser sees the same order.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import mido
+import numpy as np
+import numpy.typing as npt
+
+from engine.errors import InvalidRequest
+
+DRUM_CHANNEL = 9          # channel 10 of the MIDI standard, counted from 0
+SUSTAIN = 64
+PAN = 10
+DEFAULT_TEMPO = 500_000   # µs per quarter (120 bpm) until a set_tempo says otherwise
+
+
+@dataclass(frozen=True)
+class Notes:
+    start: npt.NDArray[np.float64]     # seconds
+    end: npt.NDArray[np.float64]       # seconds (after the sustain pedal's hold)
+    channel: npt.NDArray[np.int64]     # 0..15; 9 is the drum kit
+    program: npt.NDArray[np.int64]     # 0..127, General MIDI
+    pitch: npt.NDArray[np.int64]       # MIDI note number
+    velocity: npt.NDArray[np.int64]    # 1..127
+    pan: npt.NDArray[np.int64]         # 16 entries, one per channel: 0 left .. 64 centre .. 127 right
+    length: float                      # seconds from the start to the last event of the file
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+def read_midi(data: bytes, field: str = "midi") -> Notes:
+    """The notes of a Standard MIDI File; ``InvalidRequest(field)`` when it is not one."""
+    try:
+        midi = mido.MidiFile(file=io.BytesIO(data))
+    except Exception as e:  # mido raises OSError, EOFError, ValueError, KeyError, IndexError
+        raise InvalidRequest(f"not a Standard MIDI File: {e}", field=field) from None
+    if midi.type not in (0, 1):
+        raise InvalidRequest(f"MIDI format {midi.type} is not supported (use format 0 or 1)",
+                             field=field)
+    if midi.ticks_per_beat <= 0:
+        raise InvalidRequest("the MIDI file's time division is not in ticks per beat "
+                             "(SMPTE time is not supported)", field=field)
+    return _notes(midi)
+
+
+def _notes(midi: mido.MidiFile) -> Notes:
+    # Merge the tracks by absolute tick (a stable sort keeps each track's own order, and
+    # track order breaks ties), then walk them once with the tempo map.
+    timeline: list[tuple[int, int, int, mido.Message]] = []
+    for t, track in enumerate(midi.tracks):
+        tick = 0
+        for i, message in enumerate(track):
+            tick += message.time
+            timeline.append((tick, t, i, message))
+    timeline.sort(key=lambda e: (e[0], e[1], e[2]))
+
+    tempo, seconds, last_tick = DEFAULT_TEMPO, 0.0, 0
+    per_tick = tempo / 1e6 / midi.ticks_per_beat
+    program = [0] * 16
+    pan = [64] * 16
+    pedal = [False] * 16
+    sounding: dict[tuple[int, int], list[tuple[float, int, int]]] = {}
+    held: dict[int, list[tuple[tuple[float, int, int], int, int]]] = {c: [] for c in range(16)}
+    rows: list[tuple[float, float, int, int, int, int]] = []
+
+    def finish(start: tuple[float, int, int], channel: int, pitch: int, end: float) -> None:
+        begin, prog, velocity = start
+        rows.append((begin, max(end, begin), channel, prog, pitch, velocity))
+
+    for tick, _, _, message in timeline:
+        seconds += (tick - last_tick) * per_tick
+        last_tick = tick
+        kind = message.type
+        if kind == "set_tempo":
+            tempo = message.tempo
+            per_tick = tempo / 1e6 / midi.ticks_per_beat
+        elif kind == "program_change":
+            program[message.channel] = message.program
+        elif kind == "control_change":
+            c = message.channel
+            if message.control == PAN:
+                pan[c] = message.value
+            elif message.control == SUSTAIN:
+                down = message.value >= 64
+                if pedal[c] and not down:
+                    for start, ch, pitch in held[c]:
+                        finish(start, ch, pitch, seconds)
+                    held[c] = []
+                pedal[c] = down
+        elif kind == "note_on" and message.velocity > 0:
+            key = (message.channel, message.note)
+            sounding.setdefault(key, []).append((seconds, program[message.channel],
+                                                 message.velocity))
+        elif kind in ("note_off", "note_on"):
+            key = (message.channel, message.note)
+            starts = sounding.get(key)
+            if starts:
+                start = starts.pop(0)  # first on, first off
+                if pedal[message.channel]:
+                    held[message.channel].append((start, *key))
+                else:
+                    finish(start, *key, seconds)
+    for (channel, pitch), starts in sounding.items():  # never released: to the end
+        for start in starts:
+            finish(start, channel, pitch, seconds)
+    for notes in held.values():
+        for start, ch, pitch in notes:
+            finish(start, ch, pitch, seconds)
+    rows.sort(key=lambda r: (r[0], r[2], r[4], r[1]))
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
+    return Notes(start=np.array(columns[0], dtype=np.float64),
+                 end=np.array(columns[1], dtype=np.float64),
+                 channel=np.array(columns[2], dtype=np.int64),
+                 program=np.array(columns[3], dtype=np.int64),
+                 pitch=np.array(columns[4], dtype=np.int64),
+                 velocity=np.array(columns[5], dtype=np.int64),
+                 pan=np.array(pan, dtype=np.int64), length=seconds)

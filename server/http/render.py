@@ -1,0 +1,80 @@
+"""``POST /v2/render`` (API.md 12): validate on the event loop, render in the job pool, answer
+JSON (the audio in base64) or, when ``Accept`` prefers an audio type, the audio bytes with the
+facts in ``X-Render-*`` headers.
+
+The render itself runs in a worker process (``server.http.jobs``): ``render_job`` is what the
+pool pickles by name, so it stays a module-level function of plain arguments.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import orjson
+
+from server.api import Response, decode, schema_error
+from server.http.context import Context, Service
+
+# Accept media types -> format; the answer's content type per format.
+AUDIO_TYPES = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav",
+               "audio/vnd.wave": "wav", "audio/flac": "flac", "audio/x-flac": "flac",
+               "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+CONTENT_TYPES = {"wav": b"audio/wav", "flac": b"audio/flac", "mp3": b"audio/mpeg"}
+# The facts of a raw answer, in the JSON answer's order.
+HEADERS = (("format", b"x-render-format"), ("sampleRate", b"x-render-sample-rate"),
+           ("channels", b"x-render-channels"), ("durationSec", b"x-render-duration-sec"),
+           ("engine", b"x-render-engine"), ("soundfont", b"x-render-soundfont"),
+           ("sha256", b"x-render-sha256"))
+
+
+def render_job(request: dict[str, Any], soundfont: str | None,
+               max_seconds: float) -> tuple[bytes, dict[str, Any]]:
+    """In the worker process: the audio bytes and their facts (engine errors propagate)."""
+    from engine.render import render_bytes
+
+    return render_bytes(request, soundfont=soundfont, max_seconds=max_seconds)
+
+
+def preferred_audio(accept: str | None) -> str | None:
+    """The audio format ``accept`` prefers to JSON, or None for a JSON answer.
+
+    The media range with the highest q wins, the first listed among equals; ``audio/*``
+    names no format, so it means the request's own (``""`` is returned)."""
+    best: tuple[float, str] | None = None
+    for item in (accept or "").split(","):
+        media, *params = (part.strip() for part in item.split(";"))
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if media and q > 0 and (best is None or q > best[0]):
+            best = (q, media.lower())
+    if best is None:
+        return None
+    if best[1] == "audio/*":
+        return ""
+    return AUDIO_TYPES.get(best[1])
+
+
+async def render_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    assert ctx.route is not None and ctx.route.operation is not None
+    op = ctx.route.operation
+    request = decode(body)
+    if not op.validator.is_valid(request):
+        raise schema_error(op, request)
+    raw = preferred_audio(ctx.headers.get("accept"))
+    if raw and request.get("format") is None:
+        request = {**request, "format": raw}
+    audio, facts = await app.jobs.run(render_job, request, app.settings.soundfont or None,
+                                      app.settings.render_max_seconds)
+    if raw is None:
+        answer = {**facts, "audio": base64.b64encode(audio).decode("ascii")}
+        return Response(200, orjson.dumps(answer))
+    headers = [(name, str(facts[key]).encode("utf-8")) for key, name in HEADERS
+               if facts[key] is not None]  # no SoundFont: no x-render-soundfont
+    return Response(200, audio, headers, content_type=CONTENT_TYPES[facts["format"]])
