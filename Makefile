@@ -16,7 +16,9 @@ setup: $(STAMP)
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements.lock
+	# --no-deps: the lock pins every package; tinysoundfont's metadata asks for pyaudio (no Linux
+	# wheel, only needed for its own live playback, which we do not use).
+	$(BIN)/python -m pip install -q --no-deps -r requirements.lock
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
@@ -44,6 +46,7 @@ golden: setup
 lock:  # resolve pyproject's dependencies (and dev extras) afresh in a scratch venv and pin them
 	rm -rf .lockenv && $(PY) -m venv .lockenv
 	.lockenv/bin/python -m pip install -q --upgrade pip setuptools
+	.lockenv/bin/python -m pip install -q --no-deps tinysoundfont==0.3.7
 	.lockenv/bin/python -m pip install -q '.[dev]'
 	{ echo '# Pinned environment for the service and its tests (make setup installs exactly this).'; \
 	  echo '# Regenerate: make lock'; \
