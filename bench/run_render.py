@@ -1,0 +1,138 @@
+"""Render figures: real-time factor per engine and SoundFont for a 60 s and a 120 s conduct
+arrangement (one core, the render alone: the arrangement is conducted beforehand), encode time
+per format, peak memory of a render process, and ``GET /health`` p50 on a real ``harmony serve``
+while four renders run.
+
+Run: .venv/bin/python bench/run_render.py
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from engine import conduct  # noqa: E402
+from engine.render.basic import render_basic  # noqa: E402
+from engine.render.encode import encode  # noqa: E402
+from engine.render.events import read_midi  # noqa: E402
+from engine.render.soundfont import find_soundfont, render_soundfont  # noqa: E402
+from tests.sf2 import write_tiny_sf2  # noqa: E402
+
+PROMPT = "up-tempo funk in E minor, builds"
+
+
+def best(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def engines(tmp: Path) -> list[tuple[str, object]]:
+    found = [("basic", None), ("soundfont tiny.sf2", write_tiny_sf2(tmp))]
+    system = find_soundfont(env={})
+    if system is not None:
+        found.append((f"soundfont {system.resolve().name}", system))
+    return found
+
+
+def realtime(tmp: Path) -> None:
+    for seconds in (60, 120):
+        arrangement = conduct({"prompt": PROMPT, "durationSec": seconds, "seed": 1})
+        notes = read_midi(base64.b64decode(arrangement["midi"]))
+        audio_s = notes.length + 1.5
+        for name, font in engines(tmp):
+            def run(font: object = font) -> None:
+                if font is None:
+                    render_basic(notes, 44100, 2)
+                else:
+                    render_soundfont(notes, font, 44100, 2)  # type: ignore[arg-type]
+            run()  # load the font / compile the kernels
+            t = best(run)
+            print(f"render {seconds:>3} s arrangement ({len(notes)} notes), {name:<28} "
+                  f"{t * 1000:7.1f} ms  {audio_s / t:7.0f}x real time", flush=True)
+    samples = render_basic(notes, 44100, 2)
+    for fmt in ("wav", "flac", "mp3"):
+        t = best(lambda fmt=fmt: encode(samples, 44100, fmt))
+        size = len(encode(samples, 44100, fmt))
+        print(f"encode {fmt:<4} {audio_s:.0f} s of stereo 44.1 kHz: {t * 1000:7.1f} ms, "
+              f"{size / 1e6:.1f} MB", flush=True)
+
+
+def memory() -> None:
+    probe = ("import base64, resource; from engine import conduct; "
+             "from engine.render import render_bytes; "
+             f"a = conduct({{'prompt': {PROMPT!r}, 'durationSec': 120, 'seed': 1}}); "
+             "import sys; render_bytes({'arrangement': a, 'engine': sys.argv[1]}); "
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    for engine in ("basic", "soundfont"):
+        if engine == "soundfont" and find_soundfont(env={}) is None:
+            continue
+        done = subprocess.run([sys.executable, "-c", probe, engine], cwd=REPO,
+                              capture_output=True, text=True, check=True)
+        print(f"peak memory of a process rendering 120 s ({engine}): "
+              f"{int(done.stdout.split()[-1]) / 1024:.0f} MB", flush=True)
+
+
+def health_during_renders(tmp: Path) -> None:
+    from tests.mcp_live import running_server
+
+    with running_server(tmp) as live:
+        def get() -> float:
+            start = time.perf_counter()
+            with urllib.request.urlopen(live.url + "/health") as r:
+                r.read()
+            return time.perf_counter() - start
+
+        quiet = [get() for _ in range(200)]
+        body = json.dumps({"prompt": PROMPT, "durationSec": 120, "seed": 1}).encode()
+        codes: list[int] = []
+
+        def render() -> None:
+            request = urllib.request.Request(live.url + "/v2/render", data=body, headers={
+                "authorization": f"Bearer {live.key}", "content-type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=300) as r:
+                    codes.append(r.status)
+            except urllib.error.HTTPError as e:
+                codes.append(e.code)
+
+        threads = [threading.Thread(target=render) for _ in range(4)]
+        for t in threads:
+            t.start()
+        busy = []
+        while any(t.is_alive() for t in threads):
+            busy.append(get())
+        for t in threads:
+            t.join()
+        print(f"/health p50 quiet {statistics.median(quiet) * 1000:.2f} ms, during 4 renders "
+              f"{statistics.median(busy) * 1000:.2f} ms ({len(busy)} requests); render answers "
+              f"{sorted(codes)} (1 process, queue 2: the fourth is 503 busy)", flush=True)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        realtime(tmp)
+        memory()
+        health_during_renders(tmp)
+    print(f"this process's peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
