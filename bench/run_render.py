@@ -56,9 +56,9 @@ def realtime(tmp: Path) -> None:
         notes = read_midi(base64.b64decode(arrangement["midi"]))
         audio_s = notes.length + 1.5
         for name, font in engines(tmp):
-            def run(font: object = font) -> None:
+            def run(font: object = font, notes: object = notes) -> None:
                 if font is None:
-                    render_basic(notes, 44100, 2)
+                    render_basic(notes, 44100, 2)  # type: ignore[arg-type]
                 else:
                     render_soundfont(notes, font, 44100, 2)  # type: ignore[arg-type]
             run()  # load the font / compile the kernels
