@@ -1,14 +1,16 @@
 """The harmony engine: pure functions, plain dict in, plain dict out, no I/O.
 
 Operations are added here as they land: analyze, resolve, voicing, reharmonize, conduct,
-render.
+render, search.
 """
 
 from engine.analysis import analyze, resolve
 from engine.conduct import conduct
+from engine.corpus import search
 from engine.errors import HarmonyError
 from engine.reharm import reharmonize
 from engine.render import render
 from engine.voicing import voicing
 
-__all__ = ["HarmonyError", "analyze", "conduct", "reharmonize", "render", "resolve", "voicing"]
+__all__ = ["HarmonyError", "analyze", "conduct", "reharmonize", "render", "resolve", "search",
+           "voicing"]

@@ -125,3 +125,26 @@ def mix_pitched(frames: int, start: Any, held: Any, release: Any, increment: Any
             mix[i, 0] += w * g * int(left[n]) >> 31
             mix[i, 1] += w * g * int(right[n]) >> 31
     return mix
+
+
+def smith_waterman(a: list[int], b: list[int], families: int) -> int:
+    """engine.corpus.align's local alignment, the whole table kept: +2 the same token, +1 the
+    same family (token - 1 modulo ``families``), -1 otherwise or a gap; separators (0) never
+    match."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    best = 0
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            x, y = int(a[i - 1]), int(b[j - 1])
+            if x == 0 or y == 0:
+                s = -1
+            elif x == y:
+                s = 2
+            elif (x - 1) % families == (y - 1) % families:
+                s = 1
+            else:
+                s = -1
+            table[i][j] = max(0, table[i - 1][j - 1] + s, table[i - 1][j] - 1,
+                              table[i][j - 1] - 1)
+            best = max(best, table[i][j])
+    return best

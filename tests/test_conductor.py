@@ -23,7 +23,7 @@ from tests.mcp_live import LiveServer, running_server
 from tests.test_render import b64, midi_of
 
 CONDUCTOR = str(Path(sys.executable).parent / "harmony-conductor")
-TOOLS = ["conduct_band", "play_audio", "render_audio"]
+TOOLS = ["conduct_band", "play_audio", "render_audio", "search_corpus"]
 MIDI = b64(midi_of([(0.0, 0.5, 60, 90), (0.5, 0.5, 64, 90)]))
 
 

@@ -22,6 +22,7 @@ CONTRACT = {
     "reharmonize": ("/v2/reharmonize", "reharmonize"),
     "conduct": ("/v2/conduct", "conduct_band"),
     "render": ("/v2/render", "render_audio"),
+    "search": ("/v2/search", "search_corpus"),
 }
 
 

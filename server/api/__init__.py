@@ -3,6 +3,7 @@ validated engine call and its answerer (``calls``), and how an answer or an erro
 response with its status (``responses``, the one error table)."""
 
 from server.api.calls import MAX_CACHED_BODY, answerer, decode, run_operation, schema_error
+from server.api.corpus import corpus_paths, with_corpus
 from server.api.responses import (
     STATUS,
     ClientDisconnected,
@@ -13,7 +14,19 @@ from server.api.responses import (
 from server.api.schemas import ERROR, OPERATIONS, Operation
 
 __all__ = [
-    "ERROR", "MAX_CACHED_BODY", "OPERATIONS", "STATUS", "ClientDisconnected", "Operation",
-    "Response", "answerer", "decode", "error_response", "run_operation", "schema_error",
+    "ERROR",
+    "MAX_CACHED_BODY",
+    "OPERATIONS",
+    "STATUS",
+    "ClientDisconnected",
+    "Operation",
+    "Response",
+    "answerer",
+    "corpus_paths",
+    "decode",
+    "error_response",
+    "run_operation",
+    "schema_error",
     "size_text",
+    "with_corpus",
 ]

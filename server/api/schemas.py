@@ -185,6 +185,23 @@ RENDER_REQUEST = _object({
 }, None, "One of: a conduct request (prompt), an arrangement (a conduct result), or midi.",
     anyOf=[{"required": ["prompt"]}, {"required": ["arrangement"]}, {"required": ["midi"]}])
 
+SEARCH_REQUEST = _object({
+    "pattern": _or_null(_str("Chord symbols ('Dm7 G7 Cmaj7', matched in every key) or roman "
+                             "numerals ('ii7 V7 Imaj7', in songs whose key is known); '?' is "
+                             "any one chord.", maxLength=4 * MAX_PROGRESSION)),
+    "title": _or_null(_str("A part of the title, case- and accent-insensitive.",
+                           maxLength=200)),
+    "key": _or_null(_str("Only songs in this key ('F', 'Dm').", maxLength=MAX_SYMBOL)),
+    "similarTo": _or_null(_str("A progression in chord symbols, or a song id: songs ranked by "
+                               "how much of them moves like it.",
+                               maxLength=4 * MAX_PROGRESSION)),
+    "exact": _or_null({"type": "boolean",
+                       "description": "The pattern's exact qualities too, not only their "
+                                      "families. Default false."}),
+    "limit": _or_null(_int("Results per page (1-100). Default 10.", minimum=1, maximum=100)),
+    "offset": _or_null(_int("Results to skip. Default 0.", minimum=0, maximum=10**9)),
+}, None, "At least one of pattern, title or similarTo.")
+
 # ---------------------------------------------------------------- results
 
 ANALYZE_RESULT = _object({
@@ -295,6 +312,25 @@ RENDER_RESULT = _object({
     "audio": _str("Base64 of the audio file.", contentEncoding="base64"),
 }, ["format", "sampleRate", "channels", "durationSec", "engine", "soundfont", "sha256", "audio"])
 
+SEARCH_RESULT = _object({
+    "total": _int("Songs found."),
+    "results": _array(_object({
+        "id": _str("The song's id (usable in similarTo)."),
+        "title": _str("Title."), "composer": _str("Composer."),
+        "key": {"type": ["string", "null"], "description": "Key, when known."},
+        "source": _str("The file the song came from."),
+        "score": _num("Occurrences of the pattern, and/or likeness (0-1)."),
+        "matches": _array(_object({
+            "section": _str("Section label."), "bar": _int("Bar (1-based, in the song)."),
+            "beat": _num("Beat of the first chord (1-based)."),
+            "chords": _array({"type": "string"}, "The chords matched, as written."),
+            "numerals": _array({"type": ["string", "null"]},
+                               "Their numerals in the song's key (null: key unknown)."),
+        }, ["section", "bar", "beat", "chords", "numerals"]), "Where the pattern occurs."),
+    }, ["id", "title", "composer", "key", "source", "score", "matches"]),
+        "Songs, by score, then title, then id."),
+}, ["total", "results"])
+
 ERROR = _object({
     "error": _object({
         "code": _str("Error code (API.md section 9)."),
@@ -382,6 +418,9 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("render", "render_audio",
         "Render an arrangement (a prompt, a conduct result or a MIDI file) to audio.",
         RENDER_REQUEST, RENDER_RESULT, max_body=LARGE_BODY, hosted_tool=False, unstable=True),
+    _op("search", "search_corpus",
+        "Search a corpus of songs by chord pattern (any key), roman numerals, title or likeness.",
+        SEARCH_REQUEST, SEARCH_RESULT, hosted_tool=False),
 )}
 
 BY_PATH: dict[str, Operation] = {op.path: op for op in OPERATIONS.values()}

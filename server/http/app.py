@@ -57,6 +57,7 @@ from server.api import (
     Response,
     error_response,
     size_text,
+    with_corpus,
 )
 from server.http import rsgi
 from server.http.context import Context
@@ -382,8 +383,8 @@ def build_app(settings: Settings | None = None, store: Store | None = None,
               clock: Callable[[], float] = time.time,
               monotonic: Callable[[], float] = time.monotonic) -> HarmonyApp:
     settings = settings or Settings.from_env()
-    return HarmonyApp(settings, store or Store(settings.db_path),
-                      OPERATIONS if operations is None else operations, clock, monotonic)
+    table = with_corpus(OPERATIONS if operations is None else operations, settings.corpus)
+    return HarmonyApp(settings, store or Store(settings.db_path), table, clock, monotonic)
 
 
 def make_app() -> HarmonyApp:

@@ -29,6 +29,7 @@ class Settings:
     render_queue: int = 2                   # renders that may wait for one; more: 503 busy
     render_max_seconds: int = 300           # longest audio a render may make (at most 900)
     soundfont: str = ""                     # a .sf2/.sf3; blank: the system's default GM font
+    corpus: str = ""                        # search: an index folder or chart files (os.pathsep)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -144,6 +145,7 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "render_queue": ("HARMONY_RENDER_QUEUE", INT),
     "render_max_seconds": ("HARMONY_RENDER_MAX_SECONDS", INT),
     "soundfont": ("HARMONY_SOUNDFONT", TEXT),
+    "corpus": ("HARMONY_CORPUS", TEXT),
 }
 
 

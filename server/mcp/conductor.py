@@ -1,10 +1,10 @@
 """``harmony-conductor``: the conductor's tools over stdio (API.md 8.3, 12): ``conduct_band``,
 ``render_audio`` (writes the audio file, returns its path and facts, the audio attached when
-small) and ``play_audio`` (plays a file here, ``server.mcp.player``). ``search_corpus`` joins
-them when the corpus search lands.
+small), ``play_audio`` (plays a file here, ``server.mcp.player``) and ``search_corpus`` (the
+project's corpus, or ``HARMONY_CORPUS``: an index folder or the user's chart files).
 
 The engine runs in-process by default; with ``HARMONY_BASE_URL`` the calls go to that service
-(``/v2/conduct``, ``/v2/render``) with ``SERVICE_API_KEY``. Files and playback are always local.
+(``/v2/conduct``, ``/v2/render``, ``/v2/search``) with ``SERVICE_API_KEY``. Files and playback are always local.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import orjson
 
 from engine.errors import InternalError, InvalidRequest
 from engine.render import render_bytes
-from server.api import OPERATIONS
+from server.api import OPERATIONS, with_corpus
 from server.mcp.player import play
 from server.mcp.stdio import (
     Outcome,
@@ -184,17 +184,21 @@ def build(env: Mapping[str, str], client: httpx.AsyncClient) -> Any:
 
     base_url = env.get("HARMONY_BASE_URL")
     key = env.get("SERVICE_API_KEY")
-    conduct = tool_table([OPERATIONS["conduct"]])
+    operations = {name: OPERATIONS[name] for name in ("conduct", "search")}
+    if not base_url:
+        operations = with_corpus(operations, env.get("HARMONY_CORPUS", ""))
+    table = tool_table(operations.values())
     caller = remote_caller(base_url, key, client) if base_url else call_in_process
     render = remote_renderer(base_url, key, client, USER_AGENT) if base_url \
         else local_renderer(env)
-    handlers: dict[str, ToolHandler] = {**table_handlers(conduct, caller),
+    handlers: dict[str, ToolHandler] = {**table_handlers(table, caller),
                                         "render_audio": render_handler(render, env),
                                         "play_audio": play_handler(env)}
-    descriptors = [*(t.descriptor for t in conduct.values()), RENDER_AUDIO, PLAY_AUDIO]
+    descriptors = [table["conduct_band"].descriptor, RENDER_AUDIO, PLAY_AUDIO,
+                   table["search_corpus"].descriptor]
     return build_stdio_server(
         "harmony-conductor", "Harmony conductor: arrange a direction for a jazz band, render "
-        "it to audio and play it on this machine.", descriptors, handlers)
+        "it to audio, play it on this machine, and search a corpus of songs by their chords.", descriptors, handlers)
 
 
 async def serve(env: Mapping[str, str]) -> None:

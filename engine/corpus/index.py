@@ -1,0 +1,116 @@
+"""The index of a corpus: its token stream (``tokens``), a suffix array over the tokens and the
+songs' metadata, written once as ``.npy`` files and a ``songs.json`` in one folder and opened
+with ``np.load(mmap_mode="r")``, so every worker process shares the same pages.
+
+The suffix array comes from ``pydivsufsort`` (libdivsufsort): measured here, 5 M tokens in
+0.12 s. A run of tokens is found by two binary searches over it (``positions``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pydivsufsort
+
+from engine.corpus.songs import Song, canonical_key
+from engine.corpus.tokens import Stream, stream_of
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class SongInfo:
+    id: str
+    title: str
+    composer: str
+    key: str | None
+    source: str
+    sections: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Index:
+    stream: Stream
+    suffixes: npt.NDArray[np.int32]
+    songs: tuple[SongInfo, ...]
+    starts: npt.NDArray[np.int64]       # per song: index of its first separator
+
+    def positions(self, run: Sequence[int]) -> npt.NDArray[np.int64]:
+        """Every start in the stream where ``run`` (a sequence of tokens) occurs, sorted."""
+        tokens = self.stream.tokens
+        pattern = np.asarray(run, dtype=np.uint8)
+        lo = _bound(tokens, self.suffixes, pattern, upper=False)
+        hi = _bound(tokens, self.suffixes, pattern, upper=True)
+        return np.sort(np.asarray(self.suffixes[lo:hi], dtype=np.int64))
+
+    def song_of(self, position: int) -> int:
+        return int(self.stream.song[position])
+
+
+def _compare(tokens: npt.NDArray[np.uint8], start: int, pattern: npt.NDArray[np.uint8]) -> int:
+    """-1, 0, 1: the suffix at ``start``, cut to the pattern's length, against the pattern."""
+    piece = tokens[start: start + len(pattern)]
+    differ = np.flatnonzero(piece != pattern[: len(piece)])
+    if len(differ):
+        i = int(differ[0])
+        return -1 if piece[i] < pattern[i] else 1
+    return -1 if len(piece) < len(pattern) else 0
+
+
+def _bound(tokens: npt.NDArray[np.uint8], suffixes: npt.NDArray[np.int32],
+           pattern: npt.NDArray[np.uint8], upper: bool) -> int:
+    lo, hi = 0, len(suffixes)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        c = _compare(tokens, int(suffixes[mid]), pattern)
+        if c < 0 or (upper and c == 0):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def build_index(songs: Sequence[Song]) -> Index:
+    stream = stream_of(songs)
+    suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
+    infos = tuple(SongInfo(s.id, s.title, s.composer, canonical_key(s.key)[0], s.source,
+                           tuple(sec.name for sec in s.sections)) for s in songs)
+    return Index(stream, suffixes, infos, _starts(stream))
+
+
+def _starts(stream: Stream) -> npt.NDArray[np.int64]:
+    song = np.asarray(stream.song)
+    return np.searchsorted(song, np.arange(int(song[-1]) + 1)).astype(np.int64)
+
+
+def save_index(index: Index, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in Stream.ARRAYS:
+        np.save(folder / f"{name}.npy", getattr(index.stream, name))
+    np.save(folder / "suffixes.npy", index.suffixes)
+    meta: dict[str, Any] = {
+        "format": FORMAT, "qualities": index.stream.qualities,
+        "symbols": index.stream.symbols,
+        "songs": [[s.id, s.title, s.composer, s.key, s.source, list(s.sections)]
+                  for s in index.songs]}
+    (folder / "songs.json").write_text(json.dumps(meta, ensure_ascii=False))
+
+
+def open_index(folder: Path) -> Index:
+    """An index written by ``save_index``, its arrays memory-mapped read-only."""
+    meta = json.loads((folder / "songs.json").read_text())
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{folder} holds a corpus index of another format; import it again")
+    arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in Stream.ARRAYS}
+    stream = Stream(**arrays, qualities=tuple(meta["qualities"]),
+                    symbols=tuple(meta["symbols"]))
+    songs = tuple(SongInfo(i, t, c, k, src, tuple(secs))
+                  for i, t, c, k, src, secs in meta["songs"])
+    return Index(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs,
+                 _starts(stream))

@@ -1,0 +1,306 @@
+"""Reading songs from files, every chord through the engine's own parser (``engine.chords``):
+
+- chart text (``.txt``, the layout of jazz-ccp and of the shipped corpus): ``Name = value``
+  header lines (``Title``, ``ComposedBy``, ``Key`` or ``DBKeySig``, ``TimeSig``, ``Source``),
+  optional ``[A]`` section lines, then bars ended by ``|``, chords separated by spaces, the
+  bar's beats shared equally among its chords;
+- JSON charts (``.json``, the layout of jazzstandards-ireal): songs with ``Title``,
+  ``Composer``, ``Key`` (``Dmin`` is minor), ``TimeSignature`` and ``Sections`` of
+  ``MainSegment.Chords`` and ``Endings``: ``|`` bars, ``,`` slots, an empty slot holds the
+  chord before, ``X(Y)`` is X with an alternate;
+- iReal Pro links (``irealb://`` with its obfuscated music string, ``irealbook://``), in a
+  text file or in the HTML page of an exported playlist (``ireal``);
+- ChordPro (``.cho``, ``.chopro``, ``.chordpro``): ``{title}``, ``{composer}``, ``{key}``,
+  ``{time}``, a ``{start_of_grid}`` grid of ``|`` bars, or chords in brackets in lyric lines.
+
+A bad file, song or chord is reported (file, song, bar, symbol) and skipped; the rest loads.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from engine.chords import parse
+from engine.corpus.ireal import ireal_songs
+from engine.corpus.songs import Placed, Problems, Section, Song
+from engine.errors import HarmonyError
+
+NO_CHORD = frozenset({"NC", "N.C.", "N.C", "n.c.", "nc"})
+SUFFIXES = {".txt": "chart", ".json": "json", ".cho": "chordpro", ".chopro": "chordpro",
+            ".chordpro": "chordpro", ".crd": "chordpro", ".html": "ireal", ".htm": "ireal",
+            ".ireal": "ireal", ".url": "ireal"}
+
+
+def load_paths(paths: Iterable[str | Path]) -> tuple[list[Song], Problems]:
+    """Every song of the files and folders (searched recursively, by suffix) in ``paths``."""
+    songs: list[Song] = []
+    problems = Problems()
+    for path in _files(paths, problems):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            text = path.read_text(encoding="latin-1")
+        except OSError as e:
+            problems.add(str(path), f"cannot read: {e.strerror}")
+            continue
+        kind = SUFFIXES.get(path.suffix.lower(), "chart")
+        if "irealb://" in text or "irealbook://" in text:
+            kind = "ireal"
+        songs.extend(load_text(text, kind, str(path), problems))
+    return songs, problems
+
+
+def _files(paths: Iterable[str | Path], problems: Problems) -> Iterator[Path]:
+    for given in paths:
+        path = Path(given).expanduser()
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*")
+                              if p.is_file() and p.suffix.lower() in SUFFIXES)
+        elif path.is_file():
+            yield path
+        else:
+            problems.add(str(path), "no such file or folder")
+
+
+def load_text(text: str, kind: str, name: str, problems: Problems) -> list[Song]:
+    reader = {"chart": _chart, "json": _json, "ireal": _ireal, "chordpro": _chordpro}[kind]
+    return reader(text, name, problems)
+
+
+class _Builder:
+    """Collects one song's chords, reporting the ones that do not parse."""
+
+    def __init__(self, file: str, title: str, problems: Problems) -> None:
+        self.file, self.title, self.problems = file, title, problems
+        self.sections: list[Section] = []
+        self.name = "A"
+        self.chords: list[Placed] = []
+
+    def section(self, name: str) -> None:
+        self.close()
+        self.name = name or f"{len(self.sections) + 1}"
+
+    def add(self, symbol: str, bar: int, beat: float) -> None:
+        symbol = symbol.strip()
+        if not symbol or symbol in NO_CHORD:
+            return
+        try:
+            chord = parse(symbol)
+        except HarmonyError as e:
+            self.problems.add(self.file, e.message, self.title, bar, symbol)
+            return
+        self.chords.append(Placed(bar, round(beat, 3), chord))
+
+    def close(self) -> None:
+        if self.chords:
+            self.sections.append(Section(self.name, tuple(self.chords)))
+        self.chords = []
+
+    def song(self, id_: str, composer: str, key: str | None, source: str,
+             note: str = "") -> Song | None:
+        self.close()
+        if not self.sections:
+            self.problems.add(self.file, "no chords", self.title)
+            return None
+        return Song(id_, self.title, composer, key, source, tuple(self.sections), note)
+
+
+def _slots(bar: str, sep: str | None) -> list[str]:
+    return [s for s in bar.split(sep)] if sep else bar.split()
+
+
+def _song_id(file: str, title: str, taken: set[str]) -> str:
+    """``file-stem:title-slug``, numbered from 2 when a file holds the title twice."""
+    slug = re.sub(r"[^a-z0-9]+", "-", fold_title(title)).strip("-") or "song"
+    base = f"{Path(file).stem}:{slug}"
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    taken.add(name)
+    return name
+
+
+def fold_title(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text.casefold())
+                   if not unicodedata.combining(c))
+
+
+# ------------------------------------------------------------------ chart text
+
+
+def _chart(text: str, name: str, problems: Problems) -> list[Song]:
+    header: dict[str, str] = {}
+    title = Path(name).stem
+    beats = 4
+    builder: _Builder | None = None
+    bar = 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if "=" in stripped and "|" not in stripped:
+            field, _, value = stripped.partition("=")
+            header[field.replace(" ", "").lower()] = value.strip()
+            continue
+        if builder is None:
+            title = header.get("title") or header.get("mptitle") or title
+            time = header.get("timesig", "4 4").split()
+            beats = int(time[0]) if time and time[0].isdigit() and int(time[0]) > 0 else 4
+            builder = _Builder(name, title, problems)
+        if stripped.startswith("[") and stripped.endswith("]"):
+            builder.section(stripped[1:-1].strip())
+            continue
+        for cell in stripped.split("|")[:-1] if stripped.endswith("|") else stripped.split("|"):
+            if not cell.strip():
+                continue
+            bar += 1
+            slots = cell.split()
+            for i, symbol in enumerate(slots):
+                builder.add(symbol, bar, 1 + i * beats / len(slots))
+    if builder is None:
+        problems.add(name, "no bars", title)
+        return []
+    key = header.get("key") or header.get("dbkeysig")
+    song = builder.song(Path(name).stem, header.get("composedby", ""), key,
+                        header.get("source", Path(name).name), header.get("note", ""))
+    return [song] if song else []
+
+
+# ------------------------------------------------------------------ JSON charts
+
+_ITEM = re.compile(r"([^()]*)(?:\(([^()]*)\))?")
+
+
+def _json(text: str, name: str, problems: Problems) -> list[Song]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        problems.add(name, f"not JSON: {e.msg} at line {e.lineno}")
+        return []
+    items = data if isinstance(data, list) else [data]
+    songs: list[Song] = []
+    taken: set[str] = set()
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("Sections"), list):
+            problems.add(name, "not a chart (needs Title and Sections)",
+                         str(item.get("Title")) if isinstance(item, dict) else None)
+            continue
+        song = _json_song(item, name, index, problems, taken)
+        if song is not None:
+            songs.append(song)
+    return songs
+
+
+def _json_song(item: dict[str, Any], name: str, index: int, problems: Problems,
+               taken: set[str]) -> Song | None:
+    title = str(item.get("Title") or f"song {index + 1}")
+    builder = _Builder(name, title, problems)
+    time = str(item.get("TimeSignature") or "4/4").partition("/")[0]
+    beats = int(time) if time.isdigit() and int(time) > 0 else 4
+    bar = 0
+    try:
+        for section in item["Sections"]:
+            builder.section(str(section.get("Label") or ""))
+            main = section["MainSegment"]["Chords"]
+            endings = [e["Chords"] for e in section.get("Endings") or []]
+            for part in ([main + "|" + e for e in endings] if endings else [main]):
+                for cell in part.split("|"):
+                    bar += 1
+                    slots = cell.split(",")
+                    for i, slot in enumerate(slots):
+                        m = _ITEM.fullmatch(slot.strip())
+                        chord = m.group(1) if m else slot
+                        builder.add(chord, bar, 1 + i * beats / len(slots))
+    except (KeyError, TypeError, AttributeError):
+        problems.add(name, "a section without MainSegment.Chords", title)
+        return None
+    return builder.song(_song_id(name, title, taken), str(item.get("Composer") or ""),
+                        item.get("Key"), Path(name).name)
+
+
+# ------------------------------------------------------------------ iReal Pro
+
+_LINK = re.compile(r"irealb(?:ook)?://[^\s\"'<>]+")
+
+
+def _ireal(text: str, name: str, problems: Problems) -> list[Song]:
+    songs: list[Song] = []
+    taken: set[str] = set()
+    links = _LINK.findall(html.unescape(text))
+    if not links:
+        problems.add(name, "no irealb:// or irealbook:// link")
+    for link in links:
+        for tune in ireal_songs(urllib.parse.unquote(link), name, problems):
+            builder = _Builder(name, tune.title, problems)
+            for section, bars in tune.sections:
+                builder.section(section)
+                for bar, slots in bars:
+                    for i, symbol in enumerate(slots):
+                        if symbol:
+                            builder.add(symbol, bar, 1 + i * tune.beats / len(slots))
+            song = builder.song(_song_id(name, tune.title, taken),
+                                tune.composer, tune.key, Path(name).name)
+            if song:
+                songs.append(song)
+    return songs
+
+
+# ------------------------------------------------------------------ ChordPro
+
+_DIRECTIVE = re.compile(r"^\{\s*([a-z_]+)\s*(?::\s*(.*?))?\s*\}$", re.IGNORECASE)
+_INLINE = re.compile(r"\[([^\]]+)\]")
+_ALIASES = {"t": "title", "st": "subtitle", "sog": "start_of_grid", "eog": "end_of_grid",
+            "soc": "start_of_chorus", "eoc": "end_of_chorus", "sov": "start_of_verse",
+            "eov": "end_of_verse", "c": "comment"}
+
+
+def _chordpro(text: str, name: str, problems: Problems) -> list[Song]:
+    meta: dict[str, str] = {}
+    builder = _Builder(name, Path(name).stem, problems)
+    grid, bar, beats = False, 0, 4
+    for line in text.splitlines():
+        stripped = line.strip()
+        m = _DIRECTIVE.match(stripped)
+        if m:
+            directive = _ALIASES.get(m.group(1).lower(), m.group(1).lower())
+            value = m.group(2) or ""
+            if directive in ("title", "composer", "key", "artist"):
+                meta.setdefault(directive, value)
+                if directive == "title":
+                    builder.title = value
+            elif directive == "time":
+                top = value.partition("/")[0].strip()
+                beats = int(top) if top.isdigit() and int(top) > 0 else 4
+            elif directive.startswith("start_of_"):
+                grid = directive == "start_of_grid"
+                builder.section(value or directive[len("start_of_"):])
+            elif directive.startswith("end_of_"):
+                grid = False
+            continue
+        if grid:
+            for cell in stripped.split("|"):
+                slots = [s for s in cell.split() if s]
+                if not slots:
+                    continue
+                bar += 1
+                for i, symbol in enumerate(slots):
+                    if symbol not in (".", "/", "%"):
+                        builder.add(symbol, bar, 1 + i * beats / len(slots))
+        elif "[" in stripped:
+            chords = _INLINE.findall(stripped)
+            if chords:
+                bar += 1
+                for i, symbol in enumerate(chords):
+                    builder.add(symbol, bar, 1 + i * beats / len(chords))
+    song = builder.song(_song_id(name, builder.title, set()),
+                        meta.get("composer") or meta.get("artist", ""), meta.get("key"),
+                        Path(name).name)
+    return [song] if song else []

@@ -1,0 +1,293 @@
+"""``engine.corpus``: the index answers exactly what a brute-force scan over the songs finds
+(random patterns over the shared corpora), in every key, never across a song or section; the
+loaders read every format and report what they skip; the shipped corpus answers useful
+questions; the same request gives the same answer, from memory or from the mapped folder."""
+
+from __future__ import annotations
+
+import json
+import random
+import urllib.parse
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine import search
+from engine.corpus import build_index, corpus_index, load_paths, open_index, save_index
+from engine.corpus.align import align
+from engine.corpus.index import Index
+from engine.corpus.ireal import MUSIC_PREFIX, to_symbol
+from engine.corpus.query import _pattern, read_pattern, shipped_index
+from engine.corpus.songs import Song
+from engine.corpus.tokens import FAMILIES, family_of
+from engine.errors import InvalidChord, InvalidRequest
+from tests.naive import smith_waterman
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+NAMES = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
+needs_corpora = pytest.mark.skipif(not (CORPORA / "jazz-ccp").is_dir(),
+                                   reason="../shared/corpora is absent")
+
+
+@lru_cache(maxsize=1)
+def shared() -> tuple[list[Song], Index]:
+    songs, problems = load_paths([CORPORA / "jazz-ccp" / "songs",
+                                  CORPORA / "jazzstandards-ireal" / "JazzStandards.json"])
+    assert not problems.items
+    return songs, build_index(songs)
+
+
+def naive(songs: list[Song], slots: list[Any], exact: bool = False) -> set[tuple[int, int, int, float]]:
+    """(song, section, bar, beat) of every window where the pattern holds: a plain scan."""
+    found = set()
+    for s, song in enumerate(songs):
+        for k, section in enumerate(song.sections):
+            chords = section.chords
+            for i in range(len(chords) - len(slots) + 1):
+                shift = None
+                for p, slot in enumerate(slots):
+                    if slot is None:
+                        continue
+                    chord = chords[i + p].chord
+                    if family_of(chord) != slot.family or (exact and chord.quality != slot.quality):
+                        break
+                    here = (chord.root_pc - slot.pc) % 12
+                    if shift is None:
+                        shift = here
+                    elif here != shift:
+                        break
+                else:
+                    found.add((s, k, chords[i].bar, chords[i].beat))
+    return found
+
+
+def indexed(idx: Index, text: str, exact: bool = False) -> set[tuple[int, int, int, float]]:
+    st = idx.stream
+    return {(song, int(st.section[s]), int(st.bar[s]), round(float(st.beat[s]), 3))
+            for song, hits in _pattern(idx, text, exact).items() for s, _ in hits}
+
+
+@needs_corpora
+def test_random_patterns_agree_with_a_brute_force_scan() -> None:
+    songs, idx = shared()
+    rng = random.Random(20261125)
+    for _ in range(60):
+        song = rng.choice(songs)
+        section = rng.choice(song.sections)
+        n = rng.randint(1, min(5, len(section.chords)))
+        i = rng.randint(0, len(section.chords) - n)
+        words = [c.chord.symbol for c in section.chords[i:i + n]]
+        if n > 2 and rng.random() < 0.4:
+            words[rng.randint(1, n - 2)] = "?"
+        text = " ".join(words)
+        exact = rng.random() < 0.3
+        slots, _ = read_pattern(text)
+        assert indexed(idx, text, exact) == naive(songs, slots, exact), text
+
+
+@needs_corpora
+def test_known_answer_dm7_g7_cmaj7_on_jazz_ccp() -> None:
+    songs, _ = load_paths([CORPORA / "jazz-ccp" / "songs"])
+    idx = build_index(songs)
+    slots, _ = read_pattern("Dm7 G7 Cmaj7")
+    expected = {s for s, *_ in naive(songs, slots)}
+    answer = search({"pattern": "Dm7 G7 Cmaj7", "limit": 100}, idx)
+    assert answer["total"] == len(expected) > 500
+    assert {r["id"] for r in search({"pattern": "Dm7 G7 Cmaj7", "limit": 100, "offset": 100},
+                                    idx)["results"]}.isdisjoint(r["id"] for r in answer["results"])
+
+
+def chart(title: str, bars: str, key: str = "C", sections: str = "") -> str:
+    return f"Title = {title}\nComposedBy = Test\nKey = {key}\n{sections}\n{bars}\n"
+
+
+def transpose(bars: str, k: int) -> str:
+    out = []
+    for word in bars.split():
+        if word == "|":
+            out.append(word)
+            continue
+        root = word[:2] if len(word) > 1 and word[1] in "b#" else word[:1]
+        out.append(NAMES[(NAMES.index(root) + k) % 12] + word[len(root):])
+    return " ".join(out)
+
+
+def folder(tmp_path: Path, charts: dict[str, str]) -> Path:
+    for name, text in charts.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_transposed_songs_are_found_by_the_same_pattern(tmp_path: Path) -> None:
+    bars = "Cmaj7 | Am7 | Dm7 G7 | Cmaj7 |"
+    charts = {f"t{k}.txt": chart(f"In {NAMES[k]}", transpose(bars, k), NAMES[k])
+              for k in range(12)}
+    idx = corpus_index([str(folder(tmp_path, charts))], shipped=False)
+    answer = search({"pattern": "Am7 Dm7 G7", "limit": 100}, idx)
+    assert answer["total"] == 12
+    assert {r["matches"][0]["bar"] for r in answer["results"]} == {2}
+    numerals = search({"pattern": "vi7 ii7 V7 Imaj7", "limit": 100}, idx)
+    assert numerals["total"] == 12
+    assert numerals["results"][0]["matches"][0]["numerals"] == ["vi7", "ii7", "V7", "Imaj7"]
+
+
+def test_no_match_crosses_a_song_or_a_section(tmp_path: Path) -> None:
+    charts = {"a.txt": chart("A", "Cmaj7 | Dm7 G7 |"), "b.txt": chart("B", "Cmaj7 | Fmaj7 |"),
+              "c.txt": "Title = C\nKey = C\n[A]\nDm7 | G7 |\n[B]\nCmaj7 | Cmaj7 |\n"}
+    idx = corpus_index([str(folder(tmp_path, charts))], shipped=False)
+    assert search({"pattern": "Dm7 G7 Cmaj7"}, idx)["total"] == 0
+    assert search({"pattern": "Dm7 G7"}, idx)["total"] == 2
+    assert search({"pattern": "G7 ?"}, idx)["total"] == 0
+
+
+def test_exact_and_wildcards(tmp_path: Path) -> None:
+    charts = {"a.txt": chart("Seventh", "Dm7 | G7 | Cmaj7 |"),
+              "b.txt": chart("Ninth", "Dm9 | G13 | C6 |")}
+    idx = corpus_index([str(folder(tmp_path, charts))], shipped=False)
+    assert search({"pattern": "Dm7 G7 Cmaj7"}, idx)["total"] == 2
+    assert search({"pattern": "Dm7 G7 Cmaj7", "exact": True}, idx)["total"] == 1
+    assert search({"pattern": "Dm7 ? Cmaj7"}, idx)["total"] == 2
+    assert search({"pattern": "? ? C6", "exact": True}, idx)["total"] == 1
+
+
+def test_title_is_case_and_accent_insensitive_and_key_filters(tmp_path: Path) -> None:
+    charts = {"a.txt": chart("Café Society", "Cmaj7 | G7 |"),
+              "b.txt": chart("Other", "Fmaj7 | C7 |", key="F")}
+    idx = corpus_index([str(folder(tmp_path, charts))], shipped=False)
+    assert [r["title"] for r in search({"title": "CAFE"}, idx)["results"]] == ["Café Society"]
+    assert search({"title": "society", "key": "F"}, idx)["total"] == 0
+    assert search({"pattern": "C7", "key": "F"}, idx)["total"] == 1
+
+
+# ------------------------------------------------------------------ loaders
+
+
+def scramble(music: str) -> str:
+    """The inverse of iReal's unscrambling, written from the format's description: each full
+    50-character block but the last has characters 0-4 and 10-23 swapped with their mirror."""
+    out, rest = [], music
+    while len(rest) > 50:
+        block, rest = rest[:50], rest[50:]
+        if len(rest) < 2:
+            out.append(block)
+            continue
+        chars = list(block)
+        for i in [*range(5), *range(10, 24)]:
+            chars[i], chars[49 - i] = block[49 - i], block[i]
+        out.append("".join(chars))
+    return "".join(out) + rest
+
+
+def test_ireal_links_round_trip(tmp_path: Path) -> None:
+    music = ("{*AT44D-7XyQ|G7XyQ|C^7XyQ|Ch7 F7b9LZBb-7 Eb7|Ab^7XyQ|Do7XyQ|x|G7sus G7}"
+             "[*BC-^7XyQ|F-7 Bb7|Eb^7 (C7)|p|Z")
+    link = ("irealb://" + urllib.parse.quote(
+        f"My Tune=Doe John==Medium Swing=C=={MUSIC_PREFIX}{scramble(music)}==0=0") +
+        "===" + urllib.parse.quote(
+        "Plain One=Roe Ann==Ballad=F=n=[T44F^7 | G-7 C7 |F^7 |]") + "===My List")
+    page = f'<html><body><a href="{link}">My List</a></body></html>'
+    (tmp_path / "list.html").write_text(page)
+    songs, problems = load_paths([tmp_path / "list.html"])
+    assert not problems.items
+    first = songs[0]
+    assert (first.title, first.composer, first.key) == ("My Tune", "John Doe", "C")
+    symbols = [p.chord.symbol for s in first.sections for p in s.chords]
+    assert symbols == ["Dm7", "G7", "Cmaj7", "Cm7b5", "F7b9", "Bbm7", "Eb7", "Abmaj7", "Ddim7",
+                       "Ddim7", "G7sus", "G7", "Cmmaj7", "Fm7", "Bb7", "Ebmaj7", "Ebmaj7"]
+    assert [s.name for s in first.sections] == ["A", "B"]
+    assert [p.chord.symbol for p in songs[1].sections[0].chords] == ["Fmaj7", "Gm7", "C7",
+                                                                       "Fmaj7"]
+    assert to_symbol("B", "h7", "F") == "Bm7b5/F"
+
+
+def test_bad_files_and_chords_are_reported_and_the_rest_loads(tmp_path: Path) -> None:
+    (tmp_path / "good.txt").write_text(chart("Good", "Cmaj7 | Dm7 G7 |"))
+    (tmp_path / "badchord.txt").write_text(chart("Half Bad", "Cmaj7 | Hm7 G7 | Cmaj7 |"))
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "charts.json").write_text(json.dumps([
+        {"Title": "Json One", "Key": "Dmin", "Sections": [
+            {"Label": "A", "MainSegment": {"Chords": "Dm7,|Em7b5,A7(E7)|Dm7,,G7,"}}]},
+        {"Title": "No Sections"}]))
+    (tmp_path / "song.cho").write_text(
+        "{title: Pro Song}\n{key: G}\n{start_of_grid}\n| G . . . | Em7 . A7 . |\n{end_of_grid}\n"
+        "{start_of_verse}\n[G]Words and [D7]more [Zz9]words\n{end_of_verse}\n")
+    (tmp_path / "nothing.ireal").write_text("no link here")
+    songs, problems = load_paths([tmp_path, tmp_path / "missing.txt"])
+    titles = sorted(s.title for s in songs)
+    assert titles == ["Good", "Half Bad", "Json One", "Pro Song"]
+    reported = {(Path(p.file).name, p.song, p.bar, p.symbol) for p in problems.items}
+    assert ("badchord.txt", "Half Bad", 2, "Hm7") in reported
+    assert ("song.cho", "Pro Song", 3, "Zz9") in reported
+    assert any(p.file.endswith("broken.json") and "not JSON" in p.message
+               for p in problems.items)
+    assert any(p.song == "No Sections" for p in problems.items)
+    assert any(p.file.endswith("missing.txt") for p in problems.items)
+    assert any(p.file.endswith("nothing.ireal") for p in problems.items)
+    json_one = next(s for s in songs if s.title == "Json One")
+    assert json_one.key == "Dmin"
+    placed = [(p.bar, p.beat, p.chord.symbol) for p in json_one.sections[0].chords]
+    assert placed == [(1, 1.0, "Dm7"), (2, 1.0, "Em7b5"), (2, 3.0, "A7"), (3, 1.0, "Dm7"),
+                      (3, 3.0, "G7")]
+    pro = next(s for s in songs if s.title == "Pro Song")
+    assert [p.chord.symbol for p in pro.sections[0].chords] == ["G", "Em7", "A7"]
+
+
+# ------------------------------------------------------------------ the shipped corpus
+
+
+def test_shipped_corpus_answers_useful_questions() -> None:
+    backdoor = search({"pattern": "iv7 bVII7 Imaj7"})
+    assert any(r["id"] == "form-backdoor" for r in backdoor["results"])
+    blues = search({"similarTo": "F7 Bb7 F7 F7 Bb7 Bb7 F7 D7 Gm7 C7 F7 D7 Gm7 C7", "limit": 3})
+    assert all("Blues" in r["title"] for r in blues["results"])
+    like = search({"similarTo": "form-rhythm-changes", "limit": 100})
+    assert "form-rhythm-changes" not in {r["id"] for r in like["results"]}
+    assert search({"title": "georgia"})["results"][0]["id"] == "sweet-georgia-brown"
+    minor_ii_v = search({"pattern": "iiø7 V7", "key": "Cm", "limit": 100})
+    assert [r["id"] for r in minor_ii_v["results"]] == ["form-blues-minor"]
+
+
+def test_same_request_same_answer_from_memory_and_from_the_mapped_folder(tmp_path: Path) -> None:
+    save_index(shipped_index(), tmp_path / "index")
+    mapped = open_index(tmp_path / "index")
+    assert isinstance(mapped.stream.tokens, np.memmap)
+    for request in ({"pattern": "Dm7 G7 Cmaj7"}, {"pattern": "ii7 V7", "limit": 50},
+                    {"similarTo": "Cm7 F7 Bb6", "limit": 5}, {"title": "blues"}):
+        assert search(request, mapped) == search(request) == search(request)
+
+
+@pytest.mark.parametrize(("request_", "code", "field"), [
+    ({}, "invalid_request", "pattern"),
+    ({"pattern": "? ?"}, "invalid_request", "pattern"),
+    ({"pattern": "Dm7 Hm7"}, "invalid_chord", None),
+    ({"pattern": "Dm7", "limit": 0}, "invalid_request", "limit"),
+    ({"pattern": "Dm7", "limit": 101}, "invalid_request", "limit"),
+    ({"pattern": "Dm7", "exact": "yes"}, "invalid_request", "exact"),
+    ({"similarTo": "ii7 V7"}, "invalid_request", "similarTo"),
+    ({"pattern": 7}, "invalid_request", "pattern"),
+])
+def test_bad_requests(request_: dict[str, Any], code: str, field: str | None) -> None:
+    with pytest.raises((InvalidRequest, InvalidChord)) as refused:
+        search(request_)
+    error = refused.value.to_dict()["error"]
+    assert error["code"] == code
+    assert error.get("field") == field
+    if code == "invalid_chord":
+        assert error["symbol"] == "Hm7" and error["index"] == 1
+
+
+# ------------------------------------------------------------------ the alignment kernel
+
+
+def test_alignment_kernel_equals_its_slow_twin() -> None:
+    rng = random.Random(7)
+    top = 1 + 13 * len(FAMILIES)
+    for _ in range(40):
+        a = np.array([rng.randrange(top) for _ in range(rng.randint(1, 12))], dtype=np.uint8)
+        b = np.array([rng.randrange(top) for _ in range(rng.randint(1, 40))], dtype=np.uint8)
+        if rng.random() < 0.5:  # plant a copy so high scores are exercised
+            b = np.concatenate([b, a])
+        assert align(a, b) == smith_waterman(list(a), list(b), len(FAMILIES))
