@@ -40,6 +40,7 @@ class Index:
     suffixes: npt.NDArray[np.int32]
     songs: tuple[SongInfo, ...]
     starts: npt.NDArray[np.int64]       # per song: index of its first separator
+    order: npt.NDArray[np.int64]        # per song: its rank by (title, case-folded; id)
 
     def positions(self, run: Sequence[int]) -> npt.NDArray[np.int64]:
         """Every start in the stream where ``run`` (a sequence of tokens) occurs, sorted."""
@@ -81,12 +82,19 @@ def build_index(songs: Sequence[Song]) -> Index:
     suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
     infos = tuple(SongInfo(s.id, s.title, s.composer, canonical_key(s.key)[0], s.source,
                            tuple(sec.name for sec in s.sections)) for s in songs)
-    return Index(stream, suffixes, infos, _starts(stream))
+    return Index(stream, suffixes, infos, _starts(stream), _order(infos))
 
 
 def _starts(stream: Stream) -> npt.NDArray[np.int64]:
     song = np.asarray(stream.song)
     return np.searchsorted(song, np.arange(int(song[-1]) + 1)).astype(np.int64)
+
+
+def _order(songs: Sequence[SongInfo]) -> npt.NDArray[np.int64]:
+    ranked = sorted(range(len(songs)), key=lambda s: (songs[s].title.casefold(), songs[s].id))
+    order = np.empty(len(songs), dtype=np.int64)
+    order[ranked] = np.arange(len(songs))
+    return order
 
 
 def save_index(index: Index, folder: Path) -> None:
@@ -113,4 +121,4 @@ def open_index(folder: Path) -> Index:
     songs = tuple(SongInfo(i, t, c, k, src, tuple(secs))
                   for i, t, c, k, src, secs in meta["songs"])
     return Index(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs,
-                 _starts(stream))
+                 _starts(stream), _order(songs))

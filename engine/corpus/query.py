@@ -79,29 +79,39 @@ def search(request: Any, index: Index | None = None) -> dict[str, Any]:
                              field="pattern")
     idx = index or shipped_index()
     allowed = _filter(idx, title, key_text)
-    scores: dict[int, float] = {}
-    matches: dict[int, list[dict[str, Any]]] = {}
+    hits = np.zeros(0, dtype=np.int64)
+    scores = np.zeros(len(idx.songs), dtype=np.float64)
+    chosen = allowed.copy()
     if pattern and pattern.strip():
-        for song, found in _pattern(idx, pattern, bool(exact)).items():
-            if allowed[song]:
-                scores[song] = float(len(found))
-                matches[song] = [_match(idx, song, s, n) for s, n in found[:MAX_MATCHES]]
+        hits = _hits(idx, pattern, bool(exact))
+        songs, counts = np.unique(np.asarray(idx.stream.song[hits]), return_counts=True)
+        found = np.zeros(len(idx.songs), dtype=bool)
+        found[songs] = True
+        scores[songs] = counts
+        chosen &= found
     if similar and similar.strip():
         likeness = _similar(idx, similar)
-        if pattern and pattern.strip():
-            scores = {s: v + likeness.get(s, 0.0) for s, v in scores.items()}
-        else:
-            scores = {s: v for s, v in likeness.items() if allowed[s]}
-    if not (pattern and pattern.strip()) and not (similar and similar.strip()):
-        scores = {int(s): 1.0 for s in np.flatnonzero(allowed)}
-    ranked = sorted(scores, key=lambda s: (-scores[s], idx.songs[s].title.casefold(),
-                                           idx.songs[s].id))
+        liked = np.zeros(len(idx.songs), dtype=bool)
+        for s, v in likeness.items():
+            scores[s] += v
+            liked[s] = True
+        if not (pattern and pattern.strip()):
+            chosen &= liked
+    elif not (pattern and pattern.strip()):
+        scores[chosen] = 1.0
+    candidates = np.flatnonzero(chosen)
+    ranked = candidates[np.lexsort((idx.order[candidates], -scores[candidates]))]
+    page = ranked[offset: offset + limit]
+    hit_songs = np.asarray(idx.stream.song[hits])
+    n = len(read_pattern(pattern)[0]) if pattern and pattern.strip() else 0
     results = []
-    for s in ranked[offset: offset + limit]:
+    for s in (int(x) for x in page):
         info = idx.songs[s]
+        starts = hits[hit_songs == s][:MAX_MATCHES] if n else []
         results.append({"id": info.id, "title": info.title, "composer": info.composer,
-                        "key": info.key, "source": info.source, "score": round(scores[s], 3),
-                        "matches": matches.get(s, [])})
+                        "key": info.key, "source": info.source,
+                        "score": round(float(scores[s]), 3),
+                        "matches": [_match(idx, s, int(p), n) for p in starts]})
     return {"total": len(ranked), "results": results}
 
 
@@ -180,14 +190,18 @@ def _numeral(item: str, index: int) -> tuple[str, int]:
     return NAMES[pc] + quality, 0
 
 
+def _hits(idx: Index, text: str, exact: bool) -> npt.NDArray[np.int64]:
+    """Every start of the pattern in the stream, sorted."""
+    slots, roman = read_pattern(text)
+    return verify(idx, slots, _candidates(idx, slots), roman, exact)
+
+
 def _pattern(idx: Index, text: str, exact: bool) -> dict[int, list[tuple[int, int]]]:
     """Song -> [(start, length)] of every occurrence of the pattern."""
-    slots, roman = read_pattern(text)
-    starts = _candidates(idx, slots)
-    hits = verify(idx, slots, starts, roman, exact)
+    n = len(read_pattern(text)[0])
     found: dict[int, list[tuple[int, int]]] = {}
-    for s in hits:
-        found.setdefault(idx.song_of(int(s)), []).append((int(s), len(slots)))
+    for s in _hits(idx, text, exact):
+        found.setdefault(idx.song_of(int(s)), []).append((int(s), n))
     return found
 
 
