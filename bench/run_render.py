@@ -78,7 +78,7 @@ def memory() -> None:
              "from engine.render import render_bytes; "
              f"a = conduct({{'prompt': {PROMPT!r}, 'durationSec': 120, 'seed': 1}}); "
              "import sys; render_bytes({'arrangement': a, 'engine': sys.argv[1]}); "
-             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+             "print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')))")
     for engine in ("basic", "soundfont"):
         if engine == "soundfont" and find_soundfont(env={}) is None:
             continue

@@ -7,7 +7,8 @@ In ``irealb://`` the music string starts with ``1r34LbKcu7`` and every 50-charac
 the last is scrambled (``unscramble``). Its tokens: ``*A`` section marks, ``T44`` time
 signatures, bar lines ``| [ ] { } Z``, chords (iReal spelling, ``QUALITIES``), ``x`` repeat the
 bar, ``r`` the two bars, ``n`` no chord, ``p`` repeat the chord, ``(...)`` alternates,
-``<...>`` staff text, ``N1`` endings, and layout marks that carry no harmony.
+``<...>`` staff text, ``{ }`` a repeat (its bars played twice; with ``N1``/``N2`` endings they
+are read as written), and layout marks that carry no harmony.
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
     sections: list[tuple[str, list[tuple[int, list[str]]]]] = [("A", [])]
     beats, bar_number, current, previous_bars = 4, 0, [], []  # type: ignore[var-annotated]
     last_chord: str | None = None
+    repeat_from: int | None = None   # bars of the current section where a '{' opened
+    endings = False
     i = 0
 
     def close_bar() -> None:
@@ -119,10 +122,23 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
             top = int(music[i + 1])
             beats = 12 if music[i + 1: i + 3] == "12" else top
             i += 3
-        elif c in "|[]{}Z":
+        elif c == "{":
+            close_bar()
+            repeat_from, endings = len(sections[-1][1]), False
+            i += 1
+        elif c == "}":
+            close_bar()
+            if repeat_from is not None and not endings:  # a plain repeat: play it again
+                for _, bar in list(sections[-1][1][repeat_from:]):
+                    current = list(bar)
+                    close_bar()
+            repeat_from = None
+            i += 1
+        elif c in "|[]Z":
             close_bar()
             i += 1
         elif c == "N" and music[i + 1: i + 2].isdigit():
+            endings = True  # first and second endings: the bars are read as written
             i += 2
         elif c == "x":
             close_bar()

@@ -1,0 +1,196 @@
+"""The ``export`` operation's formats, the form unrolled: ``midi`` (format 1 SMF, base64, a
+conductor track with tempo, meter and key changes), ``ireal`` (an ``irealbook://`` URL),
+``chordpro`` (metadata directives and a chord grid per section), ``leadsheet`` (four bars a
+line, as conduct's) and ``analysis`` (each chord's numeral and function, as analyze);
+``musicxml`` is in ``engine.compose.musicxml``."""
+
+from __future__ import annotations
+
+import base64
+import io
+import urllib.parse
+from typing import Any
+
+import mido
+
+from engine.analysis import analyze
+from engine.chords import parse, parse_key
+from engine.compose.ir import PPQ, Composition, by_id, meter, section_ticks
+from engine.errors import HarmonyError
+
+# The engine's canonical quality -> iReal Pro's spelling (the rest of a quality is kept).
+IREAL_QUALITY = {"maj7": "^7", "maj9": "^9", "maj13": "^13", "m7": "-7", "m9": "-9",
+                 "m11": "-11", "m13": "-13", "m6": "-6", "m": "-", "m7b5": "h7", "m9b5": "h9",
+                 "dim7": "o7", "dim": "o", "m(maj7)": "-^7", "m(maj9)": "-^9", "6/9": "69",
+                 "m6/9": "-69", "7sus4": "7sus", "sus4": "sus", "aug": "+", "aug7": "7#5",
+                 "maj7#5": "^7#5", "": ""}
+# Style -> iReal Pro's style name.
+IREAL_STYLE = {"swing": "Medium Swing", "bossa_nova": "Bossa Nova", "ballad": "Ballad",
+               "jazz_waltz": "Jazz Waltz", "funk": "Funk", "samba": "Samba",
+               "shuffle_blues": "Shuffle", "rock_pop": "Rock Pop", "gospel": "Gospel",
+               "modal_vamp": "Medium Up Swing"}
+
+
+def unrolled(comp: Composition) -> list[tuple[dict[str, Any], int]]:
+    """(section, start tick) for each place of the form."""
+    sections = by_id(comp)
+    out, tick = [], 0
+    for sid in comp["form"]:
+        out.append((sections[sid], tick))
+        tick += section_ticks(comp, sections[sid])
+    return out
+
+
+def midi(comp: Composition) -> str:
+    meta = comp["meta"]
+    smf = mido.MidiFile(type=1, ticks_per_beat=PPQ)
+    conductor = mido.MidiTrack([mido.MetaMessage("track_name", name=meta["title"], time=0)])
+    events: list[tuple[int, int, mido.MetaMessage]] = []
+    tempo = signature = key = None
+    for section, start in unrolled(comp):
+        t = float(section.get("tempo") or meta["tempo"])
+        s = section.get("timeSignature") or meta["timeSignature"]
+        k = section.get("key") or meta["key"]
+        if t != tempo:
+            events.append((start, 0, mido.MetaMessage("set_tempo", tempo=mido.bpm2tempo(t))))
+        if s != signature:
+            top, bottom = meter(s, "timeSignature")
+            events.append((start, 1, mido.MetaMessage("time_signature", numerator=top,
+                                                       denominator=bottom)))
+        if k != key:
+            name = _mido_key(k)
+            if name:
+                events.append((start, 2, mido.MetaMessage("key_signature", key=name)))
+        tempo, signature, key = t, s, k
+    end = sum(section_ticks(comp, s) for s, _ in unrolled(comp))
+    conductor.extend(_timed(events, end))
+    smf.tracks.append(conductor)
+    for track in comp["tracks"]:
+        channel = track["channel"]
+        notes: list[tuple[int, int, mido.Message]] = []
+        for section, start in unrolled(comp):
+            for tick, duration, pitch, velocity in track["events"].get(section["id"], []):
+                notes.append((start + tick, 1, mido.Message("note_on", channel=channel,
+                                                            note=pitch, velocity=velocity)))
+                notes.append((start + tick + duration, 0, mido.Message(
+                    "note_off", channel=channel, note=pitch, velocity=0)))
+        head = [mido.MetaMessage("track_name", name=track["id"], time=0)]
+        if track["role"] != "drums":
+            head.append(mido.Message("program_change", channel=channel,
+                                     program=track["program"], time=0))
+        smf.tracks.append(mido.MidiTrack([*head, *_timed(notes, end)]))
+    out = io.BytesIO()
+    smf.save(file=out)
+    return base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def _timed(events: list[tuple[int, int, Any]], end: int) -> list[Any]:
+    """Absolute (tick, order, message) -> delta-timed messages, then the end of the track."""
+    out, now = [], 0
+    for tick, _, message in sorted(events, key=lambda e: (e[0], e[1], str(e[2]))):
+        out.append(message.copy(time=tick - now))
+        now = tick
+    out.append(mido.MetaMessage("end_of_track", time=max(0, end - now)))
+    return out
+
+
+def _mido_key(key: str) -> str | None:
+    name = parse_key(key).name
+    try:
+        mido.MetaMessage("key_signature", key=name)
+    except (KeyError, ValueError):
+        return None
+    return name
+
+
+def bars_of(comp: Composition, section: dict[str, Any]) -> list[list[str]]:
+    """A section's chords by bar (canonical spelling)."""
+    per_bar: list[list[str]] = [[] for _ in range(section["bars"])]
+    for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
+        per_bar[chord["bar"] - 1].append(parse(chord["symbol"]).canonical)
+    return per_bar
+
+
+def leadsheet(comp: Composition) -> str:
+    cells = [" ".join(bar) or "%" for section, _ in unrolled(comp)
+             for bar in bars_of(comp, section)]
+    return "\n".join("| " + " | ".join(cells[i:i + 4]) + " |" for i in range(0, len(cells), 4))
+
+
+def chordpro(comp: Composition) -> str:
+    meta = comp["meta"]
+    lines = [f"{{title: {meta['title']}}}"]
+    if meta["composer"]:
+        lines.append(f"{{composer: {meta['composer']}}}")
+    lines += [f"{{key: {meta['key']}}}", f"{{tempo: {round(meta['tempo'])}}}",
+              f"{{time: {meta['timeSignature']}}}"]
+    for section, _ in unrolled(comp):
+        lines.append(f"{{start_of_grid: {section['name']}}}")
+        bars = bars_of(comp, section)
+        for i in range(0, len(bars), 4):
+            lines.append("| " + " | ".join(" ".join(b) or "%" for b in bars[i:i + 4]) + " |")
+        lines.append("{end_of_grid}")
+    return "\n".join(lines) + "\n"
+
+
+def analysis(comp: Composition) -> list[dict[str, Any]]:
+    out = []
+    for section in comp["sections"]:
+        key = section.get("key") or comp["meta"]["key"]
+        chords = []
+        for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
+            try:
+                a = analyze({"chord": chord["symbol"], "key": key})
+                numeral, function = a["numeral"], a["function"]
+            except HarmonyError:
+                numeral, function = None, None
+            chords.append({"bar": chord["bar"], "beat": chord["beat"],
+                           "symbol": chord["symbol"], "numeral": numeral,
+                           "function": function})
+        out.append({"section": section["id"], "key": key, "chords": chords})
+    return out
+
+
+def ireal_symbol(symbol: str) -> str:
+    chord = parse(symbol)
+    quality = chord.quality
+    for ours, theirs in sorted(IREAL_QUALITY.items(), key=lambda kv: -len(kv[0])):
+        if ours and quality.startswith(ours):
+            quality = theirs + quality[len(ours):]
+            break
+    quality = quality.replace("(", "").replace(")", "").replace(",", "")
+    bass = "" if chord.bass is None else "/" + chord.bass.name
+    return chord.root.name + quality + bass
+
+
+def ireal(comp: Composition) -> str:
+    """An ``irealbook://`` URL: title=composer=style=key=n=chords, percent-encoded; a section
+    played twice in a row is written once inside repeat braces."""
+    meta = comp["meta"]
+    top, bottom = meter(meta["timeSignature"], "timeSignature")
+    music = [f"T{top}{bottom}"]
+    sections = by_id(comp)
+    form = comp["form"]
+    i = 0
+    while i < len(form):
+        section = sections[form[i]]
+        repeat = i + 1 < len(form) and form[i + 1] == form[i]
+        cells = [" ".join(ireal_symbol(s) for s in _bar_symbols(section, b)) or "x"
+                 for b in range(section["bars"])]
+        label = section["id"][0].upper() if section["id"][0].isalpha() else "A"
+        opening, closing = ("{", "}") if repeat else ("[", "]")
+        music.append(f"{opening}*{label}" + "|".join(cells) + closing)
+        i += 2 if repeat else 1
+    music.append("Z")
+    composer = " ".join(reversed(meta["composer"].split(" ", 1))) if meta["composer"] else ""
+    fields = [meta["title"], composer, IREAL_STYLE.get(meta["style"], "Medium Swing"),
+              meta["key"], "n", "".join(music)]
+    return "irealbook://" + urllib.parse.quote("=".join(fields), safe="")
+
+
+def _bar_symbols(section: dict[str, Any], bar: int) -> list[str]:
+    return [c["symbol"] for c in sorted(section["chords"], key=lambda c: c["beat"])
+            if c["bar"] == bar + 1]
+
+
+FORMATS = ("midi", "musicxml", "ireal", "chordpro", "leadsheet", "analysis")
