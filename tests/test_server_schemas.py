@@ -23,6 +23,7 @@ CONTRACT = {
     "conduct": ("/v2/conduct", "conduct_band"),
     "render": ("/v2/render", "render_audio"),
     "search": ("/v2/search", "search_corpus"),
+    "compose": ("/v2/compose", "compose"),
 }
 
 

@@ -27,7 +27,7 @@ def encode(samples: npt.NDArray[np.int16], rate: int, fmt: str) -> bytes:
         encoder.set_bit_rate(MP3_KBPS)
         encoder.set_in_sample_rate(rate)
         encoder.set_channels(samples.shape[1])
-        encoder.set_quality(2)
+        encoder.set_quality(5)  # LAME: good quality, fast (2 was 2.1x slower, same bitrate)
         return bytes(encoder.encode(np.ascontiguousarray(samples).tobytes()) + encoder.flush())
     container, subtype = _SNDFILE[fmt]
     buffer = io.BytesIO()

@@ -202,6 +202,18 @@ SEARCH_REQUEST = _object({
     "offset": _or_null(_int("Results to skip. Default 0.", minimum=0, maximum=10**9)),
 }, None, "At least one of pattern, title or similarTo.")
 
+COMPOSITION = {"type": "object", "description": "A composition (API.md 13): version, meta, "
+               "sections, form, tracks. The client keeps it; the service stores nothing."}
+COMPOSE_REQUEST = _object({
+    "composition": _or_null(COMPOSITION),
+    "operations": _array({"type": "object", "properties": {"op": _str(
+        "create, add_section, set_chords, set_form, reharmonize, voice, arrange, add_notes, "
+        "transpose or export.")}, "required": ["op"]},
+        "Operations applied in order (at most 64); each carries its own arguments.",
+        minItems=1, maxItems=64),
+    "seed": _or_null(_int("Seed of the arrangements' choices (64-bit).", **INT64)),
+}, ["operations"])
+
 # ---------------------------------------------------------------- results
 
 ANALYZE_RESULT = _object({
@@ -331,6 +343,11 @@ SEARCH_RESULT = _object({
         "Songs, by score, then title, then id."),
 }, ["total", "results"])
 
+COMPOSE_RESULT = _object({
+    "composition": COMPOSITION,
+    "results": _array({}, "One result per operation (an export's result holds its formats)."),
+}, ["composition", "results"])
+
 ERROR = _object({
     "error": _object({
         "code": _str("Error code (API.md section 9)."),
@@ -421,6 +438,10 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("search", "search_corpus",
         "Search a corpus of songs by chord pattern (any key), roman numerals, title or likeness.",
         SEARCH_REQUEST, SEARCH_RESULT, hosted_tool=False),
+    _op("compose", "compose",
+        "Apply composition operations (create, sections, form, reharmonize, voice, arrange, "
+        "notes, transpose, export) to a composition the client keeps.",
+        COMPOSE_REQUEST, COMPOSE_RESULT, max_body=LARGE_BODY, hosted_tool=False, unstable=True),
 )}
 
 BY_PATH: dict[str, Operation] = {op.path: op for op in OPERATIONS.values()}

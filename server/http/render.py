@@ -65,13 +65,16 @@ async def render_handler(app: Service, ctx: Context, body: bytes) -> Response:
     assert ctx.route is not None and ctx.route.operation is not None
     op = ctx.route.operation
     request = decode(body)
+    soundfont, limit = app.settings.soundfont or None, app.settings.render_max_seconds
     if not op.validator.is_valid(request):
+        # As every route: the engine's error is the precise one (the same bytes as Python);
+        # the schema's finding only if the engine accepts what the schema refuses.
+        await app.jobs.run(render_job, request, soundfont, limit)
         raise schema_error(op, request)
     raw = preferred_audio(ctx.headers.get("accept"))
     if raw and request.get("format") is None:
         request = {**request, "format": raw}
-    audio, facts = await app.jobs.run(render_job, request, app.settings.soundfont or None,
-                                      app.settings.render_max_seconds)
+    audio, facts = await app.jobs.run(render_job, request, soundfont, limit)
     if raw is None:
         answer = {**facts, "audio": base64.b64encode(audio).decode("ascii")}
         return Response(200, orjson.dumps(answer))
