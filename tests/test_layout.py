@@ -121,7 +121,7 @@ def test_engine_never_imports_server() -> None:
     assert {m: ts for m, ts in bad.items() if ts} == {}
 
 
-ENTRY_POINTS = {"server.mcp.stdio", "server.mcp.conductor"}  # console scripts (pyproject.toml)
+ENTRY_POINTS = {"server.mcp.stdio", "server.mcp.conductor", "server.mcp.composer"}  # console scripts (pyproject.toml)
 
 
 def test_packages_are_entered_through_their_init() -> None:

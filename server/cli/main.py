@@ -16,6 +16,7 @@ import orjson
 
 from engine.errors import HarmonyError
 from server.accounts import PLANS, Store, StoreError
+from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
 from server.cli import render as render_cli
 from server.http import PROFILES, Settings, env_db_path, parse_origins
@@ -137,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_operation_parsers(sub)
     render_cli.add_parser(sub)
     corpus_cli.add_parsers(sub)
+    compose_cli.add_parsers(sub)
     try:
         batch_cli = importlib.import_module("server.cli.batch")
     except ModuleNotFoundError:

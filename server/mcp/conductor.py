@@ -108,7 +108,7 @@ def remote_renderer(base_url: str, api_key: str | None, client: httpx.AsyncClien
         except (httpx.HTTPError, orjson.JSONDecodeError) as e:
             raise InternalError(f"cannot render at {base_url}: {type(e).__name__}") from None
         if not response.is_success or not isinstance(body, dict) or "audio" not in body:
-            raise _RemoteError(body if isinstance(body, dict) and "error" in body else
+            raise RemoteError(body if isinstance(body, dict) and "error" in body else
                                InternalError(f"{base_url} answered HTTP "
                                              f"{response.status_code}").to_dict())
         audio = base64.b64decode(body.pop("audio"))
@@ -116,7 +116,7 @@ def remote_renderer(base_url: str, api_key: str | None, client: httpx.AsyncClien
     return render
 
 
-class _RemoteError(Exception):
+class RemoteError(Exception):
     """The service's own error object, passed through as the tool's error."""
 
     def __init__(self, body: dict[str, Any]) -> None:
@@ -135,9 +135,9 @@ def render_handler(render: Renderer, env: Mapping[str, str]) -> ToolHandler:
             raise InvalidRequest("play must be true or false", field="play")
         try:
             audio, facts = await render(request)
-        except _RemoteError as e:
+        except RemoteError as e:
             return Outcome(e.body, True)
-        path = _write(audio, facts["format"], target)
+        path = write_audio_file(audio, facts["format"], target)
         result = {"path": str(path), **{k: facts[k] for k in (
             "format", "sampleRate", "channels", "durationSec", "engine", "soundfont", "sha256")}}
         if want_play:
@@ -164,7 +164,7 @@ def play_handler(env: Mapping[str, str]) -> ToolHandler:
     return call
 
 
-def _write(audio: bytes, fmt: str, target: str | None) -> Path:
+def write_audio_file(audio: bytes, fmt: str, target: str | None) -> Path:
     """Write the audio to ``target`` (its folder must exist) or to a new temporary file."""
     if target is None:
         fd, name = tempfile.mkstemp(prefix="harmony-", suffix=f".{fmt}")
