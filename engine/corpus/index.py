@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pydivsufsort
 
+from engine.corpus.loaders import fold_title
 from engine.corpus.songs import Song, canonical_key
 from engine.corpus.tokens import Stream, stream_of
 
@@ -41,6 +42,7 @@ class Index:
     songs: tuple[SongInfo, ...]
     starts: npt.NDArray[np.int64]       # per song: index of its first separator
     order: npt.NDArray[np.int64]        # per song: its rank by (title, case-folded; id)
+    folded_titles: tuple[str, ...]      # per song: its title case- and accent-folded
 
     def positions(self, run: Sequence[int]) -> npt.NDArray[np.int64]:
         """Every start in the stream where ``run`` (a sequence of tokens) occurs, sorted."""
@@ -82,7 +84,8 @@ def build_index(songs: Sequence[Song]) -> Index:
     suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
     infos = tuple(SongInfo(s.id, s.title, s.composer, canonical_key(s.key)[0], s.source,
                            tuple(sec.name for sec in s.sections)) for s in songs)
-    return Index(stream, suffixes, infos, _starts(stream), _order(infos))
+    return Index(stream, suffixes, infos, _starts(stream), _order(infos),
+                 tuple(fold_title(s.title) for s in infos))
 
 
 def _starts(stream: Stream) -> npt.NDArray[np.int64]:
@@ -121,4 +124,4 @@ def open_index(folder: Path) -> Index:
     songs = tuple(SongInfo(i, t, c, k, src, tuple(secs))
                   for i, t, c, k, src, secs in meta["songs"])
     return Index(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs,
-                 _starts(stream), _order(songs))
+                 _starts(stream), _order(songs), tuple(fold_title(s.title) for s in songs))
