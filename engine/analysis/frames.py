@@ -1,0 +1,103 @@
+"""``analyze_frame``: batch analysis of a pandas DataFrame or a pyarrow Table, the same columns
+as ``harmony batch``'s JSONL rows (``ROW_FIELDS``, then ``error`` and ``message`` for the rows
+that fail). Vectorised: one result is built per distinct (symbol, key) pair and spread over the
+rows by index; no Python loop runs per row. It is also the function a Dask DataFrame's
+``map_partitions`` calls, partition by partition (``frame_meta`` is its empty result).
+
+pandas and pyarrow are imported when called, not when the engine is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.analysis.batch import ROW_FIELDS, analyze_batch
+
+COLUMNS = (*ROW_FIELDS, "error", "message")
+
+
+def analyze_frame(frame: Any, chord: str = "chord", key: str = "key",
+                  default_key: str | None = None) -> Any:
+    """``frame``'s ``chord`` column analysed in its ``key`` column (or ``default_key``, else
+    C, where the column is missing or a row's key is null or blank): a frame of the same kind
+    and index with ``COLUMNS``."""
+    import pandas as pd
+    import pyarrow as pa
+
+    table = isinstance(frame, pa.Table)
+    names = frame.column_names if table else list(frame.columns)
+    if chord not in names:
+        raise ValueError(f"the frame has no {chord!r} column (columns: {', '.join(map(str, names))})")
+    chords = frame.column(chord).to_pylist() if table else frame[chord].tolist()
+    if key in names:
+        keys = frame.column(key).to_pylist() if table else frame[key].tolist()
+        # a missing or blank key takes the default, as a CSV row's does
+        keys = [default_key if _missing(k) or k == "" else k for k in keys]
+    else:
+        keys = [default_key] * len(chords)
+    chords = [None if _missing(c) else c for c in chords]
+    result = analyze_batch(chords, keys)
+    n = len(result)
+    columns: dict[str, Any] = {}
+    if n:
+        pairs = result.sym.astype(np.int64) * (int(result.key.max()) + 1) + result.key
+        codes, distinct = pd.factorize(pairs, sort=False)
+        first = np.full(len(distinct), -1, dtype=np.int64)
+        order = np.arange(n - 1, -1, -1)
+        first[codes[order]] = order  # the first row of each pair
+        rows = [result.row(int(i)) for i in first]
+        for name in COLUMNS:
+            if name == "error":
+                values = [r["error"]["code"] if "error" in r else None for r in rows]
+            elif name == "message":
+                values = [r["error"]["message"] if "error" in r else None for r in rows]
+            else:
+                values = [r.get(name) for r in rows]
+            columns[name] = np.array(values, dtype=object)[codes]
+    else:
+        columns = {name: np.array([], dtype=object) for name in COLUMNS}
+    if table:
+        return pa.table({name: pa.array(list(values), type=_ARROW[name]())
+                         for name, values in columns.items()})
+    out = pd.DataFrame(columns, index=frame.index)
+    return out.astype({name: _PANDAS[name] for name in COLUMNS})
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN or pandas' NA: a cell with nothing in it."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    return type(value).__name__ == "NAType"
+
+
+def frame_meta() -> Any:
+    """The empty result, with its column types (Dask's ``meta``)."""
+    import pandas as pd
+
+    return pd.DataFrame({name: pd.Series([], dtype=_PANDAS[name]) for name in COLUMNS})
+
+
+def _string() -> Any:
+    import pyarrow as pa
+
+    return pa.string()
+
+
+def _int16() -> Any:
+    import pyarrow as pa
+
+    return pa.int16()
+
+
+def _bool() -> Any:
+    import pyarrow as pa
+
+    return pa.bool_()
+
+
+_ARROW = {name: _string for name in COLUMNS} | {"degree": _int16, "inversion": _int16,
+                                                "diatonic": _bool, "borrowed": _bool}
+_PANDAS = {name: "string" for name in COLUMNS} | {"degree": "Int16", "inversion": "Int16",
+                                                  "diatonic": "boolean", "borrowed": "boolean"}

@@ -1,0 +1,159 @@
+"""``harmony batch`` streaming in chunks (the same rows in the same order as the whole input at
+once), Parquet in and out, compressed inputs, ``--columns``, damaged files, ``analyze_frame`` on
+pandas and pyarrow, and the Dask run on a two-worker LocalCluster giving the single-process
+rows."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from engine.analysis import COLUMNS, analyze_batch, analyze_frame
+from engine.batch import analyze_frame as documented
+from server.cli import batch as batch_cli
+
+ROWS = [("Dm7", "C"), ("G7", "C"), ("Cmaj7", "C"), ("Hm7", "C"), ("Bb7", ""), ("E7", "Am"),
+        ("F#m7b5", "E"), ("C", "Q lydian"), ("Abmaj7", "Eb"), ("D7/F#", "G"), ("", "C")]
+CSV = "Chord,Key\n" + "".join(f"{c},{k}\n" for c, k in ROWS)
+
+
+def harmony_batch(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="harmony")
+    batch_cli.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["batch", *argv])
+    return int(args.run(args))
+
+
+def jsonl(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def rows_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "rows.csv"
+    path.write_text(CSV)
+    return path
+
+
+def test_chunks_give_the_rows_of_the_whole_input_in_order(
+        tmp_path: Path, rows_csv: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert harmony_batch(str(rows_csv), "--key", "F", "-o", str(tmp_path / "whole.jsonl")) == 0
+    monkeypatch.setattr(batch_cli, "CHUNK", 3)
+    assert harmony_batch(str(rows_csv), "--key", "F", "-o", str(tmp_path / "chunks.jsonl")) == 0
+    whole, chunks = jsonl(tmp_path / "whole.jsonl"), jsonl(tmp_path / "chunks.jsonl")
+    assert chunks == whole and len(whole) == len(ROWS)
+    assert [r["chord"] for r in whole[:3]] == ["Dm7", "G7", "Cmaj7"]
+    assert whole[4]["key"] == "F"  # an empty key takes --key
+    assert whole[3]["error"]["code"] == "invalid_chord"
+
+
+def test_parquet_and_csv_round_trips(tmp_path: Path, rows_csv: Path) -> None:
+    assert harmony_batch(str(rows_csv), "-o", str(tmp_path / "out.parquet")) == 0
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert tuple(table.column_names) == COLUMNS
+    assert table.column("numeral").to_pylist()[:3] == ["ii7", "V7", "Imaj7"]
+    assert table.column("error").to_pylist()[3] == "invalid_chord"
+    # Parquet in (chord and key columns) -> JSONL: the rows of the CSV run
+    pq.write_table(pa.table({"chord": [c for c, _ in ROWS], "key": [k or None for _, k in ROWS]}),
+                   tmp_path / "in.parquet")
+    assert harmony_batch(str(tmp_path / "in.parquet"), "-o", str(tmp_path / "p.jsonl")) == 0
+    assert harmony_batch(str(rows_csv), "-o", str(tmp_path / "c.jsonl")) == 0
+    assert jsonl(tmp_path / "p.jsonl") == jsonl(tmp_path / "c.jsonl")
+    assert harmony_batch(str(rows_csv), "--format", "csv", "-o", str(tmp_path / "o.csv")) == 0
+    lines = (tmp_path / "o.csv").read_text().splitlines()
+    assert lines[0].endswith(",error,message") and "invalid_chord,cannot parse" in lines[4]
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_compressed_inputs_read_transparently(tmp_path: Path, suffix: str) -> None:
+    data = CSV.encode()
+    path = tmp_path / f"rows.csv{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix == ".gz"
+                     else zstandard.ZstdCompressor().compress(data))
+    assert harmony_batch(str(path), "-o", str(tmp_path / "out.jsonl")) == 0
+    (tmp_path / "plain.csv").write_text(CSV)
+    assert harmony_batch(str(tmp_path / "plain.csv"), "-o", str(tmp_path / "plain.jsonl")) == 0
+    assert jsonl(tmp_path / "out.jsonl") == jsonl(tmp_path / "plain.jsonl")
+
+
+def test_columns_pick_the_fields(tmp_path: Path, rows_csv: Path) -> None:
+    assert harmony_batch(str(rows_csv), "--columns", "chord,numeral",
+                         "-o", str(tmp_path / "o.jsonl")) == 0
+    rows = jsonl(tmp_path / "o.jsonl")
+    assert rows[0] == {"chord": "Dm7", "numeral": "ii7"}
+    assert rows[3]["error"]["code"] == "invalid_chord"  # a failed row keeps its error
+    with pytest.raises(batch_cli.BatchFileError, match="unknown --columns nope"):
+        harmony_batch(str(rows_csv), "--columns", "chord,nope")
+
+
+def test_a_damaged_file_loses_nothing(tmp_path: Path) -> None:
+    huge = "C" * 100_000
+    lines = ['{"chord": "Dm7", "key": "C"}', "{not json", '["a list"]', "",
+             '{"chord": "G7", "key": ""}', f'{{"chord": "{huge}"}}',
+             '{"chord": "Cmaj7", "key": "C", "keyContext": "Eb"}', '{"symbol": "Ab7"}',
+             '{"chord": "Dbmaj7", "key": "Db"}']
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes("\ufeff".encode() + "\n".join(lines).encode("utf-8") + b"\n")
+    assert harmony_batch(str(path), "--key", "F", "-o", str(tmp_path / "o.jsonl")) == 0
+    rows = jsonl(tmp_path / "o.jsonl")
+    assert len(rows) == 8  # every line but the blank one
+    assert [r.get("numeral") for r in rows] == ["ii7", None, None, "V7", None, None, "bIII7",
+                                                "Imaj7"]
+    assert "line 2 is not JSON" in rows[1]["error"]["message"]
+    assert "line 3" in rows[2]["error"]["message"]
+    assert rows[3]["key"] == "C"  # a blank key reads as the engine reads it: C
+    assert rows[4]["error"]["code"] == "invalid_chord"
+    assert "line 7" in rows[5]["error"]["message"]
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("chord,key\nDm7,C\nC\xe9,C\nG7,C\n".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):
+        harmony_batch(str(latin), "-o", str(tmp_path / "l.jsonl"))
+
+
+def test_analyze_frame_on_pandas_and_pyarrow_equals_the_rows() -> None:
+    frame = pd.DataFrame({"chord": [c for c, _ in ROWS], "key": [k or None for _, k in ROWS]},
+                         index=range(10, 10 + len(ROWS)))
+    out = analyze_frame(frame, default_key="F")
+    assert list(out.columns) == list(COLUMNS) and list(out.index) == list(frame.index)
+    expected = list(analyze_batch([c for c, _ in ROWS], [k or "F" for _, k in ROWS]).rows())
+    for (_, row), want in zip(out.iterrows(), expected, strict=True):
+        if "error" in want:
+            assert row["error"] == want["error"]["code"]
+            assert row["message"] == want["error"]["message"]
+        else:
+            assert {f: (None if pd.isna(row[f]) else row[f]) for f in want} == want
+    table = analyze_frame(pa.Table.from_pandas(frame, preserve_index=False), default_key="F")
+    assert isinstance(table, pa.Table)
+    assert table.column("numeral").to_pylist() == [None if pd.isna(v) else v
+                                                   for v in out["numeral"]]
+    assert documented is analyze_frame
+
+
+def test_dask_local_cluster_gives_the_single_process_rows(tmp_path: Path,
+                                                          rows_csv: Path) -> None:
+    pytest.importorskip("dask.distributed", reason="the dask extra is not installed")
+    assert harmony_batch(str(rows_csv), "--key", "F", "-o", str(tmp_path / "one.parquet")) == 0
+    assert harmony_batch(str(rows_csv), "--key", "F", "--dask", "local:2",
+                         "-o", str(tmp_path / "dask")) == 0
+    one = pq.read_table(tmp_path / "one.parquet").to_pandas()
+    many = pd.read_parquet(tmp_path / "dask").reset_index(drop=True)
+    pd.testing.assert_frame_equal(one.astype(many.dtypes.to_dict()), many)
+    # a user's own Dask DataFrame through map_partitions
+    import dask.dataframe as dd
+
+    from engine.analysis import frame_meta
+
+    frame = dd.from_pandas(pd.DataFrame({"chord": ["Dm7", "G7", "Hm7"], "key": ["C"] * 3}),
+                           npartitions=2)
+    out = frame.map_partitions(analyze_frame, meta=frame_meta()).compute(scheduler="sync")
+    assert list(out["numeral"].fillna("-")) == ["ii7", "V7", "-"]
+
