@@ -22,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.shared import timed  # noqa: E402
 from engine.chords import parse  # noqa: E402
 from engine.corpus import build_index, load_paths, open_index, save_index, search  # noqa: E402
 from engine.corpus.songs import Placed, Section, Song  # noqa: E402
@@ -52,15 +53,6 @@ def synthetic(base: list[Song], rng: random.Random) -> list[Song]:
         mixed = song.sections + transposed(b, rng.randrange(12), n).sections[:1]
         out.append(replace(song, sections=mixed, title=f"{a.title} / {b.title}"))
     return out
-
-
-def timed(fn, repeat: int = 5) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
 
 
 def main() -> int:

@@ -23,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.shared import timed  # noqa: E402
 from engine import conduct  # noqa: E402
 from engine.render.basic import render_basic  # noqa: E402
 from engine.render.encode import encode  # noqa: E402
@@ -31,15 +32,6 @@ from engine.render.soundfont import find_soundfont, render_soundfont  # noqa: E4
 from tests.sf2 import write_tiny_sf2  # noqa: E402
 
 PROMPT = "up-tempo funk in E minor, builds"
-
-
-def best(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def engines(tmp: Path) -> list[tuple[str, object]]:
@@ -62,12 +54,12 @@ def realtime(tmp: Path) -> None:
                 else:
                     render_soundfont(notes, font, 44100, 2)  # type: ignore[arg-type]
             run()  # load the font / compile the kernels
-            t = best(run)
+            t = timed(run, 3, best=True)
             print(f"render {seconds:>3} s arrangement ({len(notes)} notes), {name:<28} "
                   f"{t * 1000:7.1f} ms  {audio_s / t:7.0f}x real time", flush=True)
     samples = render_basic(notes, 44100, 2)
     for fmt in ("wav", "flac", "mp3"):
-        t = best(lambda fmt=fmt: encode(samples, 44100, fmt))
+        t = timed(lambda fmt=fmt: encode(samples, 44100, fmt), 3, best=True)
         size = len(encode(samples, 44100, fmt))
         print(f"encode {fmt:<4} {audio_s:.0f} s of stereo 44.1 kHz: {t * 1000:7.1f} ms, "
               f"{size / 1e6:.1f} MB", flush=True)

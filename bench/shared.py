@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import os
+import statistics
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -17,3 +20,13 @@ def peer_workload() -> list[str] | None:
     if not PEER_WORKLOAD.is_file():
         return None
     return PEER_WORKLOAD.read_text().split()
+
+
+def timed(fn: Callable[[], object], repeat: int = 5, *, best: bool = False) -> float:
+    """Seconds of one call of ``fn``: the median of ``repeat`` calls, or the fastest."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times) if best else statistics.median(times)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -80,3 +81,20 @@ def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
             proc.kill()
             proc.wait()
         log.close()
+
+
+def stdio_session(command: str, env: dict[str, str], script: Any) -> Any:
+    """Run ``script(client)`` against the stdio server ``command`` started with ``env`` over a
+    clean environment (no proxy or player settings inherited from the one running the tests)."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER")}
+    params = StdioServerParameters(command=command, env={**clean, **env})
+
+    async def run() -> Any:
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                return await script(client)
+    return anyio.run(run)

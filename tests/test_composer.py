@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import orjson
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from engine import compose
 from server.api.schemas import OPERATIONS
+from tests.mcp_live import stdio_session
 from tests.server_fixtures import bearer, error_of, make, new_key, run, running
 from tests.test_compose import CREATE, SESSION
 
@@ -28,15 +28,7 @@ TOOLS = sorted([f"compose_{op}" for op in ("create", "add_section", "set_chords"
 
 
 def stdio(env: dict[str, str], script: Any) -> Any:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER")}
-    params = StdioServerParameters(command=COMPOSER, env={**clean, **env})
-
-    async def go() -> Any:
-        with anyio.fail_after(120):
-            async with Client(params) as client:
-                return await script(client)
-    return anyio.run(go)
+    return stdio_session(COMPOSER, env, script)
 
 
 def test_the_tools_build_the_same_composition_as_the_engine(tmp_path: Path) -> None:

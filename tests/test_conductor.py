@@ -8,18 +8,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from tests.mcp_live import LiveServer, running_server
+from tests.mcp_live import LiveServer, running_server, stdio_session
 from tests.test_render import b64, midi_of
 
 CONDUCTOR = str(Path(sys.executable).parent / "harmony-conductor")
@@ -28,15 +26,7 @@ MIDI = b64(midi_of([(0.0, 0.5, 60, 90), (0.5, 0.5, 64, 90)]))
 
 
 def stdio(env: dict[str, str], script: Any) -> Any:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER")}
-    params = StdioServerParameters(command=CONDUCTOR, env={**clean, **env})
-
-    async def run() -> Any:
-        with anyio.fail_after(120):
-            async with Client(params) as client:
-                return await script(client)
-    return anyio.run(run)
+    return stdio_session(CONDUCTOR, env, script)
 
 
 def recorder(tmp_path: Path) -> tuple[str, Path]:
