@@ -68,6 +68,13 @@ def test_parquet_and_csv_round_trips(tmp_path: Path, rows_csv: Path) -> None:
     assert harmony_batch(str(tmp_path / "in.parquet"), "-o", str(tmp_path / "p.jsonl")) == 0
     assert harmony_batch(str(rows_csv), "-o", str(tmp_path / "c.jsonl")) == 0
     assert jsonl(tmp_path / "p.jsonl") == jsonl(tmp_path / "c.jsonl")
+    # Parquet in and out takes the Arrow path (no Python object per row): the same table
+    assert harmony_batch(str(tmp_path / "in.parquet"), "-o", str(tmp_path / "pp.parquet")) == 0
+    assert pq.read_table(tmp_path / "pp.parquet").equals(table)
+    assert harmony_batch(str(tmp_path / "in.parquet"), "--columns", "chord,numeral",
+                         "-o", str(tmp_path / "cols.parquet")) == 0
+    assert pq.read_table(tmp_path / "cols.parquet").column_names == ["chord", "numeral",
+                                                                     "error", "message"]
     assert harmony_batch(str(rows_csv), "--format", "csv", "-o", str(tmp_path / "o.csv")) == 0
     lines = (tmp_path / "o.csv").read_text().splitlines()
     assert lines[0].endswith(",error,message") and "invalid_chord,cannot parse" in lines[4]

@@ -282,6 +282,8 @@ def run(args: argparse.Namespace) -> int:
         return run_dask(args, args.input_format or _SUFFIX_FORMAT.get(Path(name).suffix, "text"),
                         fields)
     fmt, out_fmt = _formats(args)
+    if fmt == out_fmt == "parquet" and args.file != "-":
+        return _parquet_to_parquet(args, fields)
     size = None if args.file == "-" else _size(args.file)
     start = time.perf_counter()
     bar = tqdm(total=size, desc="analysing", unit="B", unit_scale=True, file=sys.stderr,
@@ -316,6 +318,44 @@ def run(args: argparse.Namespace) -> int:
                     bar.n = min(size, position())
             bar.set_postfix_str(f"{n:,} rows", refresh=True)
     bar.close()
+    total = time.perf_counter() - start
+    print(f"analysed {n} rows ({errors} {'error' if errors == 1 else 'errors'}) in "
+          f"{total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
+          file=sys.stderr)
+    return 0
+
+
+def _parquet_to_parquet(args: argparse.Namespace, fields: tuple[str, ...]) -> int:
+    """Parquet in and out: Arrow batches straight through ``analyze_arrow`` (no Python object
+    per row), one row group written per batch."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from engine.analysis import analyze_arrow
+
+    start = time.perf_counter()
+    source = pq.ParquetFile(args.file)
+    names = {n.lower(): n for n in source.schema_arrow.names}
+    chord = names.get("chord") or names.get("symbol")
+    if chord is None:
+        raise BatchFileError(f"{args.file} has no 'chord' (or 'symbol') column")
+    key = names.get("key")
+    n = errors = 0
+    writer = None
+    try:
+        for batch in source.iter_batches(batch_size=CHUNK,
+                                         columns=[chord, *([key] if key else [])]):
+            chords = batch.column(0).cast(pa.string())
+            keys = batch.column(1).cast(pa.string()) if key else None
+            table = analyze_arrow(chords, keys, args.key).select([*fields, "error", "message"])
+            if writer is None:
+                writer = pq.ParquetWriter(args.output, table.schema)
+            writer.write_table(table)
+            n += table.num_rows
+            errors += table.num_rows - table.column("error").null_count
+    finally:
+        if writer is not None:
+            writer.close()
     total = time.perf_counter() - start
     print(f"analysed {n} rows ({errors} {'error' if errors == 1 else 'errors'}) in "
           f"{total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
