@@ -45,13 +45,16 @@ def write_csv(path: Path, rows: int, pairs: list[tuple[str, str]]) -> None:
 
 
 def harmony(*args: str) -> tuple[float, int]:
-    """Seconds and the peak RSS (KiB) of one ``harmony`` run."""
+    """Seconds and the peak RSS (KiB) of one ``harmony`` run (its own rate line, which leaves
+    out the start of the process, is printed too)."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=REPO, capture_output=True,
                           text=True, check=True)
     seconds = time.perf_counter() - start
     peak = int(next(line.split()[1] for line in done.stderr.splitlines()
                     if line.startswith("VmHWM")))
+    own = next((line for line in done.stderr.splitlines() if line.startswith("analysed")), "")
+    print(f"    harmony: {own}", flush=True)
     return seconds, peak
 
 

