@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import orjson
 
 from engine.errors import HarmonyError
+from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.accounts import PLANS, Store, StoreError
 from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
@@ -63,6 +64,8 @@ def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = Tru
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harmony", description="The harmony engine service.")
+    parser.add_argument("--version", action="version",
+                        version=f"harmony {PACKAGE_VERSION} (grid {GRID_VERSION})")
     # None: not given, so HARMONY_DB (read when the command runs) or harmony.db.
     parser.add_argument("--db", help="SQLite file (env HARMONY_DB; default harmony.db)")
     sub = parser.add_subparsers(metavar="COMMAND")

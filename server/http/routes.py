@@ -7,6 +7,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 
+import orjson
+
 from server.api import Operation, Response, answerer
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
@@ -19,6 +21,18 @@ async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response
 
 async def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return Response(200, app.health_body)
+
+
+INDEX_BODY = orjson.dumps({
+    "service": "harmony", "health": "/health", "openapi": "/openapi.json", "mcp": "/mcp",
+    "metrics": "/metrics", "operations": "POST /v2/<operation> with 'Authorization: Bearer "
+    "<key>': analyze, resolve, voicing, reharmonize, conduct, render, compose, search",
+    "docs": "the README and docs/ of the harmony engine repository"})
+
+
+async def index_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    """``GET /``: where things are, instead of a bare 404 (no key needed)."""
+    return Response(200, INDEX_BODY)
 
 
 async def openapi_handler(app: Service, ctx: Context, body: bytes) -> Response:
@@ -49,6 +63,7 @@ HANDLERS: dict[str, Handler] = {"render": render_handler}
 
 def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
     routes = [
+        Route("/", frozenset({"GET", "HEAD"}), index_handler),
         Route("/health", frozenset({"GET", "HEAD"}), health_handler),
         Route("/openapi.json", frozenset({"GET", "HEAD"}), openapi_handler),
         Route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),

@@ -28,7 +28,14 @@ from server.mcp.conductor import (
     write_audio_file,
 )
 from server.mcp.player import play
-from server.mcp.stdio import USER_AGENT, Outcome, ToolHandler, build_stdio_server, run_stdio
+from server.mcp.stdio import (
+    USER_AGENT,
+    Outcome,
+    ToolHandler,
+    build_stdio_server,
+    preamble,
+    run_stdio,
+)
 
 COMPOSITION = {"type": "object", "description": "The composition (API.md 13) this call "
                "changes: version, meta, sections, form, tracks."}
@@ -176,4 +183,8 @@ async def serve(env: Mapping[str, str]) -> None:
 
 
 def main() -> None:
+    preamble("harmony-compose", "The composition tools: compose_create, compose_add_section, "
+             "compose_set_chords, compose_set_form, compose_reharmonize, compose_voice, "
+             "compose_arrange, compose_add_notes, compose_transpose, compose_export, "
+             "play_composition.")
     anyio.run(serve, dict(os.environ))

@@ -31,6 +31,7 @@ from server.mcp.stdio import (
     ToolHandler,
     build_stdio_server,
     call_in_process,
+    preamble,
     remote_caller,
     run_stdio,
     table_handlers,
@@ -207,4 +208,6 @@ async def serve(env: Mapping[str, str]) -> None:
 
 
 def main() -> None:
+    preamble("harmony-conductor", "The conductor's tools: conduct_band, render_audio, "
+             "play_audio, search_corpus.")
     anyio.run(serve, dict(os.environ))

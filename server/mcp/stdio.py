@@ -9,6 +9,7 @@ passed through unchanged as the tool's error result.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -140,7 +141,32 @@ async def serve(env: Mapping[str, str]) -> None:
         await run_stdio(build_server(tools, caller))
 
 
+def preamble(name: str, what: str, argv: list[str] | None = None) -> None:
+    """``--help`` and ``--version`` answered and the process ended; on a terminal, a line on
+    stderr saying this is a server waiting for an MCP client (stdout stays JSON-RPC only)."""
+    args = sys.argv[1:] if argv is None else argv
+    if any(a in ("-h", "--help") for a in args):
+        print(f"usage: {name} [--help] [--version]\n\n{what}\n\nAn MCP server over stdio: "
+              "an MCP client starts it, e.g.\n"
+              f'  {{"mcpServers": {{"harmony": {{"command": "{sys.argv[0]}"}}}}}}\n\n'
+              "environment: HARMONY_BASE_URL and SERVICE_API_KEY (proxy to a running service "
+              "instead of the engine in-process)")
+        raise SystemExit(0)
+    if "--version" in args:
+        print(f"{name} {PACKAGE_VERSION}")
+        raise SystemExit(0)
+    if args:
+        print(f"{name}: unknown arguments {' '.join(args)} (see {name} --help)", file=sys.stderr)
+        raise SystemExit(2)
+    if sys.stdin.isatty():
+        print(f"{name}: an MCP server over stdio, waiting for a client's JSON-RPC on stdin "
+              "(Ctrl-D or Ctrl-C to stop; --help shows how to configure a client)",
+              file=sys.stderr)
+
+
 def main() -> None:
+    preamble("harmony-mcp", "The five harmony tools: analyze_chord, resolve_chord, "
+             "generate_voicing, reharmonize, conduct_band.")
     anyio.run(serve, dict(os.environ))
 
 

@@ -1,0 +1,53 @@
+"""What a new user meets first: ``harmony --version``, the stdio servers answering ``--help``
+and ``--version`` instead of waiting silently, and ``GET /`` pointing to the service's routes
+instead of a bare 404 (issue 17, in part)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.version import GRID_VERSION, PACKAGE_VERSION
+from server.api.schemas import OPERATIONS
+from tests.server_fixtures import make, run, running
+
+BIN = Path(sys.executable).parent
+
+
+def console(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / name), *args], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_harmony_version() -> None:
+    done = console("harmony", "--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"harmony {PACKAGE_VERSION} (grid {GRID_VERSION})"
+
+
+@pytest.mark.parametrize("name", ["harmony-mcp", "harmony-conductor", "harmony-compose"])
+def test_stdio_servers_answer_help_and_version(name: str) -> None:
+    version = console(name, "--version")
+    assert (version.returncode, version.stdout.strip()) == (0, f"{name} {PACKAGE_VERSION}")
+    helped = console(name, "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith(f"usage: {name}")
+    assert '"mcpServers"' in helped.stdout and str(BIN / name) in helped.stdout
+    wrong = console(name, "--port", "1")
+    assert wrong.returncode == 2 and "unknown arguments" in wrong.stderr and not wrong.stdout
+
+
+def test_the_root_route_points_to_the_others(tmp_path: Path) -> None:
+    app, _ = make(tmp_path, operations=OPERATIONS)
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            r = await http.get("/")
+            assert r.status_code == 200
+            body = r.json()
+            assert body["health"] == "/health" and body["openapi"] == "/openapi.json"
+            assert "search" in body["operations"]
+
+    run(scenario())
