@@ -145,7 +145,8 @@ def test_http_surface_of_the_route(server: LiveServer) -> None:
     assert httpx.get(server.url + "/mcp").status_code == 405
     assert httpx.get(server.url + "/mcp").headers["allow"] == "POST"
     assert httpx.delete(server.url + "/mcp").status_code == 405
-    assert httpx.get(server.url + "/").status_code == 404
+    assert httpx.get(server.url + "/nothing").status_code == 404
+    assert httpx.get(server.url + "/").json()["mcp"] == "/mcp"
     bad = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
                      headers={"mcp-protocol-version": "2001-01-01"})
     assert bad.status_code == 400

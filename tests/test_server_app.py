@@ -52,7 +52,7 @@ def test_not_found_and_method_not_allowed(tmp_path: Path) -> None:
 
     async def scenario() -> None:
         async with running(app) as http:
-            for path in ("/", "/v2/nothing", "/v1/analyze"):
+            for path in ("/v2/nothing", "/v1/analyze", "/index.html"):
                 r = await http.get(path)
                 assert (r.status_code, error_of(r)) == (404, "not_found")
             r = await http.get("/v2/analyze")
