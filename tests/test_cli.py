@@ -113,14 +113,20 @@ def test_conduct_writes_the_midi_file(tmp_path: Path, capsys: pytest.CaptureFixt
 
     def fake_conduct(request: dict[str, object]) -> dict[str, object]:
         seen.update(request)
-        return {"midi": base64.b64encode(smf).decode()}
+        return {"midi": base64.b64encode(smf).decode(), "leadSheet": "| C |",
+                "conductor": {"tempo": 120}}
 
     monkeypatch.setattr(engine, "conduct", fake_conduct, raising=False)
     out_file = tmp_path / "out.mid"
-    code, _, _ = harmony(capsys, tmp_path / "h.db", "conduct", "swing blues in F",
-                         "--duration", "30", "--midi", str(out_file))
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "conduct", "swing blues in F",
+                           "--duration", "30", "--midi", str(out_file))
     assert code == 0 and out_file.read_bytes() == smf
     assert seen == {"prompt": "swing blues in F", "durationSec": 30.0}
+    # with a file written, the terminal gets the lead sheet and the facts, not the base64
+    assert out == '| C |\n{\n  "tempo": 120\n}\n'
+    code, out, _ = harmony(capsys, tmp_path / "h.db", "conduct", "swing blues in F",
+                           "--midi", str(out_file), "--json")
+    assert code == 0 and orjson.loads(out)["midi"] == base64.b64encode(smf).decode()
 
 
 def test_db_is_accepted_after_the_command_as_the_contract_writes_it(
@@ -254,14 +260,15 @@ def test_first_start_prints_the_local_key_once(tmp_path: Path,
 def test_cli_errors_are_one_clean_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     def fake_conduct(request: dict[str, object]) -> dict[str, object]:
-        return {"midi": base64.b64encode(b"MThd").decode()}
+        return {"midi": base64.b64encode(b"MThd").decode(), "leadSheet": "| Bb |",
+                "conductor": {"key": "Bb"}}
 
     monkeypatch.setattr(engine, "conduct", fake_conduct, raising=False)
     db = tmp_path / "h.db"
     # The arrangement is printed; the file that cannot be written is one line and exit 1.
     code, out, err = harmony(capsys, db, "conduct", "bossa in Bb", "--midi",
                              str(tmp_path / "missing" / "x.mid"))
-    assert code == 1 and orjson.loads(out) == {"midi": "TVRoZA=="}
+    assert code == 1 and out == '| Bb |\n{\n  "key": "Bb"\n}\n'
     assert err == f"harmony: cannot write the MIDI file: No such file or directory: " \
                   f"{tmp_path / 'missing' / 'x.mid'}\n"
     code, out, err = harmony(capsys, db, "batch", str(tmp_path / "missing.txt"))

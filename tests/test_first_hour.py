@@ -51,3 +51,25 @@ def test_the_root_route_points_to_the_others(tmp_path: Path) -> None:
             assert "search" in body["operations"]
 
     run(scenario())
+
+
+def test_mcp_config_prints_a_snippet_that_works_from_anywhere(tmp_path: Path) -> None:
+    import json
+
+    plain = console("harmony", "mcp-config")
+    assert json.loads(plain.stdout) == {"mcpServers": {"harmony": {
+        "command": str(BIN / "harmony-mcp")}}}
+    proxy = console("harmony", "mcp-config", "--compose", "--url", "https://h.example",
+                    "--key", "hk_live_k")
+    assert json.loads(proxy.stdout) == {"mcpServers": {"compose": {
+        "command": str(BIN / "harmony-compose"),
+        "env": {"HARMONY_BASE_URL": "https://h.example", "SERVICE_API_KEY": "hk_live_k"}}}}
+    assert (BIN / "harmony-compose").is_file()
+    lonely = console("harmony", "mcp-config", "--key", "k")
+    assert lonely.returncode == 1 and "--key goes with --url" in lonely.stderr
+
+
+def test_accounts_create_says_what_it_did(tmp_path: Path) -> None:
+    done = console("harmony", "--db", str(tmp_path / "h.db"), "accounts", "create", "band")
+    assert done.returncode == 0
+    assert done.stderr == "harmony: created account 'band' (free plan)\n"

@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = accounts.add_parser("create")
     a.add_argument("name")
     a.add_argument("--plan", choices=list(PLANS), default="free")
-    a.set_defaults(run=lambda ns: _done(_store(ns).create_account, ns.name, ns.plan))
+    a.set_defaults(run=lambda ns: _done(_store(ns).create_account, ns.name, ns.plan,
+                                        said=f"created account {ns.name!r} ({ns.plan} plan)"))
     a = accounts.add_parser("set-plan")
     a.add_argument("name")
     a.add_argument("plan", choices=list(PLANS))
@@ -139,6 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.set_defaults(run=cmd_vocab_gaps)
 
     add_operation_parsers(sub)
+    m = sub.add_parser("mcp-config", help="print the JSON an MCP client needs to start a "
+                                          "harmony stdio server (absolute paths)")
+    which = m.add_mutually_exclusive_group()
+    which.add_argument("--conductor", action="store_const", dest="server",
+                       const="harmony-conductor", help="the conductor (render, play, search)")
+    which.add_argument("--compose", action="store_const", dest="server",
+                       const="harmony-compose", help="the composer (compose_* tools)")
+    m.add_argument("--url", help="proxy to this running service instead of the engine "
+                                 "in-process (HARMONY_BASE_URL)")
+    m.add_argument("--key", help="the API key for --url (SERVICE_API_KEY)")
+    m.set_defaults(run=cmd_mcp_config, server="harmony-mcp")
     render_cli.add_parser(sub)
     corpus_cli.add_parsers(sub)
     compose_cli.add_parsers(sub)
@@ -182,12 +194,16 @@ def add_operation_parsers(sub: Any) -> None:
         "progression": ns.progression, "key": ns.key, "techniques": ns.techniques}))
     p = sub.add_parser("conduct", help="arrange a prompt for a band (JSON, and --midi FILE)")
     p.add_argument("prompt")
-    p.add_argument("--duration", type=float)
-    p.add_argument("--progression")
-    p.add_argument("--seed", type=int)
+    p.add_argument("--duration", type=float, help="length in seconds (5-900); the tempo is "
+                                                  "fitted to it")
+    p.add_argument("--progression", help="your own changes, '|' between bars")
+    p.add_argument("--seed", type=int, help="seed of the arrangement's choices (default 0)")
     p.add_argument("--midi", type=Path, help="also write the Standard MIDI File here")
     p.add_argument("--audio", type=Path, help="also render it to this audio file "
                                               "(.wav, .flac or .mp3)")
+    p.add_argument("--json", action="store_true",
+                   help="with --midi or --audio, still print the whole answer as JSON (by "
+                        "default the lead sheet and the conductor's facts)")
     render_cli.add_audio_options(p)
     p.set_defaults(run=_operation("conduct", lambda ns: {
         "prompt": ns.prompt, "durationSec": ns.duration, "progression": ns.progression,
@@ -208,7 +224,13 @@ def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]
         except HarmonyError as exc:
             _json(exc.to_dict())
             return 1
-        _json(result)
+        to_file = name == "conduct" and (ns.midi is not None or ns.audio is not None)
+        if to_file and not ns.json:
+            # the files hold the music: the terminal gets what a person reads
+            print(result["leadSheet"])
+            _json(result["conductor"])
+        else:
+            _json(result)
         if name == "conduct" and ns.midi is not None:
             try:
                 ns.midi.write_bytes(base64.b64decode(result["midi"]))
@@ -300,6 +322,21 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp_config(ns: argparse.Namespace) -> int:
+    """``{"mcpServers": {...}}`` for a client's settings, with the executable's absolute path
+    (so it works from anywhere, without activating the virtual environment)."""
+    command = str(Path(sys.executable).parent / ns.server)
+    entry: dict[str, Any] = {"command": command}
+    env = {"HARMONY_BASE_URL": ns.url, "SERVICE_API_KEY": ns.key}
+    if ns.key and not ns.url:
+        raise ValueError("--key goes with --url (the service to call)")
+    if ns.url:
+        entry["env"] = {k: v for k, v in env.items() if v}
+    name = {"harmony-mcp": "harmony", "harmony-conductor": "conductor",
+            "harmony-compose": "compose"}[ns.server]
+    return _json({"mcpServers": {name: entry}})
+
+
 def cmd_usage(ns: argparse.Namespace) -> int:
     rows = _store(ns).usage(ns.account, ns.days)
     if ns.json:
@@ -339,8 +376,10 @@ def _store(ns: argparse.Namespace) -> Store:
     return Store(env_db_path() if ns.db is None else ns.db)
 
 
-def _done(action: Callable[..., object], *args: object) -> int:
+def _done(action: Callable[..., object], *args: object, said: str | None = None) -> int:
     action(*args)
+    if said:
+        print(f"harmony: {said}", file=sys.stderr)
     return 0
 
 
