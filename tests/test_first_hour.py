@@ -4,6 +4,7 @@ instead of a bare 404 (issue 17, in part)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,23 @@ def test_accounts_create_says_what_it_did(tmp_path: Path) -> None:
     done = console("harmony", "--db", str(tmp_path / "h.db"), "accounts", "create", "band")
     assert done.returncode == 0
     assert done.stderr == "harmony: created account 'band' (free plan)\n"
+
+
+def test_key_commands_never_create_a_database_and_name_the_one_they_read(
+        tmp_path: Path) -> None:
+    def in_folder(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if k != "HARMONY_DB"}
+        return subprocess.run([str(BIN / "harmony"), *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL)
+
+    for command in (["keys", "create", "local"], ["keys", "list"], ["accounts", "list"],
+                    ["usage"], ["vocab-gaps"]):
+        done = in_folder(*command)
+        assert done.returncode == 1, command
+        assert done.stderr.startswith(f"harmony: no database at {tmp_path / 'harmony.db'}")
+        assert not (tmp_path / "harmony.db").exists()
+    assert in_folder("accounts", "create", "band").returncode == 0
+    missing = in_folder("keys", "create", "nobody")
+    assert missing.returncode == 1
+    assert missing.stderr == (f"harmony: no account named 'nobody' "
+                              f"(in {tmp_path / 'harmony.db'})\n")

@@ -34,7 +34,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
         return code
-    except (StoreError, ValueError) as exc:
+    except StoreError as exc:
+        # say which database was read: "no account named 'x'" alone leaves one guessing
+        where = "" if "no database at" in str(exc) else \
+            f" (in {Path(getattr(args, 'db', None) or env_db_path()).resolve()})"
+        print(f"harmony: {exc}{where}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
         print(f"harmony: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # a file that cannot be read or written, a port in use
@@ -98,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     a = accounts.add_parser("create")
     a.add_argument("name")
     a.add_argument("--plan", choices=list(PLANS), default="free")
-    a.set_defaults(run=lambda ns: _done(_store(ns).create_account, ns.name, ns.plan,
+    a.set_defaults(run=lambda ns: _done(_store(ns, create=True).create_account, ns.name, ns.plan,
                                         said=f"created account {ns.name!r} ({ns.plan} plan)"))
     a = accounts.add_parser("set-plan")
     a.add_argument("name")
@@ -372,8 +378,15 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
     return read
 
 
-def _store(ns: argparse.Namespace) -> Store:
-    return Store(env_db_path() if ns.db is None else ns.db)
+def _store(ns: argparse.Namespace, create: bool = False) -> Store:
+    """The database of ``--db`` / ``HARMONY_DB`` / ``harmony.db``. Only ``serve`` and
+    ``accounts create`` make one: every other command refuses a missing file, naming it,
+    rather than leave an empty database behind where it was run."""
+    path = env_db_path() if ns.db is None else ns.db
+    if not create and not Path(path).exists():
+        raise StoreError(f"no database at {Path(path).resolve()} (harmony serve or harmony "
+                         "accounts create makes one; --db PATH or HARMONY_DB picks another)")
+    return Store(path)
 
 
 def _done(action: Callable[..., object], *args: object, said: str | None = None) -> int:
