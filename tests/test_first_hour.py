@@ -94,3 +94,37 @@ def test_key_commands_never_create_a_database_and_name_the_one_they_read(
     assert missing.returncode == 1
     assert missing.stderr == (f"harmony: no account named 'nobody' "
                               f"(in {tmp_path / 'harmony.db'})\n")
+
+
+def test_serve_refuses_a_taken_port_in_one_line_and_prints_no_key(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = subprocess.run([str(BIN / "harmony"), "serve", "--port", str(port), "--db",
+                               str(tmp_path / "h.db")], capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and done.stdout == ""  # no key printed, then forgotten
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"harmony: cannot serve on 127.0.0.1:{port}: ")
+    assert f"--port {port + 1}" in done.stderr
+    assert not (tmp_path / "h.db").exists()
+
+
+def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None:
+    from tests.mcp_live import free_port, running_server
+
+    with running_server(tmp_path, no_auth=True) as live:
+        done = subprocess.run([str(BIN / "harmony"), "serve", "--port", str(free_port()),
+                               "--db", str(live.db)], capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 1 and done.stdout == ""
+        assert f"the database {live.db.resolve()} is served by a live harmony serve (pid " \
+            in done.stderr
+        assert "--db OTHER.db" in done.stderr
+        # the first one still answers, its metrics folder untouched
+        import httpx
+
+        assert httpx.get(live.url + "/metrics").status_code == 200

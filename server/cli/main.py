@@ -298,7 +298,9 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     from granian.constants import Interfaces, Loops
 
     settings = serve_settings(ns)
-    bootstrap(settings)
+    lock = _hold_database(settings.db_path)  # kept open (and locked) while the server runs
+    _check_port(ns.host, ns.port)
+    bootstrap(settings)  # after both checks: a refused start prints no key it then forgets
     os.environ.update(settings.to_env())
     # /metrics adds up the counts of every worker (prometheus_client's multiprocess mode):
     # each worker writes its samples to memory-mapped files in this directory, emptied now so
@@ -325,7 +327,45 @@ def cmd_serve(ns: argparse.Namespace) -> int:
             # within 5.5 s); costs nothing on the request path (same figures as without it).
             respawn_failed_workers=True,
             workers_kill_timeout=30).serve()
+    lock.close()
     return 0
+
+
+def _hold_database(db_path: str) -> Any:
+    """Lock ``DB.lock`` for this server's life: a second ``harmony serve`` on the same
+    database (which would empty the first one's metrics folder and share its counters) is
+    refused while the first lives; the lock goes with the process, however it ends."""
+    import fcntl
+
+    path = Path(db_path).resolve()
+    handle = open(f"{path}.lock", "a+")  # noqa: SIM115 (held for the server's life)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        owner = handle.read().strip() or "another process"
+        handle.close()
+        raise ValueError(f"the database {path} is served by a live harmony serve ({owner}); "
+                         "stop it, or give this one its own: --db OTHER.db") from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}")
+    handle.flush()
+    return handle
+
+
+def _check_port(host: str, port: int) -> None:
+    """One line, not granian's traceback, when the address is taken."""
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ValueError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; pick "
+                             f"another port with --port {port + 1} (make serve PORT="
+                             f"{port + 1})") from None
 
 
 def cmd_mcp_config(ns: argparse.Namespace) -> int:
