@@ -164,3 +164,28 @@ def test_dask_local_cluster_gives_the_single_process_rows(tmp_path: Path,
     out = frame.map_partitions(analyze_frame, meta=frame_meta()).compute(scheduler="sync")
     assert list(out["numeral"].fillna("-")) == ["ii7", "V7", "-"]
 
+
+
+def test_a_csv_without_a_header_is_read_or_refused_clearly(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "nohead.csv"
+    src.write_text("Dm7,C\nG7,C\nCmaj7,C\n")
+    assert harmony_batch(str(src), "-o", str(tmp_path / "o.jsonl")) == 0
+    assert [r["numeral"] for r in jsonl(tmp_path / "o.jsonl")] == ["ii7", "V7", "Imaj7"]
+    assert "no header: column 1 read as chords, column 2 as keys" in capsys.readouterr().err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n1,2\n")
+    with pytest.raises(batch_cli.BatchFileError, match="add a header 'chord,key'"):
+        harmony_batch(str(bad))
+
+
+def test_exit_1_when_no_row_is_analysed(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "bad.txt"
+    src.write_text("Hm7 Zz | Q\n")
+    assert harmony_batch(str(src), "-o", str(tmp_path / "o.jsonl")) == 1
+    assert "no row was analysed (every row failed)" in capsys.readouterr().err
+    assert len(jsonl(tmp_path / "o.jsonl")) == 3  # every failure still written
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    assert harmony_batch(str(empty), "-o", str(tmp_path / "e.jsonl")) == 1

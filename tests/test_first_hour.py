@@ -128,3 +128,25 @@ def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None
         import httpx
 
         assert httpx.get(live.url + "/metrics").status_code == 200
+
+
+def test_a_batch_under_a_later_protocol_says_batches_were_removed(tmp_path: Path) -> None:
+    app, _ = make(tmp_path, operations=OPERATIONS, auth=False)
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            r = await http.post("/mcp", json=[{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+                                headers={"mcp-protocol-version": "2025-11-25"})
+            assert r.status_code == 400
+            message = r.json()["error"]["message"]
+            assert "batches were removed after protocol 2025-03-26" in message
+            assert "2025-11-25" in message
+
+    run(scenario())
+
+
+def test_an_unknown_voicing_style_is_said_on_stderr(tmp_path: Path) -> None:
+    done = console("harmony", "voicing", "Cmaj7", "--style", "cluster")
+    assert done.returncode == 0
+    assert "no voicing style 'cluster'; the engine uses rootless" in done.stderr
+    assert "drop2" in console("harmony", "voicing", "--help").stdout

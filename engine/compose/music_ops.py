@@ -10,14 +10,12 @@ from engine.chords import parse
 from engine.compose.ir import PPQ, Composition, by_id, chord_spans, meter, section_ticks
 from engine.conduct import conduct
 from engine.errors import InvalidRequest
-from engine.voicing import voice_progression
+from engine.voicing import STYLE_NAMES, voice_progression
 
 Args = dict[str, Any]
 # Track defaults by role: (id, General MIDI program, channel).
 TRACKS = {"harmony": ("harmony", 0, 0), "pattern": ("pattern", 26, 1), "bass": ("bass", 32, 2),
           "drums": ("drums", 0, 9), "melody": ("melody", 65, 3)}
-VOICING_STYLES = ("rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
-                  "guide_third", "guide_seventh", "drop2", "drop3")
 STYLE_WORDS = {"swing": "medium swing", "bossa_nova": "bossa nova", "ballad": "ballad",
                "jazz_waltz": "jazz waltz", "funk": "funk", "samba": "samba",
                "shuffle_blues": "shuffle blues", "rock_pop": "rock", "gospel": "gospel",
@@ -26,8 +24,8 @@ STYLE_WORDS = {"swing": "medium swing", "bossa_nova": "bossa nova", "ballad": "b
 
 def voice(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any]]:
     style = args.get("style") or "rootless"
-    if style not in VOICING_STYLES:
-        raise InvalidRequest(f"'style' must be one of {', '.join(VOICING_STYLES)}",
+    if style not in STYLE_NAMES:
+        raise InvalidRequest(f"'style' must be one of {', '.join(STYLE_NAMES)}",
                              field="style")
     sections = by_id(comp)
     wanted = args.get("sections") or list(dict.fromkeys(comp["form"]))

@@ -52,7 +52,13 @@ MEMO = 200_000  # JSON lines kept across chunks, by (symbol, key)
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "batch", help="analyse a file of chord symbols (text, CSV or JSONL) at corpus speed")
+        "batch", help="analyse a file of chord symbols (text, CSV, JSONL, Parquet) at corpus "
+                      "speed", description="Inputs: text (symbols separated by spaces and "
+        "'|', all in --key); CSV with a header naming a 'chord' (or 'symbol') column and an "
+        "optional 'key' column, in any case (a CSV without a header: column 1 chords, column 2 "
+        "keys); JSONL objects with 'chord' and 'key'; Parquet with 'chord' and 'key' columns. "
+        ".gz and .zst are read as they are. Rows without a key take --key. Exit 1 when no row "
+        "is analysed.")
     p.add_argument("file", help="input file, or - for standard input")
     p.add_argument("--key", default=None, help="key for rows without one (default C)")
     p.add_argument("--input-format", choices=("text", "csv", "jsonl", "parquet"), default=None,
@@ -94,13 +100,22 @@ def iter_rows(stream: Iterable[str], fmt: str, default_key: str | None
                 yield tok, default_key
     elif fmt == "csv":
         reader = csv.reader(lines)
-        header = [h.strip().lower() for h in next(reader, [])]
+        first = next(reader, [])
+        header = [h.strip().lower() for h in first]
         chord_at = next((header.index(n) for n in ("chord", "symbol") if n in header), None)
         key_at = header.index("key") if "key" in header else None
         if chord_at is None:
-            raise BatchFileError(f"the CSV header {','.join(header)!r} has no 'chord' (or "
-                                 "'symbol') column")
-        for row in reader:
+            if not first or not _is_chord(first[0]):
+                raise BatchFileError(f"the CSV header {','.join(first)!r} has no 'chord' (or "
+                                     "'symbol') column, and its first cell is no chord "
+                                     "symbol either: add a header 'chord,key'")
+            # no header: the first column holds the chords, the second (if any) the keys
+            print("harmony: the CSV has no header: column 1 read as chords"
+                  + (", column 2 as keys" if len(first) > 1 else ""), file=sys.stderr)
+            chord_at, key_at = 0, 1 if len(first) > 1 else None
+        body: Iterable[list[str]] = reader if header_given(header) else \
+            itertools.chain([first], reader)
+        for row in body:
             chord = row[chord_at] if chord_at < len(row) else None
             key = row[key_at] if key_at is not None and key_at < len(row) else None
             yield chord, key or default_key
@@ -123,6 +138,21 @@ def iter_rows(stream: Iterable[str], fmt: str, default_key: str | None
                 yield BadRow(f"line {n}: {exc.message}"), default_key
                 continue
             yield chord, default_key if key is None else key
+
+
+def header_given(header: list[str]) -> bool:
+    return any(n in header for n in ("chord", "symbol"))
+
+
+def _is_chord(text: str) -> bool:
+    from engine.chords import parse
+    from engine.errors import HarmonyError
+
+    try:
+        parse(text.strip())
+    except HarmonyError:
+        return False
+    return True
 
 
 def read_rows(stream: Iterable[str], fmt: str, default_key: str | None
@@ -344,6 +374,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"analysed {n} rows ({errors} {'error' if errors == 1 else 'errors'}) in "
           f"{total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
           file=sys.stderr)
+    if n == 0 or errors == n:  # nothing analysed: a script should know
+        print("harmony: no row was analysed" + (" (every row failed)" if n else ""),
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -16,6 +16,7 @@ import orjson
 
 from engine.errors import HarmonyError
 from engine.version import GRID_VERSION, PACKAGE_VERSION
+from engine.voicing import STYLE_NAMES
 from server.accounts import PLANS, Store, StoreError
 from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
@@ -81,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_bounded(1, 65535), default=8000)
     serve.add_argument("--workers", type=_bounded(1, 256),
-                       help="granian worker processes (env HARMONY_WORKERS; default 1)")
+                       help="granian worker processes (env HARMONY_WORKERS; default 1; "
+                            "make serve passes WORKERS=2)")
     serve.add_argument("--profile", choices=PROFILES,
                        help="local or hosted (env HARMONY_PROFILE; default local)")
     serve.add_argument("--no-auth", dest="auth", action="store_const", const=False,
@@ -187,7 +189,8 @@ def add_operation_parsers(sub: Any) -> None:
     p = sub.add_parser("voicing", help="voice a chord or a progression")
     p.add_argument("chord", nargs="?")
     p.add_argument("--progression")
-    p.add_argument("--style")
+    p.add_argument("--style", type=_style, help="one of " + ", ".join(STYLE_NAMES)
+                   + " (default rootless)")
     p.add_argument("--previous", help="previous voicing, e.g. 'E3 G3 B3 D4'")
     p.set_defaults(run=_operation("voicing", lambda ns: {
         "chord": ns.chord, "progression": ns.progression, "style": ns.style,
@@ -402,6 +405,15 @@ def cmd_vocab_gaps(ns: argparse.Namespace) -> int:
     for r in rows:
         print(f"{r['count']:>8}  {r['symbol']}")
     return 0
+
+
+def _style(text: str) -> str:
+    """A voicing style; an unknown one goes to the engine, which falls back to rootless as
+    the contract says, and the command line says so on stderr."""
+    if text not in STYLE_NAMES:
+        print(f"harmony: no voicing style {text!r}; the engine uses rootless (styles: "
+              f"{', '.join(STYLE_NAMES)})", file=sys.stderr)
+    return text
 
 
 def _bounded(low: int, high: int) -> Callable[[str], int]:

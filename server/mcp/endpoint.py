@@ -147,8 +147,13 @@ class McpEndpoint:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
             return rpc_reply(None, PARSE_ERROR, "parse error: the body is not JSON", 400)
-        if isinstance(message, list) and version in (None, BATCH_VERSION):
-            return await self._batch(message, headers, gate, throttle)
+        if isinstance(message, list):
+            if version in (None, BATCH_VERSION):
+                return await self._batch(message, headers, gate, throttle)
+            return rpc_reply(None, INVALID_REQUEST,
+                              f"invalid request: JSON-RPC batches were removed after protocol "
+                              f"{BATCH_VERSION}; send one message a request (this one says "
+                              f"{version})", 400)
         return await self._message(message, headers, gate)
 
     async def _message(self, message: Any, headers: Mapping[str, str],
