@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: setup serve test bench golden lock clean conformance
+.PHONY: setup serve test bench golden docs lock clean conformance
 
 setup: $(STAMP)
 
@@ -42,6 +42,9 @@ conformance: setup
 
 golden: setup
 	$(BIN)/python -m tests.golden write
+
+docs: setup  # docs/api.md from the schema table
+	$(BIN)/python -m server.http.apidoc write
 
 lock:  # resolve pyproject's dependencies (and dev extras) afresh in a scratch venv and pin them
 	rm -rf .lockenv && $(PY) -m venv .lockenv
