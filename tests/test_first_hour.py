@@ -150,3 +150,18 @@ def test_an_unknown_voicing_style_is_said_on_stderr(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert "no voicing style 'cluster'; the engine uses rootless" in done.stderr
     assert "drop2" in console("harmony", "voicing", "--help").stdout
+
+
+def test_a_policy_refusal_on_mcp_answers_the_request_id(tmp_path: Path) -> None:
+    app, _ = make(tmp_path, operations=OPERATIONS, profile="hosted")
+
+    async def scenario() -> None:
+        async with running(app) as http:  # httpx's own User-Agent: refused when hosted
+            r = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 7, "method": "ping"})
+            assert r.status_code == 403
+            body = r.json()
+            assert body["id"] == 7 and body["error"]["data"]["code"] == "blocked_user_agent"
+            r = await http.post("/mcp", content=b"{not json")
+            assert r.status_code == 403 and r.json()["id"] is None
+
+    run(scenario())

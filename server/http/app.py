@@ -181,6 +181,12 @@ class HarmonyApp:
             return None
         except HarmonyError as exc:
             ctx.error = exc
+            if exc.code in _ECHO_ID_ON and ctx.method == "POST" and not ctx.body \
+                    and ctx.route is not None and ctx.route.surface == "mcp":
+                # a JSON-RPC error answers the request's id, as /mcp's key refusals do:
+                # read the (size-checked) body of a policy refusal to find it
+                with contextlib.suppress(HarmonyError, ClientDisconnected):
+                    ctx.body = await read_body()
             response = _refusal(ctx, exc)
         except Exception:
             # The trace goes to the server's log only; the client learns the code.
@@ -337,15 +343,27 @@ class HarmonyApp:
         return McpGate(self, ctx)
 
 
+_ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})
+
+
 def _refusal(ctx: Context, error: HarmonyError) -> Response:
     """The error answer of a refused request: REST's error body, or on ``/mcp`` the same error
-    object inside a JSON-RPC error (as a key refusal there already is), with REST's status and
-    headers either way."""
+    object inside a JSON-RPC error (as a key refusal there already is), with the request's id
+    when its body was read and holds one, and REST's status and headers either way."""
     response = error_response(error)
     if ctx.route is not None and ctx.route.surface == "mcp":
-        response.body = error_body(None, SERVICE_ERROR, error.message,
-                                           error.to_dict()["error"])
+        response.body = error_body(_request_id(ctx.body), SERVICE_ERROR, error.message,
+                                   error.to_dict()["error"])
     return response
+
+
+def _request_id(body: bytes) -> int | str | None:
+    try:
+        message = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return None
+    rid = message.get("id") if isinstance(message, dict) else None
+    return rid if isinstance(rid, int | str) and not isinstance(rid, bool) else None
 
 
 def _freeze_heap() -> None:
