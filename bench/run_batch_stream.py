@@ -58,6 +58,44 @@ def harmony(*args: str) -> tuple[float, int]:
     return seconds, peak
 
 
+def dask_partitions() -> None:
+    """analyze_frame over 1 M rows already on a 2-worker LocalCluster, split in 2 to 128
+    partitions: rows/s, and the cost of a partition (the slope)."""
+    import logging
+
+    import pandas as pd
+    from dask import dataframe as dd
+    from dask.distributed import Client, LocalCluster, wait
+
+    from engine.analysis import analyze_frame, frame_meta
+
+    rng = random.Random(1)
+    pairs = vocabulary()
+    rows = [rng.choice(pairs) for _ in range(1_000_000)]
+    frame = pd.DataFrame({"chord": [c for c, _ in rows], "key": [k for _, k in rows]})
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    client = Client(cluster)
+    try:
+        seconds = {}
+        for n in (2, 8, 32, 128):
+            data = client.persist(dd.from_pandas(frame, npartitions=n))
+            wait(data)
+            data.map_partitions(analyze_frame, meta=frame_meta()).map_partitions(len).sum(
+            ).compute()  # warm the workers
+            start = time.perf_counter()
+            data.map_partitions(analyze_frame, meta=frame_meta()).map_partitions(len).sum(
+            ).compute()
+            seconds[n] = time.perf_counter() - start
+            print(f"Dask 2 workers, 1 M rows in {n:>3} partitions: {seconds[n]:.3f} s, "
+                  f"{1_000_000 / seconds[n]:,.0f} rows/s", flush=True)
+        slope = (seconds[128] - seconds[8]) / 120
+        print(f"Dask overhead per partition: {slope * 1000:.1f} ms", flush=True)
+    finally:
+        client.close()
+        cluster.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000000,5000000,20000000")
@@ -78,7 +116,7 @@ def main() -> int:
                 print(f"Parquet -> Parquet {rows:>11,} rows: {seconds:6.2f} s, "
                       f"{rows / seconds:,.0f} rows/s, peak RSS {peak / 1024:.0f} MB", flush=True)
                 try:
-                    import dask  # noqa: F401
+                    import dask
                 except ImportError:
                     print("dask not installed: the Dask figure is skipped")
                     continue
@@ -92,6 +130,11 @@ def main() -> int:
                       f"{seconds:.2f} s with the cluster's start, {rows / seconds:,.0f} rows/s",
                       flush=True)
             src.unlink()
+    try:
+        import dask  # noqa: F401
+    except ImportError:
+        return 0
+    dask_partitions()
     return 0
 
 
