@@ -53,13 +53,7 @@ def analyze_frame(frame: Any, chord: str = "chord", key: str = "key",
         first[codes[order]] = order  # the first row of each pair
         rows = [result.row(int(i)) for i in first]
         for name in COLUMNS:
-            if name == "error":
-                values = [r["error"]["code"] if "error" in r else None for r in rows]
-            elif name == "message":
-                values = [r["error"]["message"] if "error" in r else None for r in rows]
-            else:
-                values = [r.get(name) for r in rows]
-            columns[name] = np.array(values, dtype=object)[codes]
+            columns[name] = np.array(column(rows, name), dtype=object)[codes]
     else:
         columns = {name: np.array([], dtype=object) for name in COLUMNS}
     if table:
@@ -98,14 +92,16 @@ def analyze_arrow(chords: Any, keys: Any = None, default_key: str | None = None)
     index = pa.array(codes, type=pa.int32())
     columns = {}
     for name in COLUMNS:
-        if name == "error":
-            values = [r["error"]["code"] if "error" in r else None for r in rows]
-        elif name == "message":
-            values = [r["error"]["message"] if "error" in r else None for r in rows]
-        else:
-            values = [r.get(name) for r in rows]
-        columns[name] = pa.array(values, type=_ARROW[name]()).take(index)
+        columns[name] = pa.array(column(rows, name), type=_ARROW[name]()).take(index)
     return pa.table(columns)
+
+
+def column(rows: list[dict[str, Any]], name: str) -> list[Any]:
+    """One column of batch rows: a field, or the error's code or message (None when fine)."""
+    if name in ("error", "message"):
+        part = "code" if name == "error" else "message"
+        return [r["error"][part] if "error" in r else None for r in rows]
+    return [r.get(name) for r in rows]
 
 
 def _encode(array: Any) -> tuple[Any, list[Any]]:
