@@ -165,3 +165,23 @@ def test_a_policy_refusal_on_mcp_answers_the_request_id(tmp_path: Path) -> None:
             assert r.status_code == 403 and r.json()["id"] is None
 
     run(scenario())
+
+
+def test_every_option_of_every_command_says_what_it_is() -> None:
+    import argparse
+
+    from server.cli.main import build_parser
+
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(child, [*path, name])
+            elif not action.help:
+                missing.append(f"{' '.join(path)} {action.dest}")
+
+    walk(build_parser(), ["harmony"])
+    assert missing == []
+    assert "seconds" in console("harmony", "conduct", "--help").stdout

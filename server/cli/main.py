@@ -172,7 +172,47 @@ def build_parser() -> argparse.ArgumentParser:
         if batch is not None and batch.get_default("run") is None:
             batch.set_defaults(run=batch_cli.run)
     _accept_db_on_every_command(parser)
+    _describe(parser, ())
     return parser
+
+
+# Help of the options whose parser line leaves it out: (command..., option or argument).
+HELP: dict[tuple[str, ...], str] = {
+    ("serve", "host"): "address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)",
+    ("serve", "port"): "port to listen on (default 8000)",
+    ("name",): "the account's name",
+    ("plan",): "free, builder, theory_pro, developer, licence or enterprise",
+    ("per_minute",): "calls a minute",
+    ("per_month",): "calls a month",
+    ("account",): "the account's name",
+    ("key_id",): "the key's id (harmony keys list shows them)",
+    ("days",): "days back from today (default 30)",
+    ("json",): "print JSON instead of a table",
+    ("limit",): "how many (default: search 10, vocab-gaps 20)",
+    ("offset",): "results to skip (paging)",
+    ("chord",): "a chord symbol, e.g. Dm7b5, G7(b9,#11), C/E",
+    ("octave",): "octave of the root (default 4)",
+    ("tuning",): "frequency of A4 in Hz (default 440)",
+    ("key",): "the key, e.g. F or Dm (default C)",
+    ("progression",): "chord symbols, '|' between bars",
+    ("techniques",): "a technique to try (repeatable; default all eight)",
+    ("prompt",): "what to play, in English: style, tempo, key, form, feel",
+    ("sample_rate",): "22050, 44100 (default) or 48000",
+    ("channels",): "1 or 2 (default 2)",
+    ("seed",): "seed of the arrangement's choices",
+    ("file",): "the composition file (JSON)",
+    ("format",): "the export's format",
+}
+
+
+def _describe(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> None:
+    """Fill the help of every option from ``HELP`` (by command and name, else by name)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                _describe(child, (*path, name))
+        elif not action.help:
+            action.help = HELP.get((*path[:1], action.dest)) or HELP.get((action.dest,))
 
 
 def add_operation_parsers(sub: Any) -> None:
