@@ -189,3 +189,15 @@ def test_exit_1_when_no_row_is_analysed(tmp_path: Path,
     empty = tmp_path / "empty.txt"
     empty.write_text("\n")
     assert harmony_batch(str(empty), "-o", str(tmp_path / "e.jsonl")) == 1
+
+
+def test_parquet_output_keeps_a_bad_json_line_s_own_error(tmp_path: Path) -> None:
+    # the Parquet writer takes the chunk's own results: a line that is not JSON stays an
+    # invalid_request naming its line (it was analysed again as a chord symbol before)
+    src = tmp_path / "rows.jsonl"
+    src.write_text('{"chord": "Dm7", "key": "C"}\n{not json\n')
+    assert harmony_batch(str(src), "-o", str(tmp_path / "o.parquet")) == 0
+    table = pq.read_table(tmp_path / "o.parquet")
+    assert table.column("numeral").to_pylist() == ["ii7", None]
+    assert table.column("error").to_pylist() == [None, "invalid_request"]
+    assert "line 2 is not JSON" in table.column("message").to_pylist()[1]

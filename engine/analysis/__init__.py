@@ -4,11 +4,19 @@ the ``analyze`` and ``resolve`` operations, ``analyze_batch`` over whole corpora
 """
 
 from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
-from engine.analysis.frames import COLUMNS, analyze_arrow, analyze_frame, frame_meta
+from engine.analysis.frames import (
+    COLUMNS,
+    analyze_arrow,
+    analyze_frame,
+    frame_meta,
+    pair_columns,
+    result_table,
+)
 from engine.analysis.grid import CLASSES, quality_class
 from engine.analysis.operations import TUNING_RANGE, analyze, resolve, role_of
 
 __all__ = [
     "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "analyze",
-    "analyze_arrow", "analyze_batch", "analyze_frame", "frame_meta", "quality_class", "resolve", "role_of",
+    "analyze_arrow", "analyze_batch", "analyze_frame", "frame_meta", "pair_columns",
+    "quality_class", "resolve", "result_table", "role_of",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.analysis.batch import ROW_FIELDS, analyze_batch
+from engine.analysis.batch import ROW_FIELDS, BatchResult, analyze_batch
 
 COLUMNS = (*ROW_FIELDS, "error", "message")
 
@@ -43,24 +43,40 @@ def analyze_frame(frame: Any, chord: str = "chord", key: str = "key",
         keys = [default_key] * len(chords)
     chords = [None if _missing(c) else c for c in chords]
     result = analyze_batch(chords, keys)
-    n = len(result)
-    columns: dict[str, Any] = {}
-    if n:
-        pairs = result.sym.astype(np.int64) * (int(result.key.max()) + 1) + result.key
-        codes, distinct = pd.factorize(pairs, sort=False)
-        first = np.full(len(distinct), -1, dtype=np.int64)
-        order = np.arange(n - 1, -1, -1)
-        first[codes[order]] = order  # the first row of each pair
-        rows = [result.row(int(i)) for i in first]
-        for name in COLUMNS:
-            columns[name] = np.array(column(rows, name), dtype=object)[codes]
-    else:
-        columns = {name: np.array([], dtype=object) for name in COLUMNS}
     if table:
-        return pa.table({name: pa.array(list(values), type=_ARROW[name]())
-                         for name, values in columns.items()})
+        return result_table(result)
+    codes, values = pair_columns(result)
+    columns = {name: np.array(values[name], dtype=object)[codes] for name in COLUMNS}
     out = pd.DataFrame(columns, index=frame.index)
     return out.astype({name: _PANDAS[name] for name in COLUMNS})
+
+
+def pair_columns(result: BatchResult) -> tuple[Any, dict[str, list[Any]]]:
+    """(code of each row's distinct (symbol, key) pair, each column's value per pair): the
+    rows of a batch built once per pair, ready to be spread over the rows by index."""
+    import pandas as pd
+
+    n = len(result)
+    if not n:
+        return np.zeros(0, dtype=np.int64), {name: [] for name in COLUMNS}
+    pairs = result.sym.astype(np.int64) * (int(result.key.max()) + 1) + result.key
+    codes, distinct = pd.factorize(pairs, sort=False)
+    first = np.full(len(distinct), -1, dtype=np.int64)
+    order = np.arange(n - 1, -1, -1)
+    first[codes[order]] = order  # the first row of each pair
+    rows = [result.row(int(i)) for i in first]
+    return codes, {name: column(rows, name) for name in COLUMNS}
+
+
+def result_table(result: BatchResult, fields: tuple[str, ...] = COLUMNS) -> Any:
+    """A batch result as an Arrow table of ``fields`` (``harmony batch``'s Parquet output):
+    no second analysis, no Python object per row."""
+    import pyarrow as pa
+
+    codes, values = pair_columns(result)
+    index = pa.array(codes, type=pa.int32())
+    return pa.table({name: pa.array(values[name], type=_arrow_type(name)).take(index)
+                     for name in fields})
 
 
 def analyze_arrow(chords: Any, keys: Any = None, default_key: str | None = None) -> Any:
@@ -88,12 +104,10 @@ def analyze_arrow(chords: Any, keys: Any = None, default_key: str | None = None)
     distinct = np.asarray(distinct, dtype=np.int64)
     result = analyze_batch([chord_values[i] for i in distinct // width],
                            [key_values[i] for i in distinct % width])
-    rows = list(result.rows())
+    rows = list(result.rows())  # one row per distinct pair already
     index = pa.array(codes, type=pa.int32())
-    columns = {}
-    for name in COLUMNS:
-        columns[name] = pa.array(column(rows, name), type=_ARROW[name]()).take(index)
-    return pa.table(columns)
+    return pa.table({name: pa.array(column(rows, name), type=_arrow_type(name)).take(index)
+                     for name in COLUMNS})
 
 
 def column(rows: list[dict[str, Any]], name: str) -> list[Any]:
@@ -131,25 +145,12 @@ def frame_meta() -> Any:
     return pd.DataFrame({name: pd.Series([], dtype=_PANDAS[name]) for name in COLUMNS})
 
 
-def _string() -> Any:
+def _arrow_type(name: str) -> Any:
     import pyarrow as pa
 
-    return pa.string()
+    return {"degree": pa.int16(), "inversion": pa.int16(), "diatonic": pa.bool_(),
+            "borrowed": pa.bool_()}.get(name, pa.string())
 
 
-def _int16() -> Any:
-    import pyarrow as pa
-
-    return pa.int16()
-
-
-def _bool() -> Any:
-    import pyarrow as pa
-
-    return pa.bool_()
-
-
-_ARROW = {name: _string for name in COLUMNS} | {"degree": _int16, "inversion": _int16,
-                                                "diatonic": _bool, "borrowed": _bool}
 _PANDAS = {name: "string" for name in COLUMNS} | {"degree": "Int16", "inversion": "Int16",
                                                   "diatonic": "boolean", "borrowed": "boolean"}

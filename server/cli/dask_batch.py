@@ -14,9 +14,7 @@ import sys
 import time
 from typing import Any
 
-
-class BatchFileError(ValueError):
-    """What stops a Dask run before it starts; ``harmony`` prints it on one line."""
+from server.cli.batch_io import BatchFileError
 
 
 def cluster_client(address: str) -> tuple[Any, Any]:
