@@ -4,5 +4,5 @@ GRID_VERSION changes whenever any engine output changes (rule grid, vocabulary, 
 arrangement): bump it, add a CHANGELOG entry and run ``make golden``.
 """
 
-PACKAGE_VERSION = "0.5.0"
-GRID_VERSION = "3"
+PACKAGE_VERSION = "0.6.0"
+GRID_VERSION = "4"

@@ -39,19 +39,34 @@ def guides_near(prev: Voicing, prev_guide: list[int], row: Voicing, guide: list[
 
 Cost = tuple[int, int, int, int]
 
+MOTION_UNIT = 16      # the search's units (engine.voicing.kernels), written out again here
+BASS_UNIT = 4
+LEAP_UNIT = 32
 
-def _edge(prev: Voicing, prev_guide: list[int], row: Voicing, guide: list[int], step: int,
-          centre2: int, anchored: bool) -> Cost:
-    """The cost of one step, compared as a tuple: motion and -guide tones kept from ``prev``;
-    then register: anchored (the search began from a previous voicing) the sum of the notes;
-    free, the distance of the mean from ``centre2 / 2`` (scaled by ``2 * len(row)``), then 1
-    when the voicing lies above the centre."""
-    moved = motion(prev, row) if prev else 0
+
+def step_cost(a: Voicing, b: Voicing, split: bool, leap: int = 0) -> int:
+    """The search's cost of moving from ``a`` to ``b``: 16 per semitone of motion; with ``split``
+    (the lowest note of each is a bass) 16 per semitone of the upper voices' motion and 4 per
+    semitone the bass moves; with ``leap`` 32 more per semitone of that motion beyond it."""
+    if split and len(a) > 1 and len(b) > 1:
+        moved, bass = motion(a[1:], b[1:]), BASS_UNIT * abs(a[0] - b[0])
+    else:
+        moved, bass = motion(a, b), 0
+    return MOTION_UNIT * moved + LEAP_UNIT * max(0, moved - leap if leap else 0) + bass
+
+
+def _edge(prev: Voicing, prev_guide: list[int], row: Voicing, guide: list[int], register: int,
+          step: int, centre2: int, anchored: bool, split: bool, leap: int) -> Cost:
+    """The cost of one step, compared as a tuple: the step's cost plus the row's register cost,
+    and -guide tones kept from ``prev``; then the tie-break register: anchored (the search
+    began from a previous voicing) the sum of the notes; free, the distance of the mean from
+    ``centre2 / 2`` (scaled by ``2 * len(row)``), then 1 when the voicing lies above it."""
+    cost = register + (step_cost(prev, row, split, leap) if prev else 0)
     kept = guides_near(prev, prev_guide, row, guide, step) if prev else 0
     if anchored:
-        return moved, -kept, sum(row), 0
+        return cost, -kept, sum(row), 0
     off = 2 * sum(row) - len(row) * centre2
-    return moved, -kept, abs(off), int(off > 0)
+    return cost, -kept, abs(off), int(off > 0)
 
 
 def _add(a: Cost, b: Cost) -> Cost:
@@ -59,17 +74,20 @@ def _add(a: Cost, b: Cost) -> Cost:
 
 
 def search(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
-           guides: list[list[list[int]]], step: int, centre2: int) -> list[int]:
-    """Brute force over every path: least (motion, -guide tones kept, register), each summed
-    over the path; among equal paths the one whose indices, read from the last chord
-    backwards, are smallest."""
+           guides: list[list[list[int]]], step: int, centre2: int,
+           registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
+           ) -> list[int]:
+    """Brute force over every path: least (step costs + register costs, -guide tones kept,
+    tie-break register), each summed over the path; among equal paths the one whose indices,
+    read from the last chord backwards, are smallest. ``registers`` default: all 0."""
+    regs = registers or [[0] * len(c) for c in chords]
     best: tuple[Cost, tuple[int, ...]] | None = None
     for path in product(*(range(len(c)) for c in chords)):
         key: Cost = (0, 0, 0, 0)
         before, before_guide = prev, prev_guide
         for t, k in enumerate(path):
-            key = _add(key, _edge(before, before_guide, chords[t][k], guides[t][k], step,
-                                  centre2, bool(prev)))
+            key = _add(key, _edge(before, before_guide, chords[t][k], guides[t][k], regs[t][k],
+                                  step, centre2, bool(prev), split, leap))
             before, before_guide = chords[t][k], guides[t][k]
         rank = (key, tuple(reversed(path)))
         if best is None or rank < best:
@@ -79,17 +97,32 @@ def search(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
 
 
 def greedy(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
-           guides: list[list[list[int]]], step: int, centre2: int) -> list[int]:
+           guides: list[list[list[int]]], step: int, centre2: int,
+           registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
+           ) -> list[int]:
     """Chord by chord, the locally best candidate: what the search must never be worse than."""
+    regs = registers or [[0] * len(c) for c in chords]
     path = []
     before, before_guide = prev, prev_guide
     for t, rows in enumerate(chords):
-        keys = [_edge(before, before_guide, r, guides[t][k], step, centre2, bool(prev))
-                for k, r in enumerate(rows)]
+        keys = [_edge(before, before_guide, r, guides[t][k], regs[t][k], step, centre2,
+                      bool(prev), split, leap) for k, r in enumerate(rows)]
         k = keys.index(min(keys))
         path.append(k)
         before, before_guide = rows[k], guides[t][k]
     return path
+
+
+def total_cost(prev: Voicing, chords: list[list[Voicing]], path: list[int],
+               registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
+               ) -> int:
+    """The search's first key of a path: step costs plus register costs."""
+    regs = registers or [[0] * len(c) for c in chords]
+    total, before = 0, prev
+    for t, k in enumerate(path):
+        total += regs[t][k] + (step_cost(before, chords[t][k], split, leap) if before else 0)
+        before = chords[t][k]
+    return total
 
 
 def total_motion(prev: Voicing, chords: list[list[Voicing]], path: list[int]) -> int:

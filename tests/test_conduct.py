@@ -115,7 +115,7 @@ def test_every_style_in_several_keys_and_meters(prompt: str, style: str,
     c = result["conductor"]
     assert list(result) == ["conductor", "chords", "leadSheet", "lanes", "ppq", "midi"]
     assert list(c) == ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing",
-                       "durationSec", "energy"]
+                       "durationSec", "energy", "ending"]
     assert (c["style"], c["key"], c["mode"], c["timeSignature"]) == \
         (style, tonic, mode or "major", f"{meter[0]}/{meter[1]}")
     assert len(c["energy"]) == c["bars"] and all(0 <= x <= 1 for x in c["energy"])
@@ -210,8 +210,10 @@ def test_user_progressions_are_arranged_as_given() -> None:
         {"bar": 2, "beat": 1, "symbol": "Cmaj7"}, {"bar": 3, "beat": 1, "symbol": "NC"},
         {"bar": 4, "beat": 1, "symbol": "A7b9"}, {"bar": 5, "beat": 1, "symbol": "Fmaj7"},
         {"bar": 5, "beat": 3, "symbol": "Bb7"}, {"bar": 5, "beat": 4, "symbol": "Eb7"},
+        {"bar": 6, "beat": 1, "symbol": "Dm7"},      # Eb7 (bII7 of D minor) resolves home
     ]
-    assert result["leadSheet"] == "| Dm7 G7 | Cmaj7 | NC | A7b9 |\n| Fmaj7 Bb7 Eb7 |"
+    assert result["leadSheet"] == "| Dm7 G7 | Cmaj7 | NC | A7b9 |\n| Fmaj7 Bb7 Eb7 | Dm7 |"
+    assert result["conductor"]["ending"] == "added"
     # Nothing but drums in the bar of no chord.
     for lane in ("harmony", "pattern", "bass"):
         assert not [e for e in result["lanes"][lane] if 3840 <= e["tick"] < 5760]
@@ -226,8 +228,10 @@ def test_user_progressions_are_arranged_as_given() -> None:
 def test_a_progression_list_without_bar_lines_is_a_chord_a_bar_repeated() -> None:
     result = conduct({"prompt": "swing in C, 8 bars", "progression": ["Cmaj7", "A7", "Dm7", "G7"]})
     check_midi(result)
-    assert [c["symbol"] for c in result["chords"]] == ["Cmaj7", "A7", "Dm7", "G7"] * 2
-    assert result["leadSheet"] == "| Cmaj7 | A7 | Dm7 | G7 |\n| Cmaj7 | A7 | Dm7 | G7 |"
+    assert [c["symbol"] for c in result["chords"]] == ["Cmaj7", "A7", "Dm7", "G7"] * 2 + \
+        ["Cmaj7"]
+    assert result["leadSheet"] == \
+        "| Cmaj7 | A7 | Dm7 | G7 |\n| Cmaj7 | A7 | Dm7 | G7 |\n| Cmaj7 |"
 
 
 def test_the_same_request_gives_the_same_bytes_and_the_seed_varies_it() -> None:

@@ -102,9 +102,49 @@ def test_a_form_ends_on_its_tonic_after_its_dominant(prompt: str, end: str) -> N
     assert cells[-len(want):] == want, sheet
 
 
-def test_a_user_progression_ends_as_given() -> None:
-    given = conduct({"prompt": "swing", "progression": "Cmaj7 | A7 | Dm7 | G7"})
-    assert last_bar(given) == ["G7"]
+def test_a_user_progression_ends_on_the_home_tonic() -> None:
+    # a turnaround would end the piece on its dominant: the tonic bar is added after it
+    given = conduct({"prompt": "swing in C", "progression": "Cmaj7 | A7 | Dm7 | G7"})
+    assert last_bar(given) == ["Cmaj7"]
+    assert given["conductor"]["ending"] == "added"
+    assert given["conductor"]["bars"] == 17          # four passes and the tonic bar
+    # Blue Bossa ends on its turnaround Dm7b5 G7alt: home is its own Cm7
+    blue_bossa = ("Cm7 | Cm7 | Fm7 | Fm7 | Dm7b5 | G7alt | Cm7 | Cm7 | Ebm7 | Ab7 | Dbmaj7 | "
+                  "Dbmaj7 | Dm7b5 | G7alt | Cm7 | Dm7b5 G7alt")
+    bossa = conduct({"prompt": "bossa nova", "progression": blue_bossa})
+    assert (bossa["conductor"]["key"], bossa["conductor"]["mode"]) == ("C", "minor")
+    assert last_bar(bossa) == ["Cm7"] and bossa["conductor"]["ending"] == "added"
+    # a chord that does not lead home by itself gets the mode's approach first
+    far = conduct({"prompt": "swing in C", "progression": "Cmaj7 | Ebmaj7"})
+    assert far["leadSheet"].endswith("| Dm7 G7 | Cmaj7 |")
+    # on the ii: its V, then home
+    ii = conduct({"prompt": "swing in F, 4 bars", "progression": "Fmaj7 | D7 | Gm7"})
+    assert ii["leadSheet"].endswith("| Gm7 | C7 | Fmaj7 |")
+    # already home: nothing added
+    home = conduct({"prompt": "swing, 4 bars", "progression": "Dm7 | G7 | Cmaj7"})
+    assert home["conductor"]["bars"] == 6 and home["conductor"]["ending"] == "tonic"
+
+
+@pytest.mark.parametrize("prompt", ["bossa nova vamp", "swing, loop it", "funk, looped",
+                                    "ballad, no ending"])
+def test_a_vamp_or_a_loop_ends_where_the_progression_ends(prompt: str) -> None:
+    result = conduct({"prompt": prompt, "progression": "Dm7b5 | G7alt"})
+    assert last_bar(result) == ["G7alt"]
+    assert result["conductor"]["ending"] == "open"
+    assert result["conductor"]["bars"] % 2 == 0       # whole passes only
+
+
+def test_the_ending_is_voiced_and_played_like_the_rest() -> None:
+    result = conduct({"prompt": "bossa nova in C minor", "progression": "Dm7b5 | G7alt"})
+    check_midi(result)
+    bars = result["conductor"]["bars"]
+    start = (bars - 1) * 4 * 480
+    for lane in ("harmony", "bass"):
+        last = [e for e in result["lanes"][lane] if e["tick"] >= start]
+        assert last, lane
+    # the harmony of the last bar sounds C minor's tones (C Eb G Bb)
+    pcs = {e["pitch"] % 12 for e in result["lanes"]["harmony"] if e["tick"] >= start}
+    assert pcs <= {0, 3, 7, 10, 2, 5}, pcs
 
 
 @pytest.mark.parametrize(("request_", "bars", "tempo"), [
@@ -134,11 +174,14 @@ def test_a_user_progression_ends_as_given() -> None:
     # (was one chorus at 288 bpm for a medium swing blues in 10 s)
     ({"prompt": "medium swing blues in F", "durationSec": 10}, 4, 96.0),
     ({"prompt": "bossa nova in Bb minor", "durationSec": 8}, 4, 120.0),
-    # a user progression is played whole, at the tempo that fits
+    # a user progression is played whole, then its ending bars, at the tempo that fits
+    # (5 s hold the 6 bars at 288 but not a 7th at 336: the piece ends open, not refused)
     ({"prompt": "swing", "progression": "C | D | E | F | G | C D E F", "durationSec": 5},
      6, 288.0),
-    ({"prompt": "swing", "progression": "C | D | E", "durationSec": 30}, 18, 144.0),
-    ({"prompt": "swing in C, 6 bars", "progression": "C | D | E | F"}, 8, 140.0),
+    # six passes of C D E (in A minor: E is its V) and the added Am7 (was 18 at 144)
+    ({"prompt": "swing", "progression": "C | D | E", "durationSec": 30}, 19, 152.0),
+    # two passes and the tonic bar after the plagal F (was 8)
+    ({"prompt": "swing in C, 6 bars", "progression": "C | D | E | F"}, 9, 140.0),
 ])
 def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
                                        tempo: float) -> None:
@@ -151,7 +194,12 @@ def test_bars_and_tempo_for_a_duration(request_: dict[str, Any], bars: int,
     if "progression" in request_:
         chords = [ch["symbol"] for ch in result["chords"]]
         one = [s for s in request_["progression"].replace("|", " ").split()]
-        assert chords == one * (len(chords) // len(one)) and len(chords) % len(one) == 0
+        # whole passes, then the ending's chords if any (a tonic bar, after an approach of
+        # two chords when the last chord does not lead home: the tests below)
+        tail = {"added": 1 if (len(chords) - 1) % len(one) == 0 else 3, "open": 0,
+                "tonic": 0}[c["ending"]]
+        passes = chords[:len(chords) - tail]
+        assert passes == one * (len(passes) // len(one)) and len(passes) % len(one) == 0
 
 
 # Where a piece may stop, as the musicians would: (chorus length, bars into a chorus where it

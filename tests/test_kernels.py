@@ -46,13 +46,17 @@ def _prev(prev: list[int], dtype: type = np.int64) -> np.ndarray:
 
 
 def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[int]]],
-         centre2: int = CENTRE2, prev_flags: list[int] | None = None
+         centre2: int = CENTRE2, prev_flags: list[int] | None = None,
+         registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
          ) -> tuple[list[int], list[int]]:
-    """The kernel's path and motions; ``prev_flags`` default: every previous note a guide."""
+    """The kernel's path and motions; ``prev_flags`` default: every previous note a guide;
+    ``registers`` default: every candidate's register cost 0."""
     notes, counts, guide, offsets = _pack(chords, flags)
     line = [1] * len(prev) if prev_flags is None else prev_flags
+    regs = registers or [[0] * len(c) for c in chords]
+    register = np.array([r for c in regs for r in c], dtype=np.int64)
     choice, moved = kernels._search(_prev(prev), len(prev), _prev(line, np.int8), notes, counts,
-                                    guide, offsets, STEP, centre2)
+                                    guide, register, offsets, STEP, centre2, split, leap)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -125,14 +129,25 @@ def test_register_prefers_the_mean_nearest_the_centre_then_the_lower(
     assert anchored == sum(a)
 
 
+def _registers(chords: list[list[list[int]]], costs: list[int]) -> list[list[int]]:
+    return [[costs[(i + 3 * j) % len(costs)] for j in range(len(c))]
+            for i, c in enumerate(chords)]
+
+
+register_costs = st.lists(st.integers(0, 400), min_size=1, max_size=7)
+
+
 @given(st.lists(st.integers(0, 127), max_size=4).map(sorted),
-       st.lists(chord, min_size=1, max_size=4), guides, centre2, guides)
+       st.lists(chord, min_size=1, max_size=4), guides, centre2, guides, register_costs,
+       st.booleans(), st.sampled_from([0, 0, 2, 6]))
 def test_search_matches_brute_force(prev: list[int], chords: list[list[list[int]]],
-                                   bits: list[int], c2: int, line: list[int]) -> None:
+                                   bits: list[int], c2: int, line: list[int], costs: list[int],
+                                   split: bool, leap: int) -> None:
     flags = _flags(chords, bits)
     prev_flags = line[:len(prev)]
-    path, moved = _run(prev, chords, flags, c2, prev_flags)
-    assert path == naive.search(prev, prev_flags, chords, flags, STEP, c2)
+    regs = _registers(chords, costs)
+    path, moved = _run(prev, chords, flags, c2, prev_flags, regs, split, leap)
+    assert path == naive.search(prev, prev_flags, chords, flags, STEP, c2, regs, split, leap)
     before = prev
     for t, k in enumerate(path):
         assert moved[t] == naive.motion(before, chords[t][k])
@@ -140,14 +155,50 @@ def test_search_matches_brute_force(prev: list[int], chords: list[list[list[int]
 
 
 @given(st.lists(st.integers(40, 90), max_size=4).map(sorted),
-       st.lists(chord, min_size=1, max_size=6), guides)
+       st.lists(chord, min_size=1, max_size=6), guides, register_costs, st.booleans())
 def test_search_never_worse_than_greedy(prev: list[int], chords: list[list[list[int]]],
-                                        bits: list[int]) -> None:
+                                        bits: list[int], costs: list[int], split: bool) -> None:
     flags = _flags(chords, bits)
-    path, moved = _run(prev, chords, flags)
-    greedy = naive.greedy(prev, [1] * len(prev), chords, flags, STEP, CENTRE2)
+    regs = _registers(chords, costs)
+    path, moved = _run(prev, chords, flags, registers=regs, split=split)
+    greedy = naive.greedy(prev, [1] * len(prev), chords, flags, STEP, CENTRE2, regs, split)
     assert sum(moved) == naive.total_motion(prev, chords, path)
-    assert sum(moved) <= naive.total_motion(prev, chords, greedy)
+    assert naive.total_cost(prev, chords, path, regs, split) <= \
+        naive.total_cost(prev, chords, greedy, regs, split)
+
+
+def test_register_cost_outweighs_a_little_motion() -> None:
+    # from 60: 61 costs one semitone (16) but lies far off its window (register 40); 58 costs
+    # two (32) and sits at the centre: the register tips the balance
+    path, moved = _run([60], [[[61], [58]]], [[[1], [1]]], registers=[[40, 0]])
+    assert path == [1] and moved == [2]
+    # a cheaper register never buys a leap: 12 semitones cost 192
+    assert _run([60], [[[60], [72]]], [[[1], [1]]], registers=[[150, 0]])[0] == [0]
+
+
+def test_split_styles_weigh_the_bass_lightly() -> None:
+    # Dm7 pad (D3 | C4 F4 A4) to G7: the bass leaps a fourth up (G3) or a fifth down (G2);
+    # the upper voices either move in parallel or by step (D4 F4 B4). Split: upper motion
+    # 16/semitone and the bass 4/semitone, so the upper voices decide.
+    prev = [50, 60, 65, 69]
+    parallel = [55, 65, 70, 74]          # everything a fourth up: 20 semitones in all
+    stepwise = [55, 62, 65, 71]          # the bass leaps, the upper voices 2 + 0 + 2
+    chords = [[parallel, stepwise]]
+    flags = [[[0, 1, 1, 0], [0, 0, 1, 1]]]
+    assert _run(prev, chords, flags, split=True)[0] == [1]
+    assert naive.step_cost(prev, stepwise, True) == 16 * 4 + 4 * 5
+    assert naive.step_cost(prev, parallel, True) == 16 * 15 + 4 * 5
+
+
+def test_a_leap_costs_more_than_the_same_motion_in_steps() -> None:
+    # from 60 to 72 in two chords: 66 on the way (6 + 6) or 61 (1 + 11). Least motion alone
+    # ties them (12 each; the lower index wins); with leap 6 the 11-semitone jump costs 5 * 32
+    # more, so the path of two equal steps wins
+    chords = [[[61], [66]], [[72]]]
+    flags = [[[1], [1]], [[1]]]
+    assert _run([60], chords, flags)[0] == [0, 0]
+    assert _run([60], chords, flags, leap=6)[0] == [1, 0]
+    assert naive.step_cost([60], [72], False, 6) == 16 * 12 + 32 * 6
 
 
 def test_search_stays_exact_over_long_progressions() -> None:
@@ -195,7 +246,7 @@ def test_without_previous_the_first_chord_sits_nearest_the_centre() -> None:
 
 
 def test_kernels_are_private_and_cached() -> None:
-    for name in ("_motion", "_guides_near", "_register", "_search"):
+    for name in ("_motion", "_step", "_guides_near", "_register", "_search"):
         kernel = getattr(kernels, name)
         if not JIT_OFF:
             assert kernel._cache.__class__.__name__ == "FunctionCache", name

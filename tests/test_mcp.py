@@ -104,7 +104,7 @@ def test_initialize_echoes_every_handshake_version_the_sdk_speaks(open_endpoint,
         "clientInfo": {"name": "t", "version": "1"}}))
     init = types.InitializeResult.model_validate(result_of(reply))
     assert init.protocol_version == version
-    assert init.server_info.name == "harmony" and init.server_info.version == "0.5.0"
+    assert init.server_info.name == "harmony" and init.server_info.version == "0.6.0"
     assert init.capabilities.tools is not None
     assert init.capabilities.resources is None and init.capabilities.prompts is None
 
@@ -437,7 +437,7 @@ def test_discover_advertises_every_version_and_stamps_server_info(open_endpoint)
     assert MODERN in response.result.supported_versions
     assert set(HANDSHAKE_PROTOCOL_VERSIONS) <= set(response.result.supported_versions)
     assert response.result.meta.io_modelcontextprotocol_server_info == {  # type: ignore[union-attr]
-        "name": "harmony", "version": "0.5.0"}
+        "name": "harmony", "version": "0.6.0"}
 
 
 def test_modern_list_and_call_have_the_wire_shapes_of_2026_07_28(open_endpoint):

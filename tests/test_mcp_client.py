@@ -59,7 +59,7 @@ def test_initialize_list_and_call_every_tool(server: LiveServer, mode: str) -> N
 
     version, info, listing, calls = session(server, mode, server.key, script)
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
-    assert (info.name, info.version) == ("harmony", "0.5.0")
+    assert (info.name, info.version) == ("harmony", "0.6.0")
     assert sorted(t.name for t in listing.tools) == sorted(TOOLS)
     for name, (operation, args) in TOOLS.items():
         result = calls[name]

@@ -16,7 +16,7 @@ PROBE = """
 from engine.voicing import kernels
 from engine.voicing import warm_up
 warm_up()
-for name in ("_motion", "_guides_near", "_register", "_search"):
+for name in ("_motion", "_step", "_guides_near", "_register", "_search"):
     stats = getattr(kernels, name).stats
     print(name, sum(stats.cache_hits.values()), sum(stats.cache_misses.values()))
 """
@@ -36,6 +36,6 @@ def test_fresh_checkout_compiles_once_then_loads_from_cache(tmp_path: Path) -> N
     first = run()
     assert all(hits == 0 and misses >= 1 for hits, misses in first.values()), first
     cached = list((tmp_path / "engine" / "voicing" / "__pycache__").glob("kernels.*.nbi"))
-    assert len(cached) == 4
+    assert len(cached) == 5
     second = run()
     assert all(hits >= 1 and misses == 0 for hits, misses in second.values()), second

@@ -79,12 +79,13 @@ def test_an_eleven_over_a_major_third_never_puts_out_the_fifth() -> None:
 
 def test_bill_evans_alterations_take_their_own_family_slot() -> None:
     # the b5/#11 where the 5 goes (3-5-7-9 / 7-9-3-5), the 13 in the 9's place
+    # (a left hand's register: the lowest note E3, inside bill_evans' D3-G4 window)
     assert voicing({"chord": "C13b5", "style": "bill_evans"})["notes"] == \
-        ["E4", "Gb4", "Bb4", "A5"]
+        ["E3", "Gb3", "Bb3", "A4"]
     assert voicing({"chord": "C13#11", "style": "bill_evans"})["notes"] == \
-        ["E4", "F#4", "Bb4", "A5"]
+        ["E3", "F#3", "Bb3", "A4"]
     assert voicing({"chord": "Cm11b5", "style": "bill_evans"})["notes"] == \
-        ["Eb4", "Gb4", "Bb4", "F5"]
+        ["Eb3", "Gb3", "Bb3", "F4"]
 
 
 def test_a_written_b13_puts_out_the_natural_fifth() -> None:
@@ -104,8 +105,9 @@ def test_eleven_chord_pads_are_no_clusters() -> None:
             upper = _upper(parse(root + quality), "pad")
             seconds = sum(b - a <= 2 for a, b in pairwise(upper))
             assert seconds <= 1, (root + quality, upper)
-    assert voicing({"chord": "Cm11", "style": "pad"})["notes"] == ["C4", "G4", "Bb4", "Eb5", "F5"]
-    assert voicing({"chord": "C13", "style": "pad"})["notes"] == ["C4", "G4", "Bb4", "E5", "A5"]
+    # (the root in octave 3, the upper structure above it)
+    assert voicing({"chord": "Cm11", "style": "pad"})["notes"] == ["C3", "Eb4", "G4", "Bb4", "F5"]
+    assert voicing({"chord": "C13", "style": "pad"})["notes"] == ["C3", "E4", "G4", "Bb4", "A5"]
 
 
 ADDED_ELEVENS = ("add11", "add4", "7add11", "7add4", "6add11", "9add11", "maj7add11",
@@ -138,8 +140,8 @@ def test_a_written_added_eleven_sounds() -> None:
 def test_added_eleven_voicings() -> None:
     notes = {(symbol, style): voicing({"chord": symbol, "style": style})["notes"]
              for symbol in ("Cadd11", "Cadd4", "C7add11") for style in COLOUR_STYLES}
-    assert notes["Cadd11", "rootless"] == notes["Cadd4", "rootless"] == ["F4", "G4", "E5"]
-    assert notes["Cadd11", "pad"] == ["C4", "F4", "E5", "G5"]     # four voices, not a triad
-    assert notes["C7add11", "rootless"] == ["F4", "G4", "Bb4", "E5"]
+    assert notes["Cadd11", "rootless"] == notes["Cadd4", "rootless"] == ["F3", "G3", "E4"]
+    assert notes["Cadd11", "pad"] == ["C3", "F4", "E5", "G5"]     # four voices, not a triad
+    assert notes["C7add11", "rootless"] == ["F3", "G3", "Bb3", "E4"]
     assert notes["C7add11", "drop2"] == ["C4", "F4", "Bb4", "E5"]
     assert len(notes["C7add11", "pad"]) == 5

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from engine.chords import NO_CHORD, Chord, Spelled, parse, parse_progression
-from engine.conduct import forms, keyfind, midi
+from engine.conduct import endings, forms, keyfind, midi
 from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
 from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
 from engine.conduct.styles import GROOVES
@@ -44,8 +44,17 @@ def conduct(request: Any) -> dict[str, Any]:
         symbol_bars = _user_bars(progression, meter[0])
         tonic, mode = _key_of(plan, symbol_bars)
         form_len = len(symbol_bars)
-        bars, tempo = _fit_user(plan, form_len, quarters, duration)
-        piece = [symbol_bars[b % form_len] for b in range(bars)]
+        # whole passes of the progression, then the bars that bring it home (endings)
+        tail, ending = endings.ending_bars(symbol_bars, tonic, mode, plan.loop)
+        try:
+            bars, tempo = _fit_user(plan, form_len, quarters, duration, len(tail))
+        except InvalidRequest:
+            if not tail:
+                raise
+            # durationSec holds the passes but not the ending too: the piece ends open
+            tail, ending = [], "open"
+            bars, tempo = _fit_user(plan, form_len, quarters, duration)
+        piece = [symbol_bars[b % form_len] for b in range(bars - len(tail))] + tail
     else:
         form = forms.choose_form(plan.form, plan.style, plan.mode)
         tonic, mode = plan.tonic, plan.mode
@@ -57,6 +66,7 @@ def conduct(request: Any) -> dict[str, Any]:
         # The piece ends on the tonic, approached by its dominant, the final crash under it.
         tail = forms.ending(form, mode, tonic, bars)
         piece[bars - len(tail):] = tail
+        ending = "tonic"
     chord_bars = _place(piece, meter[0])
 
     groove = GROOVES[plan.style]
@@ -83,6 +93,7 @@ def conduct(request: Any) -> dict[str, Any]:
             "swing": swing,
             "durationSec": round(bars * quarters * 60 / tempo, 3),
             "energy": energy,
+            "ending": ending,
         },
         "chords": [{"bar": s.bar + 1, "beat": s.beat, "symbol": _name(s.chord)} for s in segs],
         "leadSheet": _lead_sheet(segs, bars),
@@ -177,30 +188,31 @@ def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
     return bars, _bpm(tempo_for(bars))
 
 
-def _fit_user(plan: Plan, form_len: int, quarters: float,
-              duration: float | None) -> tuple[int, float]:
-    """Bars and tempo for a user progression: always whole passes of it, never cut. Without a
-    duration: the asked bar count rounded up to whole passes (else passes up to 16 bars);
-    with one: the number of passes whose tempo is nearest the asked one within bounds, or
-    ``invalid_request`` on ``durationSec`` when no whole number of passes fits."""
+def _fit_user(plan: Plan, form_len: int, quarters: float, duration: float | None,
+              extra: int = 0) -> tuple[int, float]:
+    """Bars and tempo for a user progression: always whole passes of it, never cut, then
+    ``extra`` ending bars. Without a duration: the asked bar count rounded up to whole passes
+    (else passes up to 16 bars); with one: the number of passes whose tempo is nearest the
+    asked one within bounds, or ``invalid_request`` on ``durationSec`` when no whole number of
+    passes fits."""
     asked = plan.bars or DEFAULT_MIN_BARS
     passes = max(1, math.ceil(asked / form_len))
     if duration is None:
-        return passes * form_len, _bpm(plan.tempo)
+        return passes * form_len + extra, _bpm(plan.tempo)
 
     def tempo_for(n: int) -> float:
         return n * quarters * 60 / duration
 
-    cands = [n for n in range(form_len, MAX_FIT_BARS + form_len, form_len)
-             if MIN_TEMPO <= tempo_for(n) <= MAX_TEMPO]
+    cands = [n + extra for n in range(form_len, MAX_FIT_BARS + form_len, form_len)
+             if MIN_TEMPO <= tempo_for(n + extra) <= MAX_TEMPO]
     if not cands:
         raise InvalidRequest(
             f"durationSec {duration:g} cannot hold the {form_len}-bar progression played "
             f"whole: one pass lasts {form_len * quarters * 60 / MAX_TEMPO:.3g}..."
             f"{form_len * quarters * 60 / MIN_TEMPO:.3g} s at {MIN_TEMPO:g}..{MAX_TEMPO:g} bpm",
             field="durationSec")
-    if plan.bars and passes * form_len in cands:
-        bars = passes * form_len
+    if plan.bars and passes * form_len + extra in cands:
+        bars = passes * form_len + extra
     else:
         bars = min(cands, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
     return bars, _bpm(tempo_for(bars))

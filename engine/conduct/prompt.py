@@ -15,7 +15,9 @@ Defaults (documented in the README):
   C minor;
 - meter: the style's own (3/4 for a jazz waltz, 4/4 otherwise); ``3/4`` ``6/8`` ``waltz`` win;
 - form: the style's own form for the mode (``forms.DEFAULT_FORM``); ``N bars`` sets the length;
-- energy: ``medium``; bass: the style's own approach unless ``walking``/``two-feel``/``pedal``.
+- energy: ``medium``; bass: the style's own approach unless ``walking``/``two-feel``/``pedal``;
+- ending: a user's progression ends on the home tonic (``engine.conduct.endings``) unless the
+  words ask for a vamp or a loop (``LOOP_WORDS``).
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ FORM_WORDS: tuple[tuple[str, str], ...] = (
     (r"turnaround", "turnaround"), (r"vamp", "vamp"), (r"blues", "blues"),
 )
 
+# Words that ask for an open end: the progression plays on as written, with no added ending.
+LOOP_WORDS = r"vamps?|vamping|loops?|looped|looping|on repeat|no ending|open[ -]ended"
+
 _ACC = r"(#|♯|b|♭|-flat| flat|-sharp| sharp)?"
 _MODE_WORD = r"(?i:major|minor|min|maj|" + "|".join(MODE_TONIC) + r")"
 # A mode after a tonic: a word (any case, a space allowed), or a glued mark as in key names:
@@ -130,6 +135,7 @@ class Plan:
     energy: float
     builds: bool
     bass: str | None               # walk, two, pedal or None for the style's own
+    loop: bool = False             # a vamp or a loop was asked for: no added ending
 
 
 def _word(pattern: str, text: str) -> re.Match[str] | None:
@@ -256,4 +262,5 @@ def read_prompt(prompt: str) -> Plan:
     return Plan(style=style, style_given=style_given, tempo=tempo, tempo_given=tempo_given,
                 tonic=tonic, mode=mode, key_given=key_given, mode_given=mode_given,
                 meter=meter, form=form, bars=bars,
-                energy=energy, builds=builds, bass=_first(low, BASS_WORDS))
+                energy=energy, builds=builds, bass=_first(low, BASS_WORDS),
+                loop=_word(LOOP_WORDS, low) is not None)

@@ -23,15 +23,27 @@ from engine.voicing.styles import (
     FAMILY_ORDER,
     GIVE_UP_ORDER,
     GIVES_WAY,
+    LOW_BASS,
+    LOW_BASS_GAP,
     NAMED_EXTENSIONS,
     REDUNDANT_ROLES,
+    REGISTERS,
     SPREAD_TIERS,
     SUS_LABELS,
     WRITTEN_MIN_UPPER,
     WRITTEN_STAYS,
     WRITTEN_TAKES,
+    Register,
     Style,
 )
+
+# In units of the search's first key (engine.voicing.kernels: a semitone of motion costs
+# MOTION_UNIT = 16; a split style's bass, which follows the roots and may leap, BASS_UNIT = 4):
+# a windowed note costs 1 per half semitone from its window's
+# centre (a pull of 1/8 semitone of motion per semitone off centre: the start and the drift of
+# a long tune, never a leap), and OUTSIDE_UNIT per semitone outside its window, which happens
+# only where ``range`` leaves no placement inside.
+OUTSIDE_UNIT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,13 +70,15 @@ class Selection:
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """Every placement of a style's shapes in a range. ``midi`` int64[C, V] rows ascending;
-    ``tone`` int64[C, V] index into ``selection.tones`` per voice; ``guide`` int8[C, V]."""
+    ``tone`` int64[C, V] index into ``selection.tones`` per voice; ``guide`` int8[C, V];
+    ``register`` int64[C] (see ``register_cost``)."""
 
     selection: Selection
     midi: np.ndarray
     tone: np.ndarray
     guide: np.ndarray
     span: int                    # the narrowest shape's span in semitones
+    register: np.ndarray         # int64[C]: the register cost of each row (search units)
 
 
 def _families(chord: Chord) -> tuple[dict[str, list[Tone]], bool]:
@@ -362,17 +376,68 @@ def _spread(pcs: list[int]) -> list[list[Voices]]:
 
 @lru_cache(maxsize=8192)
 def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
-    """Every placement of every shape inside [low, high], shape by shape, lowest first."""
+    """Every placement of every shape inside [low, high] and inside the style's register
+    windows (all placements in range when none lies inside them), shape by shape, lowest
+    first, each with its register cost. A style with a bass places its upper structure by
+    octaves and the bass by octaves below it (``Register.split``)."""
     pitch, tone = shapes(chord, style)
-    octaves = np.arange(0, 128, 12, dtype=np.int64)
-    placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
-    ok = (placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
-    midi = placed[ok]
-    tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
+    register = REGISTERS[style.name]
+    midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
+    if register.split:
+        midi, tones = _split_placements(pitch, tone, low, high, register.max_span)
+    if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
+        octaves = np.arange(0, 128, 12, dtype=np.int64)
+        placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
+        ok = (placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
+        midi = placed[ok]
+        tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
+    cost, outside = register_cost(midi, register, low, high)
+    if (outside == 0).any():
+        inside = outside == 0
+        midi, tones, cost = midi[inside], tones[inside], cost[inside]
     sel = select(chord, style)
     flags = np.array([t.guide for t in sel.tones], dtype=np.int8)
     span = int((pitch[:, -1] - pitch[:, 0]).min())
-    table = Candidates(sel, midi, np.ascontiguousarray(tones), flags[tones], span)
-    for array in (table.midi, table.tone, table.guide):
+    table = Candidates(sel, np.ascontiguousarray(midi), np.ascontiguousarray(tones),
+                       flags[tones], span, np.ascontiguousarray(cost))
+    for array in (table.midi, table.tone, table.guide, table.register):
         array.setflags(write=False)  # cached and shared between requests
     return table
+
+
+def _split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
+                      max_span: int) -> tuple[np.ndarray, np.ndarray]:
+    """Placements of shapes whose voice 0 is a bass: the upper voices moved by ``k`` octaves,
+    the bass by ``m <= k`` (so it stays below them), within [low, high], at most ``max_span``
+    from bass to top, and a bass under LOW_BASS at least LOW_BASS_GAP under the next voice."""
+    octaves = np.arange(0, 11, dtype=np.int64)
+    m, k = np.meshgrid(octaves, octaves, indexing="ij")
+    keep = m <= k
+    m, k = m[keep], k[keep]                                           # [P]
+    placed = np.concatenate([pitch[:, None, :1] + 12 * m[None, :, None],
+                             pitch[:, None, 1:] + 12 * k[None, :, None]], axis=2)  # [S, P, V]
+    ok = ((placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
+          & (placed[:, :, -1] - placed[:, :, 0] <= max_span))
+    if placed.shape[2] > 1:   # a low bass keeps a fifth under the upper voices
+        ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= LOW_BASS_GAP)
+    return placed[ok], np.broadcast_to(tone[:, None, :], placed.shape)[ok]
+
+
+def register_cost(midi: np.ndarray, register: Register, low: int, high: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``midi`` (int64[C, V], ascending): the register cost (search units) and the
+    semitones outside the windows. Each window is first clamped to [low, high], so a range
+    away from a window pulls the voicing to the window's nearest edge inside the range."""
+    upper = 1 if register.split and midi.shape[1] > 1 else 0
+    notes = [(midi[:, upper], register.low), (midi[:, -1], register.top)]
+    if register.split:
+        assert register.bass is not None
+        notes.append((midi[:, 0], register.bass))
+    cost = np.zeros(len(midi), dtype=np.int64)
+    outside = np.zeros(len(midi), dtype=np.int64)
+    for note, (lo, hi) in notes:
+        lo, hi = min(max(lo, low), high), max(min(hi, high), low)
+        out = np.maximum(0, np.maximum(lo - note, note - hi))
+        outside += out
+        cost += OUTSIDE_UNIT * out + np.abs(2 * note - lo - hi)
+    return cost, outside

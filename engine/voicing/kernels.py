@@ -13,19 +13,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# The search minimises, per path, the pair (total motion, rest) lexicographically: motion is one
-# int64, and ``rest`` packs the two lesser criteria into another, (negated) guide tones kept
-# times KEY_GUIDE plus register (``_register`` summed over the chords). Bounds, for a path of at
-# most MAX_CHORDS = 2**16 chords of <= 8 voices inside MIDI 0..127: a free register cost is
-# d * KEY_ABOVE + 1 with d = |2*sum - count*(low+high)| <= 8*127 < 2**10, so < 2**19 per chord
-# and < 2**35 over the path (anchored: a sum of notes < 2**10 per chord); KEY_GUIDE = 2**36 lies
-# above that whole range, and the guide count <= 8 * 2**16 = 2**19 keeps |rest| < 2**56. Motion
-# is < 8*127 < 2**10 per chord, < 2**26 over the path. Nothing can overflow, and each criterion
-# only decides among paths equal in the ones before it. ``engine.voicing`` refuses longer
-# progressions (conduct voices at most MAX_FIT_BARS * beats per bar segments, far below).
+# The search minimises, per path, the pair (cost, rest) lexicographically. ``cost`` is one int64:
+# the weighted motion of each step (``_step``: MOTION_UNIT per semitone, the bass of a split style
+# BASS_UNIT, LEAP_UNIT more per semitone beyond a style's leap; < 8*127*48 < 2**16) plus each chord's register cost (``engine.voicing.candidates.register_cost``: < 2**15
+# per chord even outside every window); < 2**17 per chord, < 2**33 over a path of at most
+# MAX_CHORDS = 2**16 chords. ``rest`` packs the two lesser criteria into another int64, (negated)
+# guide tones kept times KEY_GUIDE plus the tie-break register (``_register`` summed over the
+# chords). Bounds, for <= 8 voices inside MIDI 0..127: a free tie-break is d * KEY_ABOVE + 1 with
+# d = |2*sum - count*(low+high)| <= 8*127 < 2**10, so < 2**19 per chord and < 2**35 over the path
+# (anchored: a sum of notes < 2**10 per chord); KEY_GUIDE = 2**36 lies above that whole range,
+# and the guide count <= 8 * 2**16 = 2**19 keeps |rest| < 2**56. Nothing can overflow, and each
+# criterion only decides among paths equal in the ones before it. ``engine.voicing`` refuses
+# longer progressions (conduct voices at most MAX_FIT_BARS * beats per bar segments, far below).
 MAX_CHORDS = 1 << 16
 KEY_ABOVE = 1 << 9          # d counts in these units; the +1 (above the centre) breaks ties
 KEY_GUIDE = np.int64(1 << 36)
+MOTION_UNIT = 16            # engine.voicing.candidates sets the register costs in these units
+BASS_UNIT = 4
+LEAP_UNIT = 32
 _INF = np.int64(1 << 40)
 
 
@@ -64,6 +69,23 @@ def _motion(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> int:
 
 
 @njit(cache=True)
+def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int) -> int:
+    """The search's cost of moving from ``a[:na]`` to ``b[:nb]``: MOTION_UNIT per semitone of
+    ``_motion``; with ``split`` (voice 0 of each is a bass, and both have upper voices) the upper
+    voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone. With ``leap > 0``
+    every semitone of (upper) motion beyond ``leap`` costs LEAP_UNIT more: a style whose
+    voices move by step spreads a long way over several changes rather than leaping once."""
+    bass = 0
+    if split and na > 1 and nb > 1:
+        moved = _motion(a[1:], na - 1, b[1:], nb - 1)
+        bass = BASS_UNIT * abs(a[0] - b[0])
+    else:
+        moved = _motion(a, na, b, nb)
+    over = moved - leap if leap > 0 and moved > leap else 0
+    return MOTION_UNIT * moved + LEAP_UNIT * over + bass
+
+
+@njit(cache=True)
 def _guides_near(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, row: np.ndarray,
                  n_row: int, guide: np.ndarray, step: int) -> int:
     """How many guide-tone voices of ``row[:n_row]`` (``guide[v] == 1``) lie within ``step``
@@ -98,70 +120,72 @@ def _register(row: np.ndarray, n_row: int, centre2: int, anchored: bool) -> int:
 
 @njit(cache=True)
 def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.ndarray,
-            counts: np.ndarray, guide: np.ndarray, offsets: np.ndarray, step: int, centre2: int
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """Choose one candidate voicing per chord so that total motion is least over the whole
-    progression (dynamic programming, not greedy).
+            counts: np.ndarray, guide: np.ndarray, register: np.ndarray, offsets: np.ndarray,
+            step: int, centre2: int, split: bool, leap: int) -> tuple[np.ndarray, np.ndarray]:
+    """Choose one candidate voicing per chord so that the motion plus the register cost is
+    least over the whole progression (dynamic programming, not greedy).
 
     Shapes: ``prev`` int64[P] sorted, first ``n_prev`` used (0: no previous voicing);
     ``prev_guide`` int8[P] (1 = that note of ``prev`` counts as a guide tone); ``notes``
     int64[C, V] all candidates of all chords, rows sorted; ``counts`` int64[C]; ``guide``
-    int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th); ``offsets`` int64[T+1],
-    chord t owning rows ``offsets[t]:offsets[t+1]`` (none empty).
+    int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th); ``register`` int64[C]
+    (each candidate's register cost); ``offsets`` int64[T+1], chord t owning rows
+    ``offsets[t]:offsets[t+1]`` (none empty); ``split``: voice 0 is a bass, ``leap``: the
+    motion per change beyond which it costs more (``_step``; 0: none).
 
-    Objective, lexicographic over the whole path: least total motion; then most guide tones
+    Objective, lexicographic over the whole path: least cost (``_step`` from the voicing
+    before, chord 0 from ``prev`` when there is one, plus ``register``); then most guide tones
     kept (within ``step`` semitones of a guide tone of the voicing before, ``_guides_near``);
-    then the register cost (``_register`` summed over the chords): from a previous voicing
+    then the tie-break register (``_register`` summed over the chords): from a previous voicing
     (``n_prev > 0``) the lower register, without one the voicings nearest the range centre
     ``centre2 / 2`` (``centre2 = low + high``), ties to the lower; then the lowest candidate
     index, scanning from the last chord backwards. Each criterion is a sum over the path's
-    chords, so one key pair per candidate (motion; the rest packed in one int64) keeps the DP
-    exact for up to ``MAX_CHORDS`` chords (see the bounds above). A single chord without a
-    previous voicing is therefore placed in the middle of the range, where a pianist would put
-    it, and a progression among its equally smooth paths takes the one that stays nearest the
-    middle.
+    chords, so one key pair per candidate keeps the DP exact for up to ``MAX_CHORDS`` chords
+    (see the bounds above).
 
     Returns ``choice`` int64[T] (global row per chord) and ``moved`` int64[T] (semitones moved
-    into chord t from the voicing before it; chord 0 from ``prev``, 0 without one).
+    into chord t from the voicing before it, every voice counted; chord 0 from ``prev``, 0
+    without one).
     """
     n_chords = offsets.shape[0] - 1
     n_cand = notes.shape[0]
-    best_motion = np.zeros(n_cand, dtype=np.int64)
+    best_cost = np.zeros(n_cand, dtype=np.int64)
     best_rest = np.empty(n_cand, dtype=np.int64)
     pred = np.full(n_cand, -1, dtype=np.int64)
     anchored = n_prev > 0
     for j in range(offsets[0], offsets[1]):
         rest = np.int64(_register(notes[j], counts[j], centre2, anchored))
+        best_cost[j] = register[j]
         if anchored:
-            best_motion[j] = _motion(prev, n_prev, notes[j], counts[j])
+            best_cost[j] += _step(prev, n_prev, notes[j], counts[j], split, leap)
             rest -= _guides_near(prev, n_prev, prev_guide, notes[j], counts[j], guide[j],
                                  step) * KEY_GUIDE
         best_rest[j] = rest
     for t in range(1, n_chords):
         for j in range(offsets[t], offsets[t + 1]):
-            register = _register(notes[j], counts[j], centre2, anchored)
-            top_motion = _INF
+            tie = _register(notes[j], counts[j], centre2, anchored)
+            top_cost = _INF
             top_rest = _INF
             arg = -1
             for i in range(offsets[t - 1], offsets[t]):
-                motion = best_motion[i] + _motion(notes[i], counts[i], notes[j], counts[j])
-                if motion > top_motion:
+                cost = best_cost[i] + _step(notes[i], counts[i], notes[j], counts[j], split, leap)
+                if cost > top_cost:
                     continue
-                rest = best_rest[i] + register - _guides_near(
+                rest = best_rest[i] + tie - _guides_near(
                     notes[i], counts[i], guide[i], notes[j], counts[j], guide[j], step
                 ) * KEY_GUIDE
-                if motion < top_motion or rest < top_rest:
-                    top_motion = motion
+                if cost < top_cost or rest < top_rest:
+                    top_cost = cost
                     top_rest = rest
                     arg = i
-            best_motion[j] = top_motion
+            best_cost[j] = top_cost + register[j]
             best_rest[j] = top_rest
             pred[j] = arg
     choice = np.empty(n_chords, dtype=np.int64)
     last = offsets[n_chords - 1]
     for j in range(offsets[n_chords - 1] + 1, offsets[n_chords]):
-        if best_motion[j] < best_motion[last] or (best_motion[j] == best_motion[last]
-                                                  and best_rest[j] < best_rest[last]):
+        if best_cost[j] < best_cost[last] or (best_cost[j] == best_cost[last]
+                                              and best_rest[j] < best_rest[last]):
             last = j
     choice[n_chords - 1] = last
     for t in range(n_chords - 1, 0, -1):

@@ -153,9 +153,15 @@ ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
 # Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
 # far above the bass, upper voices at least this far apart, upper structure at least this wide
 # when it has three or more voices, whole pad at most this wide). The first tier is the open
-# sound (a fifth under the rest, no seconds, uppers wider than an octave); the later ones keep
-# the pad inside two octaves so it fits the default range on every root.
-SPREAD_TIERS = ((7, 3, 13, 24), (7, 1, 0, 24), (1, 1, 0, 36))
+# sound: no seconds anywhere, the upper voices in every order (grid 4: until grid 3 a fifth
+# under uppers spanning more than an octave, which left one shape per chord, so the upper
+# voices could only move in parallel with the bass). The search places the upper structure and
+# the bass by octaves apart (``REGISTERS``: the pad is split); a bass below LOW_BASS keeps at
+# least LOW_BASS_GAP under the upper voices (no thirds in the mud). The later tiers are the
+# fallbacks for chords with too many tones for the first.
+SPREAD_TIERS = ((3, 3, 0, 24), (3, 1, 0, 24), (1, 1, 0, 36))
+LOW_BASS = 48
+LOW_BASS_GAP = 7
 
 # Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
 GUIDE_STEP = 2
@@ -204,6 +210,51 @@ STYLES: dict[str, Style] = {s.name: s for s in (
 )}
 
 DEFAULT_STYLE = "rootless"
+
+
+@dataclass(frozen=True, slots=True)
+class Register:
+    """Where a style's voicings sit, as MIDI windows ``(lowest, highest)`` a note must lie in:
+    ``low`` for the lowest voice above the bass (the lowest voice where there is no bass), ``top``
+    for the highest, ``bass`` for the bass voice of the styles that have one (``split``: the
+    bass is placed on its own octave below the upper structure, and the search weighs its motion
+    lightly, so the upper voices keep common tones while the bass follows the roots).
+
+    The search keeps a voicing inside every window that ``range`` lets it reach, and adds the
+    distance of each windowed note from its window's centre (``engine.voicing.candidates``):
+    it starts near the middle of the windows and never drifts out over a long tune.
+    ``max_span`` is the widest a split voicing may be from bass to top; ``leap`` the (upper
+    voices') motion per change beyond which each semitone costs the search three times as much
+    (0: none), so that the style moves by step and spreads a long way over several changes."""
+
+    low: tuple[int, int]
+    top: tuple[int, int]
+    bass: tuple[int, int] | None = None
+    max_span: int = 127
+    leap: int = 0
+
+    @property
+    def split(self) -> bool:
+        return self.bass is not None
+
+
+# Measured on the JazzStandards tunes and set from how pianists place each style (C4 = 60):
+# left-hand rootless voicings (bill_evans too) have their lowest note about D3-G4 and their top
+# at most about G5; drop2/drop3 lead with the top voice, G4-G5; a triad and the guide tones
+# sit around the middle; shell and pad roots lie in octaves 2-3 (C2-B3, within ``range``), the
+# shell's guide tones around the middle, a pad's upper structure above its root.
+REGISTERS: dict[str, Register] = {
+    "rootless": Register(low=(50, 67), top=(58, 79)),
+    "bill_evans": Register(low=(50, 67), top=(58, 79)),
+    "shell": Register(low=(52, 70), top=(55, 81), bass=(36, 59), max_span=26, leap=4),
+    "triad": Register(low=(53, 67), top=(60, 79)),
+    "pad": Register(low=(53, 74), top=(64, 86), bass=(36, 59), max_span=36, leap=6),
+    "guide_tones": Register(low=(52, 64), top=(55, 72)),
+    "guide_third": Register(low=(52, 67), top=(52, 67)),
+    "guide_seventh": Register(low=(52, 67), top=(52, 67)),
+    "drop2": Register(low=(43, 67), top=(66, 81)),
+    "drop3": Register(low=(40, 64), top=(66, 81)),
+}
 
 
 def style_named(name: str | None) -> Style:

@@ -1,5 +1,6 @@
 """The ``voicing`` operation (API.md §5): one chord, or a whole progression, voiced in a style
-with the least motion, chosen by the numba kernels over precomputed candidate tables.
+with the least motion in its register, chosen by the numba kernels over precomputed candidate
+tables.
 
 ``voicing(request)`` validates and builds the result dict; ``voice_progression`` is the plain
 function other modules (conduct) call; ``warm_up()`` compiles every kernel once.
@@ -9,17 +10,25 @@ Decisions where API.md is silent:
 - Motion between voicings of different sizes: every note of the larger voicing pairs with one
   note of the smaller and every note of the smaller with at least one (voices split or merge);
   with equal sizes this is the usual one-to-one pairing. The least total is ``voiceLeading``.
-- Ties (with ``previous``): more guide tones kept, then the lower register (smaller sum of
-  MIDI notes), then the lowest candidate index. The search counts guide tones kept by the very
-  rule of the reported ``guideTonesKept`` below (a guide tone within a step of a guide tone of
-  the voicing before), voice by voice, so a tie never goes to the voicing that breaks the line.
-- Without ``previous`` a voicing sits in the middle of ``range``, where a pianist puts it: the
-  placement whose mean pitch is nearest the range centre, ties to the lower, then to the
-  lowest index. (Until grid 1 the lowest placement won, which gave muddy clusters under the
-  low-interval limits: rootless Cmaj7 as D3 E3 G3 B3, now D4 E4 G4 B4.) A progression without
-  ``previous`` still minimises total motion first and guide tones kept second; the centre
-  only decides among those equally smooth paths, by the summed distance of every chord from
-  the centre, so long progressions no longer sink to the bottom of the range on ties.
+- Register (grid 4): each style has windows for its lowest voice, its top and (shell, pad)
+  its bass (``engine.voicing.styles.REGISTERS``). Every placement outside a window that
+  ``range`` lets the style reach is dropped, and each candidate carries a register cost, the
+  distance of its windowed notes from their windows' centres. The search minimises, over the
+  whole progression, the motion (16 units a semitone; in shell and pad the upper voices', the
+  bass at 4 units, and 32 more a semitone beyond the style's step-wise ``leap`` per change)
+  plus the register cost (1 unit a half semitone off centre). So a voicing without
+  ``previous`` sits where a pianist puts it (rootless Cmaj7 B3 D4 E4 G4, a left hand), a
+  progression starts near the middle of the windows and never drifts out of them, and with
+  ``previous`` the motion leads (one semitone outweighs 8 off centre). ``range`` bounds every
+  note: a window is clamped to it. (Until grid 3 least motion alone decided, with the range
+  centre only breaking ties: long tunes wandered and climbed.)
+- Ties: more guide tones kept (the search counts them by the very rule of the reported
+  ``guideTonesKept`` below, a guide tone within a step of a guide tone of the voicing before,
+  voice by voice, so a tie never goes to the voicing that breaks the line); then with
+  ``previous`` the lower register (smaller sum of MIDI notes), without it the mean nearest the
+  range centre, ties to the lower; then the lowest candidate index.
+- ``voiceLeading`` and ``totalVoiceLeading`` report the motion of every voice, the bass
+  included, under the best pairing, whatever the search weighed.
 - ``guideTonesKept`` follows the guide-tone line: true when every voiced guide tone (3rd/sus
   tone, 7th/6th) of the chord holds or moves by step (<= 2 semitones) from a guide tone of the
   chord before (the last sounding one, across an ``NC``), false otherwise. ``previous`` is raw
@@ -53,7 +62,7 @@ from engine.errors import InvalidRequest
 from engine.requests import MAX_PREVIOUS, as_int, get_list, get_str, require_object
 from engine.voicing import kernels
 from engine.voicing.candidates import Candidates, candidates
-from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, Style, style_named
+from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, REGISTERS, Style, style_named
 
 DEFAULT_RANGE = (48, 84)
 MAX_VOICES = 8           # widest row of the kernel tables: previous may hold 8 notes
@@ -75,7 +84,7 @@ def voicing(request: Any) -> dict[str, Any]:
     low, high = _range(req)
     played = [c for c in chords if c is not None]
     tables = _tables(played, style, low, high)
-    rows, moved = _solve(tables, previous, low, high) if played else ([], [])
+    rows, moved = _solve(tables, previous, low, high, style) if played else ([], [])
     sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
     # the guide tones of the voicing before (an NC keeps the last sounding ones)
@@ -123,7 +132,7 @@ def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", l
         raise InvalidRequest(f"cannot voice more than {kernels.MAX_CHORDS} chords in one search",
                              field="progression")
     tables = _tables(played, style_named(style), low, high)
-    rows, _ = _solve(tables, sorted(previous or []), low, high)
+    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style))
     voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
 
@@ -133,11 +142,13 @@ def warm_up() -> None:
     a = np.array([60, 64, 67, 71], dtype=np.int64)
     b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
     kernels._motion(a, 4, b[0], 3)
+    kernels._step(a, 4, b[0], 3, True, 6)
     flags = np.ones(4, dtype=np.int8)
     kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
-    kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
-                    np.ones((2, 4), dtype=np.int8), np.array([0, 1, 2], dtype=np.int64),
-                    GUIDE_STEP, 132)
+    for split in (False, True):
+        kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
+                        np.ones((2, 4), dtype=np.int8), np.zeros(2, dtype=np.int64),
+                        np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP, 132, split, 6)
     kernels._register(a, 4, 132, False)
 
 
@@ -155,7 +166,7 @@ def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Cand
     return tables
 
 
-def _solve(tables: list[Candidates], previous: list[int], low: int, high: int
+def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, style: Style
            ) -> tuple[list[int], list[int]]:
     """Row per chord (into its table) and semitones moved into each chord."""
     offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
@@ -164,17 +175,20 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int
     notes = np.zeros((n, MAX_VOICES), dtype=np.int64)
     guide = np.zeros((n, MAX_VOICES), dtype=np.int8)
     counts = np.empty(n, dtype=np.int64)
+    register = np.empty(n, dtype=np.int64)
     for t, table in enumerate(tables):
         a, b, v = offsets[t], offsets[t + 1], table.midi.shape[1]
         notes[a:b, :v] = table.midi
         guide[a:b, :v] = table.guide
         counts[a:b] = v
+        register[a:b] = table.register
     prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
     prev[:len(previous)] = previous
     prev_guide = np.zeros(prev.shape, dtype=np.int8)
     prev_guide[:len(_guide_line(previous))] = 1
     choice, moved = kernels._search(prev, len(previous), prev_guide, notes, counts, guide,
-                                    offsets, GUIDE_STEP, low + high)
+                                    register, offsets, GUIDE_STEP, low + high,
+                                    REGISTERS[style.name].split, REGISTERS[style.name].leap)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 

@@ -301,8 +301,14 @@ CONDUCT_RESULT = _object({
         "swing": _num("Share of each beat taken by its first eighth (0.5 straight)."),
         "durationSec": _num("Length in seconds."),
         "energy": _array({"type": "number", "minimum": 0, "maximum": 1}, "Energy per bar."),
+        "ending": {"type": "string", "enum": ["tonic", "added", "open"],
+                   "description": "How the piece ends: on the home tonic as written ('tonic'), "
+                                  "with bars added after the user's progression to bring it "
+                                  "home ('added'), or open where the progression ends ('open': "
+                                  "the prompt asked for a vamp or a loop, or durationSec "
+                                  "leaves no room for an ending)."},
     }, ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing", "durationSec",
-        "energy"]),
+        "energy", "ending"]),
     "chords": _array(_object({"bar": {"type": "integer"}, "beat": {"type": "number"},
                               "symbol": {"type": "string"}}, ["bar", "beat", "symbol"]),
                      "The changes played."),
