@@ -150,7 +150,10 @@ def test_limits_log_usage_metrics_and_secrecy(server: Server) -> None:
     assert last.headers["ratelimit-remaining"] == "0" and int(last.headers["retry-after"]) >= 1
 
     # /metrics adds up both workers, whichever of them answers the scrape; both served calls.
+    # Each worker publishes its batched observations every log interval (0.25 s) and before a
+    # scrape it answers: after one interval the other worker's are in too.
     served = 1 + 20 + free_served
+    time.sleep(0.6)
     for _ in range(4):
         with httpx.Client(base_url=server.url, timeout=30) as http:
             text = http.get("/metrics").text

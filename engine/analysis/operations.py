@@ -125,7 +125,25 @@ def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
 
 
 def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
-    """The analyze result (API.md §3) for a parsed chord, fields in the contract's order."""
+    """The analyze result (API.md §3) for a parsed chord, fields in the contract's order: a
+    fresh copy of the one ``_analysis`` built for the pair (the lists and the scale entries
+    copied, so a caller may change its result). Copying measured 0.9 µs against 2.5 µs for
+    building it again (issue 21: in-process ``analyze`` 3.2 -> 1.6 µs warm)."""
+    t = _analysis(chord, key)
+    result = dict(t)
+    result["intervals"] = [*t["intervals"]]
+    result["semitones"] = [*t["semitones"]]
+    result["notes"] = [*t["notes"]]
+    result["pcs"] = [*t["pcs"]]
+    result["scales"] = [{**s, "notes": [*s["notes"]], "avoid": [*s["avoid"]]}
+                        for s in t["scales"]]
+    return result
+
+
+@lru_cache(maxsize=8192)
+def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
+    """The analyze result, built once per (chord, key) and never handed out (see
+    ``analyze_chord``)."""
     role = role_of(chord, key)
     return {
         "chord": chord.symbol,

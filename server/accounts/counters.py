@@ -70,6 +70,8 @@ class SharedCounters:
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         self._pid = os.getpid()
         self._where: dict[bytes, int] = {}   # name -> offset of its values (slots never move)
+        self._key_at: dict[str, int] = {}    # the same, by key id and by account id
+        self._account_at: dict[int, int] = {}
         with self._locked():
             self._map = self._open_or_rebuild()
 
@@ -85,11 +87,15 @@ class SharedCounters:
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             try:
                 m = self._map
-                at = self._slot(b"k:" + key.encode())
+                at = self._key_at.get(key)
+                if at is None:  # names encoded once per key and account (0.4 µs a call)
+                    at = self._key_at[key] = self._slot(b"k:" + key.encode())
                 period, count, version = VALUES.unpack_from(m, at)
                 count = count + 1 if period == minute else 1
                 VALUES.pack_into(m, at, minute, count, version + 1)
-                at = self._slot(b"a:%d" % account)
+                at = self._account_at.get(account)
+                if at is None:
+                    at = self._account_at[account] = self._slot(b"a:%d" % account)
                 period, used, version = VALUES.unpack_from(m, at)
                 if period != month:
                     if period:  # the month turned: keep its final total for the next flush

@@ -122,10 +122,11 @@ class Limiter:
     def __init__(self, counters: Counters, clock: Clock = time.time) -> None:
         self.counters = counters
         self.clock = clock
+        self._minute: tuple[int, time.struct_time, int] | None = None
 
     def admit(self, key: KeyRecord) -> Admission:
         now = self.clock()
-        window, reset, tm, month = _periods(now)
+        window, reset, tm, month = self._periods(now)
         taken = self.counters.take(key.key_id, window, key.per_minute, key.account_id, month,
                                    key.per_month)
         error: HarmonyError | None = None
@@ -142,9 +143,17 @@ class Limiter:
         """The limit state of ``key`` for the headers of a call refused before its key was
         checked (405, 403, 413; not the flood throttle's, which stays cheap): nothing is
         counted or reserved."""
-        window, reset, _, month = _periods(self.clock())
+        window, reset, _, month = self._periods(self.clock())
         taken = self.counters.peek(key.key_id, window, key.account_id, month)
         return Admission(key, month, taken, reset, None)
+
+    def _periods(self, now: float) -> tuple[int, int, time.struct_time, int]:
+        """``_periods``, its calendar part (``gmtime``, the month) computed once a minute."""
+        window = int(now // 60)
+        cached = self._minute
+        if cached is None or cached[0] != window:
+            cached = self._minute = (window, *_periods(now)[2:])
+        return window, max(1, math.ceil((window + 1) * 60 - now)), cached[1], cached[2]
 
 
 def _periods(now: float) -> tuple[int, int, time.struct_time, int]:

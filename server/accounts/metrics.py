@@ -3,23 +3,31 @@
 Under ``harmony serve`` (``PROMETHEUS_MULTIPROC_DIR`` set, see ``reset_metrics_dir``) every
 granian worker writes its samples to memory-mapped files in that directory and a scrape, which
 reaches one worker, adds up the files of all of them: counts and histograms are the service's,
-whichever worker answers, and a respawned worker's predecessor still counts. That costs
-~1.8 µs a request over the in-memory values (counter 1.0 against 0.33 µs, histogram 2.0
-against 0.79 µs, measured with timeit). Without the variable (tests, an app built in-process)
-the values live in this process's memory.
+whichever worker answers, and a respawned worker's predecessor still counts. Without the
+variable (tests, an app built in-process) the values live in this process's memory.
+
+A request's observation is batched (issue 21): ``observe`` adds it to this worker's pending
+counts (0.3 µs) and ``publish`` moves them into the Prometheus values, a file write per route
+and status that was seen rather than per request (which cost 2.55 µs a request). The app
+publishes every log interval (0.25 s, on the event loop, ``RequestLog``'s ``before``), before
+every scrape and at shutdown: a scrape sees the worker it reached exactly and the others as of
+their last interval.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from bisect import bisect_left
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest, values
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.multiprocess import MultiProcessCollector
 
 _BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.0)
+_BOUNDS = (*_BUCKETS, float("inf"))
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
@@ -60,14 +68,33 @@ class Metrics:
 
         # The labelled children, looked up once: labels() cost 3 µs a call (cProfile).
         self._children: dict[tuple[str, int], tuple[Counter, Histogram]] = {}
+        # (route, status) -> [requests, seconds in all, requests per bucket] not yet published
+        self._pending: dict[tuple[str, int], list[Any]] = {}
 
     def observe(self, route: str, status: int, seconds: float) -> None:
-        children = self._children.get((route, status))
-        if children is None:
-            children = (self.requests.labels(route, str(status)), self.latency.labels(route))
-            self._children[(route, status)] = children
-        children[0].inc()
-        children[1].observe(seconds)
+        pending = self._pending.get((route, status))
+        if pending is None:
+            pending = self._pending[(route, status)] = [0, 0.0, [0] * len(_BOUNDS)]
+        pending[0] += 1
+        pending[1] += seconds
+        pending[2][bisect_left(_BOUNDS, seconds)] += 1   # the first bound >= seconds
+
+    def publish(self) -> None:
+        """Move the pending observations into the Prometheus values (as ``Histogram.observe``
+        would have put them, one bucket each, through the histogram child's values)."""
+        pending, self._pending = self._pending, {}
+        for (route, status), (count, seconds, buckets) in pending.items():
+            children = self._children.get((route, status))
+            if children is None:
+                children = (self.requests.labels(route, str(status)), self.latency.labels(route))
+                self._children[(route, status)] = children
+            children[0].inc(count)
+            histogram = children[1]
+            histogram._sum.inc(seconds)
+            for bucket, n in zip(histogram._buckets, buckets, strict=True):
+                if n:
+                    bucket.inc(n)
 
     def render(self) -> tuple[bytes, bytes]:
+        self.publish()
         return generate_latest(self.exposed), CONTENT_TYPE_LATEST.encode()

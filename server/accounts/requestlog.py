@@ -1,7 +1,8 @@
 """The request log, off the request's path: rows are queued in memory and a background task
 writes them in batches (in a thread, so the event loop never waits on the disk) at least once a
 second. ``stop()`` drains the queue on graceful shutdown, so nothing is lost on SIGTERM.
-``also`` runs after every batch in the same thread (the monthly totals of ``server.accounts.counters``).
+``also`` runs after every batch in the same thread (the monthly totals of ``server.accounts.counters``);
+``before`` runs on the event loop before every batch and at the stop (the metrics' ``publish``).
 
 The queue is bounded, for when SQLite keeps failing (disk full, a lock held for long): at most
 ``max_rows`` rows (100,000 by default; further rows are dropped) and ``max_body_bytes`` of
@@ -23,9 +24,11 @@ class RequestLog:
     def __init__(self, store: Store, interval: float = 0.25, retention_days: int = 30,
                  also: Callable[[], object] | None = None, *, max_rows: int = 100_000,
                  max_body_bytes: int = 64 << 20,
-                 on_drop: Callable[[int], object] | None = None) -> None:
+                 on_drop: Callable[[int], object] | None = None,
+                 before: Callable[[], object] | None = None) -> None:
         self.store = store
         self.also = also
+        self.before = before
         self.interval = interval
         self.retention_days = retention_days
         self.max_rows = max_rows
@@ -69,6 +72,8 @@ class RequestLog:
             await self.flush()
 
     async def flush(self) -> int:
+        if self.before is not None:
+            self.before()
         rows = self._take()
         try:
             return await asyncio.to_thread(self._write, rows)
@@ -97,4 +102,6 @@ class RequestLog:
             self._stopping.set()
             await self._task  # its last round flushes what was queued before the stop
             self._task = None
+        if self.before is not None:
+            self.before()
         self._write(self._take())

@@ -96,7 +96,8 @@ class HarmonyApp:
         self.jobs = JobPool(settings.render_workers, settings.render_queue)
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
-                              also=self.counters.flush, on_drop=self.metrics.log_dropped.inc)
+                              also=self.counters.flush, on_drop=self.metrics.log_dropped.inc,
+                              before=self.metrics.publish)
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]

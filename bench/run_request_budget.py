@@ -1,0 +1,170 @@
+"""The per-call CPU budget of the app, stage by stage, in one process: the app built as a
+``harmony serve`` worker builds it (a SQLite store in a temporary folder, the shared counters,
+Prometheus' multiprocess files), driven through its RSGI entry with a stand-in for granian's
+scope and protocol. Each stage is timed on its own over many calls (the median of 7 rounds),
+then the whole ``__rsgi__`` call for REST analyze, the MCP tools/call of the same analysis and
+GET /health. ``docs/request-cost.md`` holds the table and what the load test adds on top
+(granian, the event loop, the background writer).
+
+    .venv/bin/python bench/run_request_budget.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+CALLS = 20_000
+BODY = b'{"chord":"Dm7b5","key":"C"}'
+MCP_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_chord",'
+            b'"arguments":' + BODY + b'}}')
+
+
+class Headers(dict[str, str]):
+    """granian's headers object: ``items()`` and ``get``."""
+
+
+class Scope:
+    def __init__(self, method: str, path: str, headers: dict[str, str]) -> None:
+        self.method, self.path, self.client = method, path, "127.0.0.1:40000"
+        self.headers = Headers(headers)
+
+
+class Protocol:
+    """granian's RSGI protocol: the body in one await, the answer in one call."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.status = 0
+
+    async def __call__(self) -> bytes:
+        return self.body
+
+    def response_bytes(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.status = status
+
+    def response_empty(self, status: int, headers: list[tuple[str, str]]) -> None:
+        self.status = status
+
+
+def per_call_us(fn: Callable[[], Any], calls: int = CALLS) -> float:
+    rounds = []
+    for _ in range(7):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        rounds.append((time.perf_counter() - start) / calls * 1e6)
+    return statistics.median(rounds)
+
+
+def main() -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="harmony-budget-"))
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(tmp / "metrics")
+    (tmp / "metrics").mkdir()
+    from engine import analyze
+    from server.accounts import Store
+    from server.http.app import build_app
+    from server.http.context import Context
+    from server.http.settings import Settings
+
+    db = str(tmp / "harmony.db")
+    store = Store(db)
+    store.migrate()
+    store.create_account("bench", "enterprise")
+    store.set_limits("bench", 10**9, 10**12)
+    _, secret = store.create_key("bench")
+    settings = Settings.from_env()
+    settings = type(settings)(**{**settings.__dict__, "db_path": db, "workers": 2,
+                                 "flood_per_minute": 10**12})
+    app = build_app(settings, store)
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(app.startup())
+    headers = {"authorization": f"Bearer {secret}", "content-type": "application/json",
+               "user-agent": "harmony-bench", "content-length": str(len(BODY)),
+               "host": "bench"}
+    mcp_headers = {**headers, "content-length": str(len(MCP_BODY)),
+                   "accept": "application/json, text/event-stream"}
+
+    def call(method: str, path: str, hdrs: dict[str, str], body: bytes) -> Callable[[], Any]:
+        def run() -> None:
+            protocol = Protocol(body)
+            coro = app.__rsgi__(Scope(method, path, hdrs), protocol)
+            with contextlib.suppress(StopIteration):
+                coro.send(None)      # nothing in the pipeline really waits: one step
+            assert protocol.status == 200, protocol.status
+        return run
+
+    rows: list[tuple[str, float]] = []
+    rest, mcp = call("POST", "/v2/analyze", headers, BODY), call("POST", "/mcp", mcp_headers,
+                                                                 MCP_BODY)
+    health = call("GET", "/health", {"host": "bench"}, b"")
+    for fn in (rest, mcp, health):
+        fn()
+
+    # the stages of one REST analyze call, each alone
+    def ctx() -> Context:
+        return Context("POST", "/v2/analyze", headers, "127.0.0.1", time.perf_counter())
+
+    c = ctx()
+    for guard in app.guards:
+        guard(c)
+    route = c.route
+    assert route is not None and route.answer is not None
+    key = c.key
+    assert key is not None
+    rows.append(("Context and header dict", per_call_us(
+        lambda: Context("POST", "/v2/analyze", dict(Headers(headers).items()), "127.0.0.1",
+                        time.perf_counter()))))
+    rows.append(("flood throttle", per_call_us(lambda: app.flood.check("127.0.0.1"))))
+    for name, guard in (("route, CORS, User-Agent, size guards",
+                         lambda x: (app._route_guard(x), app._cors_guard(x),
+                                    app._user_agent_guard(x), app._size_guard(x))),
+                        ("key (cached lookup)", app._key_guard)):
+        rows.append((name, per_call_us(lambda g=guard: g(ctx()))
+                     - per_call_us(ctx)))
+    rows.append(("limits: minute + month (shared counters)",
+                 per_call_us(lambda: app.limiter.admit(key))))
+    rows.append(("handler: kept answer", per_call_us(lambda: route.answer(BODY))))
+    rows.append(("engine analyze (not kept)", per_call_us(
+        lambda: analyze({"chord": "Dm7b5", "key": "C"}))))
+    admission = app.limiter.admit(key)
+    rows.append(("settle + quota headers", per_call_us(
+        lambda: (admission.settle(app.counters, 200), admission.headers()))))
+    rows.append(("metrics (batched, published each 0.25 s)", per_call_us(
+        lambda: app.metrics.observe("/v2/analyze", 200, 0.0001))))
+    from server.accounts import LogRow
+    rows.append(("log row queued", per_call_us(lambda: app.log.record(LogRow(
+        ts=time.time(), key_id="k", surface="rest", operation="analyze", status=200,
+        error=None, latency_us=100, body=BODY, symbol=None)))))
+    app.log.queue.clear()
+    from server.api import Response
+    from server.http import rsgi
+    response = Response(200, b"{}", admission.headers())
+    rows.append(("answer: headers to granian", per_call_us(
+        lambda: rsgi.answer(Protocol(b""), "POST", response))))
+    total = sum(us for _, us in rows) - dict(rows)["engine analyze (not kept)"]
+    rows.append(("sum of the stages (REST, kept answer)", total))
+    rows.append(("whole __rsgi__: POST /v2/analyze", per_call_us(rest)))
+    rows.append(("whole __rsgi__: POST /mcp tools/call analyze_chord", per_call_us(mcp)))
+    rows.append(("whole __rsgi__: GET /health", per_call_us(health)))
+    app.log.queue.clear()
+    loop.run_until_complete(app.shutdown())
+    width = max(len(n) for n, _ in rows)
+    print(f"{'stage':{width}}  µs per call")
+    for name, us in rows:
+        print(f"{name:{width}}  {us:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
