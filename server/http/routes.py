@@ -52,8 +52,12 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate,
                                   functools.partial(app.throttle, ctx.client))
     ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
-    headers = [(k, v) for k, v in answer.headers if k.lower() != b"content-type"]
-    content_type = next((v for k, v in answer.headers if k.lower() == b"content-type"), None)
+    headers, content_type = [], None
+    for name, value in answer.headers:   # one pass: the content type apart, the rest kept
+        if name.lower() == b"content-type":
+            content_type = value
+        else:
+            headers.append((name, value))
     return Response(answer.status, answer.body, headers, content_type=content_type)
 
 

@@ -43,7 +43,9 @@ class Reply:
 
 
 def result_body(rid: int | str, result: bytes) -> bytes:
-    return b'{"jsonrpc":"2.0","id":' + orjson.dumps(rid) + b',"result":' + result + b"}"
+    # an integer id (bools never get here) is its digits: no encoder call
+    encoded = b"%d" % rid if type(rid) is int else orjson.dumps(rid)
+    return b'{"jsonrpc":"2.0","id":' + encoded + b',"result":' + result + b"}"
 
 
 def error_body(rid: int | str | None, code: int, message: str, data: Any = None) -> bytes:
