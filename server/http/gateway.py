@@ -8,7 +8,8 @@ headers a client sends, and a max-age.
 User-Agent policy (hosted profile): the default User-Agents of scripting libraries get 403
 ``blocked_user_agent``, so that callers identify their integration; so does a request with no
 User-Agent at all (or a blank one), which identifies nothing either, as a real gateway would.
-/health and /metrics are exempt, because monitors use exactly those libraries.
+/health and /metrics are exempt, because monitors use exactly those libraries; the account page
+is not. A page's own form posts with its own origin, which passes whatever the allowlist.
 """
 
 from __future__ import annotations
@@ -46,6 +47,15 @@ class Gateway:
         origin = origin.rstrip("/").lower()
         return self.any_origin or origin in self.origins or \
             (self.allow_loopback and LOOPBACK_ORIGIN.fullmatch(origin) is not None)
+
+    @staticmethod
+    def same_origin(origin: str | None, host: str | None) -> bool:
+        """An ``Origin`` naming the host the request was sent to (the account page's own
+        forms, which a browser sends with their origin)."""
+        if origin is None or host is None:
+            return False
+        _, sep, rest = origin.partition("://")
+        return bool(sep) and rest.rstrip("/").lower() == host.strip().lower()
 
     def preflight_headers(self, origin: str, methods: frozenset[str]) -> Headers:
         allow = ", ".join(sorted(methods | {"OPTIONS"})).encode()
