@@ -93,6 +93,14 @@ def test_the_hosted_profile_sets_a_secure_cookie_and_applies_the_ua_policy(
             # another site's origin does not
             same = {"Origin": "https://testserver"}
             assert (await http.get("/account", headers=same)).status_code == 200
+            # Origin: null, as a no-referrer page's own form sends it (with fetch metadata)
+            null = {"Origin": "null", "Sec-Fetch-Site": "same-origin"}
+            assert (await http.get("/account", headers=null)).status_code == 200
+            for site in ("cross-site", "same-site", None):
+                r = await http.post("/account/logout", data={"csrf": "x"},
+                                    headers={"Origin": "null",
+                                             **({"Sec-Fetch-Site": site} if site else {})})
+                assert (r.status_code, error_of(r)) == (403, "forbidden_origin"), site
             r = await http.post("/account/logout", headers={"Origin": "https://evil.example"},
                                 data={"csrf": "x"})
             assert (r.status_code, error_of(r)) == (403, "forbidden_origin")

@@ -263,8 +263,8 @@ class HarmonyApp:
 
     def _cors_guard(self, ctx: Context) -> Response | None:
         origin = ctx.headers.get("origin")
-        if ctx.route is not None and ctx.route.page \
-                and self.gateway.same_origin(origin, ctx.headers.get("host")):
+        if ctx.route is not None and ctx.route.page and self.gateway.own_page(
+                origin, ctx.headers.get("host"), ctx.headers.get("sec-fetch-site")):
             return None  # a page's own form: not a cross-origin request
         self.gateway.check_origin(origin)
         if origin is not None and _is_preflight(ctx):

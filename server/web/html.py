@@ -1,9 +1,9 @@
 """Templates from the standard library: ``string.Template`` files under ``templates/``, every
 value HTML-escaped unless it is already ``Html`` (markup made by a template or by ``tag``).
 
-Why not Jinja2: seven small templates with no loops or inheritance (the Python that fills them
-makes the rows), and one escaping rule that fits in ``escape``; a template engine would be a
-new direct dependency for that.
+Why not Jinja2: a dozen templates of a few lines, with no loops, conditions or inheritance (the
+Python that fills them makes the rows and picks the fragments), and one escaping rule that fits
+in ``escape``; a template engine would be a new direct dependency for that.
 """
 
 from __future__ import annotations

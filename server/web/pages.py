@@ -154,8 +154,9 @@ class AccountPages:
         keys = self.store.active_keys(account.account_id, month_start)
         used = self.month_used(account.account_id)
         csrf = csrf_token(session)
-        rows = join(render("key_row", id=k["id"], prefix=k["prefix"], created=k["created"],
-                           last_used=k["lastUsed"] or "never", calls=f"{k['calls']:,}",
+        rows = join(render("key_row", id=k["id"], prefix=k["prefix"],
+                           created=_minute(k["created"]),
+                           last_used=_minute(k["lastUsed"]) if k["lastUsed"] else "never", calls=f"{k['calls']:,}",
                            csrf=csrf) for k in keys)
         cap = account.plan.max_keys
         table = render("keys", count=len(keys), cap=cap, rows=rows) if keys else \
@@ -198,6 +199,11 @@ def _usage_table(table_id: str, caption: str, first: str, field: str,
                        errors=f"{r['errors']:,}", rate=f"{100 * r['errorRate']:.1f}",
                        p50=f"{r['p50Us']:,}", p95=f"{r['p95Us']:,}") for r in rows)
     return render("usage_table", id=table_id, caption=caption, first=first, rows=body)
+
+
+def _minute(iso: str) -> str:
+    """'2026-11-25T06:28:40Z' -> '2026-11-25 06:28' (the column says UTC)."""
+    return iso.replace("T", " ")[:16]
 
 
 def _text(value: str) -> str:
