@@ -51,6 +51,12 @@ def test_a_link_signs_in_once_and_its_token_leaves_the_address_bar(tmp_path: Pat
                 assert r.status_code == 400 and "expired" in r.text, token
                 assert "set-cookie" not in r.headers
             assert "harmony_session" not in http.cookies
+            # a link checker's HEAD does not spend a link
+            fresh = SignIn(store, clock).issue_link("acme")
+            r = await http.head("/account/login", params={"token": fresh})
+            assert r.status_code == 405
+            r = await http.get("/account/login", params={"token": fresh})
+            assert r.status_code == 303
 
     run(scenario())
 
@@ -320,7 +326,9 @@ def test_pages_carry_no_script_and_no_inline_style(tmp_path: Path, path: str) ->
             text = r.text.lower()
             assert "<script" not in text and " style=" not in text and "<style" not in text
             assert "javascript:" not in text and re.search(r"\son[a-z]+=", text) is None
-            assert '<html lang="en">' in r.text and "<h1>" in r.text
+            assert '<html lang="en">' in r.text and "<h1" in r.text
+            forms = r.text.count("<form")
+            assert forms >= 1 and r.text.count('<input type="hidden" name="csrf"') == forms
             css = await http.get("/account/style.css")
             assert css.headers["content-type"].startswith("text/css")
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from server.accounts import (
+    LINK_SECONDS,
     SESSION_SECONDS,
     AccountRecord,
     SignIn,
@@ -40,7 +41,7 @@ GET = frozenset({"GET", "HEAD"})
 POST = frozenset({"POST"})
 PAGE_ROUTES: dict[str, frozenset[str]] = {
     "/account": GET,
-    "/account/login": GET,
+    "/account/login": frozenset({"GET"}),  # not HEAD: a link checker's HEAD spends no link
     "/account/usage": GET,
     "/account/style.css": GET,
     "/account/keys": POST,
@@ -98,7 +99,8 @@ class AccountPages:
         session = self.signin.redeem(req.param("token"))
         if session is None:
             return _problem(400, "This sign-in link cannot be used",
-                            "It has expired (a link lasts 15 minutes) or it was used already "
+                            f"It has expired (a link lasts {LINK_SECONDS // 60} minutes) or it "
+                            "was used already "
                             "(a link works once). Ask for a new one.", "Sign in")
         return _see_other("/account", session_cookie(session, SESSION_SECONDS, self.secure))
 
