@@ -25,6 +25,7 @@ class Scope:
     path: str
     headers: Headers
     client: str = "203.0.113.7:4711"
+    query_string: str = ""
 
 
 @dataclass

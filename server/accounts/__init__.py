@@ -1,5 +1,6 @@
 """Accounts: keys and their authentication, plans, the minute and month limits and their
-counters, the store (SQLite), the request log and the metrics."""
+counters, the store (SQLite), the request log, the metrics, and the sign-in links and
+sessions of the account page."""
 
 from server.accounts.auth import Authenticator
 from server.accounts.counters import SharedCounters
@@ -7,10 +8,12 @@ from server.accounts.limits import Admission, Counters, FloodThrottle, Limiter
 from server.accounts.metrics import MULTIPROC_ENV, Metrics, reset_metrics_dir
 from server.accounts.plans import PLANS
 from server.accounts.requestlog import RequestLog
-from server.accounts.store import KeyRecord, LogRow, Store, StoreError
+from server.accounts.signin import LINK_SECONDS, SESSION_SECONDS, SignIn, csrf_ok, csrf_token
+from server.accounts.store import USAGE_GROUPS, AccountRecord, KeyRecord, LogRow, Store, StoreError
 
 __all__ = [
-    "MULTIPROC_ENV", "PLANS", "Admission", "Authenticator", "Counters", "FloodThrottle",
-    "KeyRecord", "Limiter", "LogRow", "Metrics", "RequestLog", "SharedCounters", "Store",
-    "StoreError", "reset_metrics_dir",
+    "LINK_SECONDS", "MULTIPROC_ENV", "PLANS", "SESSION_SECONDS", "USAGE_GROUPS", "AccountRecord",
+    "Admission", "Authenticator", "Counters", "FloodThrottle", "KeyRecord", "Limiter", "LogRow",
+    "Metrics", "RequestLog", "SharedCounters", "SignIn", "Store", "StoreError", "csrf_ok",
+    "csrf_token", "reset_metrics_dir",
 ]

@@ -41,6 +41,12 @@ class Authenticator:
             raise KeyRevoked("this API key has been revoked or rotated; use its replacement")
         return record
 
+    def forget(self, key_id: str) -> None:
+        """Drop ``key_id`` from this worker's cache (the account page revoked or rotated it):
+        here it stops at once; other workers see it within ``ttl``."""
+        self._cache = {d: hit for d, hit in self._cache.items()
+                       if hit[1] is None or hit[1].key_id != key_id}
+
     def _lookup(self, digest: str) -> KeyRecord | None:
         now = self.clock()
         hit = self._cache.get(digest)

@@ -156,6 +156,13 @@ class Limiter:
         return window, max(1, math.ceil((window + 1) * 60 - now)), cached[1], cached[2]
 
 
+    def month_used(self, account_id: int) -> int:
+        """The account's successful calls this month (UTC), as ``X-Quota-Used`` counts them;
+        nothing is counted."""
+        window, _, _, month = _periods(self.clock())
+        return self.counters.peek("", window, account_id, month).month_used
+
+
 def _periods(now: float) -> tuple[int, int, time.struct_time, int]:
     """The minute window, the seconds until it ends, the UTC time and the month index."""
     window = int(now // 60)

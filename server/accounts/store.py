@@ -97,7 +97,29 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX request_log_key;
     CREATE INDEX request_log_bodies ON request_log(ts) WHERE body IS NOT NULL;
     """,
+    # 4: the account page (API.md section 15). A key's last use is kept on the key by the log
+    # writer (one UPDATE per key and batch: the log has no per-key index, see 3), filled here
+    # from the log in one pass. Sign-in links and sessions keep only the SHA-256 of their
+    # token, with an expiry; a link is used once.
+    """
+    ALTER TABLE keys ADD COLUMN last_used REAL;
+    UPDATE keys SET last_used = m.ts FROM (SELECT key_id, max(ts) AS ts FROM request_log
+        WHERE key_id IS NOT NULL GROUP BY key_id) AS m WHERE m.key_id = keys.id;
+    CREATE TABLE login_links (
+        hash TEXT PRIMARY KEY,       -- sha256 hex of the link's token
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        expires REAL NOT NULL,
+        used REAL
+    ) WITHOUT ROWID;
+    CREATE TABLE sessions (
+        hash TEXT PRIMARY KEY,       -- sha256 hex of the cookie's token
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        created REAL NOT NULL,
+        expires REAL NOT NULL
+    ) WITHOUT ROWID;
+    """,
 )
+USAGE_GROUPS = ("key", "day", "operation")
 
 
 def hash_secret(secret: str) -> str:
@@ -132,6 +154,17 @@ class LogRow:
     latency_us: int
     body: bytes | None
     symbol: str | None = None    # the chord symbol of an invalid_chord, for vocab-gaps
+
+
+@dataclass(frozen=True)
+class AccountRecord:
+    """An account with its plan and the limits in force (an enterprise account's own)."""
+
+    account_id: int
+    name: str
+    plan: Plan
+    per_minute: int
+    per_month: int
 
 
 class StoreError(Exception):
@@ -241,22 +274,27 @@ class Store:
                                  f"{cap}")
             return self._insert_key(c, row[0])
 
-    def rotate_key(self, key_id: str) -> tuple[str, str]:
-        """Revoke ``key_id`` and issue its replacement on the same account, atomically."""
+    def rotate_key(self, key_id: str, account_id: int | None = None) -> tuple[str, str]:
+        """Revoke ``key_id`` and issue its replacement on the same account, atomically. With
+        ``account_id`` (the account page), a key of another account is "no active key" too."""
         with self.write() as c:
             row = c.execute("SELECT account_id FROM keys WHERE id = ? AND revoked IS NULL",
                             (key_id,)).fetchone()
-            if row is None:
+            if row is None or (account_id is not None and row[0] != account_id):
                 raise StoreError(f"no active key {key_id!r}")
             new_id, secret = self._insert_key(c, row[0])
             c.execute("UPDATE keys SET revoked = ?, replaced_by = ? WHERE id = ?",
                       (time.time(), new_id, key_id))
             return new_id, secret
 
-    def revoke_key(self, key_id: str) -> None:
+    def revoke_key(self, key_id: str, account_id: int | None = None) -> None:
+        """Revoke ``key_id``; with ``account_id``, only a key of that account."""
+        sql = "UPDATE keys SET revoked = ? WHERE id = ? AND revoked IS NULL"
+        params: tuple[Any, ...] = (time.time(), key_id)
+        if account_id is not None:
+            sql, params = sql + " AND account_id = ?", (*params, account_id)
         with self.write() as c:
-            if c.execute("UPDATE keys SET revoked = ? WHERE id = ? AND revoked IS NULL",
-                         (time.time(), key_id)).rowcount == 0:
+            if c.execute(sql, params).rowcount == 0:
                 raise StoreError(f"no active key {key_id!r}")
 
     @staticmethod
@@ -275,6 +313,36 @@ class Store:
         return [{"id": r[0], "account": r[1], "prefix": r[2] + "…",
                  "created": _iso(r[3]), "revoked": _iso(r[4]) if r[4] else None,
                  "replacedBy": r[5]} for r in rows]
+
+    def account(self, account_id: int) -> AccountRecord | None:
+        row = self.conn.execute("SELECT id, name, plan, per_minute, per_month FROM accounts "
+                                "WHERE id = ?", (account_id,)).fetchone()
+        if row is None:
+            return None
+        plan = PLANS.get(row[2], PLANS["free"])
+        return AccountRecord(row[0], row[1], plan,
+                             row[3] if row[3] is not None else plan.per_minute,
+                             row[4] if row[4] is not None else plan.per_month)
+
+    def account_id(self, name: str) -> int:
+        row = self.conn.execute("SELECT id FROM accounts WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise StoreError(f"no account named {name!r}")
+        return int(row[0])
+
+    def active_keys(self, account_id: int, since: float) -> list[dict[str, Any]]:
+        """The account's keys not revoked, oldest first: id, prefix, created, last used (None
+        when never), and the calls logged since ``since`` (the month's start)."""
+        keys = self.conn.execute(
+            "SELECT id, prefix, created, last_used FROM keys WHERE account_id = ? AND revoked "
+            "IS NULL ORDER BY created, id", (account_id,)).fetchall()
+        calls = dict(self.conn.execute(
+            "SELECT key_id, count(*) FROM request_log WHERE ts >= ? AND key_id IN (SELECT id "
+            "FROM keys WHERE account_id = ? AND revoked IS NULL) GROUP BY key_id",
+            (since, account_id)).fetchall())
+        return [{"id": k, "prefix": p + "…", "created": _iso(c),
+                 "lastUsed": _iso(u) if u is not None else None, "calls": calls.get(k, 0)}
+                for k, p, c, u in keys]
 
     def lookup_key(self, secret_hash: str) -> KeyRecord | None:
         row = self.conn.execute(
@@ -335,6 +403,12 @@ class Store:
             c.executemany(
                 "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
                 "latency_us, body) VALUES (?,?,?,?,?,?,?,?)", odd)
+            last_used: dict[str, float] = {}
+            for r in rows:
+                if r.key_id is not None and r.ts > last_used.get(r.key_id, 0.0):
+                    last_used[r.key_id] = r.ts
+            c.executemany("UPDATE keys SET last_used = max(coalesce(last_used, 0), ?) "
+                          "WHERE id = ?", [(ts, k) for k, ts in last_used.items()])
             c.executemany(
                 "INSERT INTO vocab_gaps VALUES (?, 1, ?) ON CONFLICT(symbol) DO UPDATE SET "
                 "count = count + 1, last_seen = excluded.last_seen",
@@ -350,23 +424,32 @@ class Store:
             "SELECT ts, key_id, surface, operation, status, error, latency_us, body "
             "FROM request_log ORDER BY id").fetchall()
 
-    def usage(self, account: str | None = None, days: int = 30) -> list[dict[str, Any]]:
-        """Per key: calls, errors, error rate, p50/p95 latency (µs) over the last ``days``."""
-        sql = ("SELECT l.key_id, a.name, l.status, l.latency_us FROM request_log l "
-               "LEFT JOIN keys k ON k.id = l.key_id LEFT JOIN accounts a ON a.id = k.account_id "
-               "WHERE l.ts >= ?")
-        params: tuple[Any, ...] = (time.time() - days * 86400,)
+    def usage(self, account: str | None = None, days: int = 30, by: str = "key",
+              now: float | None = None) -> list[dict[str, Any]]:
+        """Calls, errors, error rate, p50/p95 latency (µs) over the last ``days``, per key
+        (with its account), per UTC day (``YYYY-MM-DD``) or per operation (``by``). The
+        account page shows exactly these rows."""
+        if by not in USAGE_GROUPS:
+            raise ValueError(f"usage by {by!r}: use one of {', '.join(USAGE_GROUPS)}")
+        sql = ("SELECT l.key_id, a.name, l.ts, l.operation, l.status, l.latency_us "
+               "FROM request_log l LEFT JOIN keys k ON k.id = l.key_id "
+               "LEFT JOIN accounts a ON a.id = k.account_id WHERE l.ts >= ?")
+        params: tuple[Any, ...] = ((time.time() if now is None else now) - days * 86400,)
         if account:
             sql += " AND a.name = ?"
             params += (account,)
-        groups: dict[tuple[str | None, str | None], list[tuple[int, int]]] = {}
-        for key_id, name, status, latency in self.conn.execute(sql, params):
-            groups.setdefault((key_id, name), []).append((status, latency))
+        groups: dict[tuple[str | None, ...], list[tuple[int, int]]] = {}
+        for key_id, name, ts, operation, status, latency in self.conn.execute(sql, params):
+            group: tuple[str | None, ...] = ((key_id, name) if by == "key" else (_day(ts),) if by == "day"
+                     else (operation,))
+            groups.setdefault(group, []).append((status, latency))
         report = []
-        for (key_id, name), calls in sorted(groups.items(), key=lambda g: str(g[0])):
+        for found, calls in sorted(groups.items(), key=lambda g: str(g[0])):
             latencies = sorted(lat for _, lat in calls)
             errors = sum(1 for status, _ in calls if status >= 400)
-            report.append({"key": key_id, "account": name, "calls": len(calls),
+            head = ({"key": found[0], "account": found[1]} if by == "key"
+                    else {by: found[0]})
+            report.append({**head, "calls": len(calls),
                            "errors": errors, "errorRate": round(errors / len(calls), 4),
                            "p50Us": _percentile(latencies, 0.50),
                            "p95Us": _percentile(latencies, 0.95)})
@@ -393,6 +476,10 @@ def _percentile(sorted_values: list[int], q: float) -> int:
     # Nearest rank: a value that was actually observed.
     index = max(0, min(len(sorted_values) - 1, math.ceil(q * len(sorted_values)) - 1))
     return sorted_values[index]
+
+
+def _day(ts: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
 def _iso(ts: float) -> str:

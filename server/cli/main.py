@@ -17,7 +17,7 @@ import orjson
 from engine.errors import HarmonyError
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from engine.voicing import STYLE_NAMES
-from server.accounts import PLANS, Store, StoreError
+from server.accounts import LINK_SECONDS, PLANS, USAGE_GROUPS, SignIn, Store, StoreError
 from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
 from server.cli import render as render_cli
@@ -118,6 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--per-month", type=int, required=True)
     a.set_defaults(run=lambda ns: _done(_store(ns).set_limits, ns.name, ns.per_minute,
                                         ns.per_month))
+    a = accounts.add_parser("login-link", help="print a one-time sign-in link to the account "
+                                               "page (valid 15 minutes, used once)")
+    a.add_argument("name")
+    a.add_argument("--base-url", default="http://127.0.0.1:8000",
+                   help="where the service is reached from the user's browser (default "
+                        "http://127.0.0.1:8000)")
+    a.set_defaults(run=cmd_login_link)
     a = accounts.add_parser("list")
     a.set_defaults(run=lambda ns: _json([{"name": n, "plan": p} for n, p in
                                          _store(ns).accounts()]))
@@ -139,6 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     usage = sub.add_parser("usage", help="volumes, p50/p95 latency and error rates per key")
     usage.add_argument("--account")
     usage.add_argument("--days", type=int, default=30)
+    usage.add_argument("--by", choices=USAGE_GROUPS, default="key",
+                       help="one row per key (default), per UTC day or per operation: the "
+                            "account page's figures")
     usage.add_argument("--json", action="store_true")
     usage.set_defaults(run=cmd_usage)
 
@@ -426,15 +436,31 @@ def cmd_mcp_config(ns: argparse.Namespace) -> int:
     return _json({"mcpServers": {name: entry}})
 
 
+def cmd_login_link(ns: argparse.Namespace) -> int:
+    """The link alone on stdout (the token is kept hashed: it cannot be printed again)."""
+    token = SignIn(_store(ns)).issue_link(ns.name)
+    print(f"harmony: sign-in link for {ns.name!r}, valid {LINK_SECONDS // 60} minutes, "
+          "once; give it to its user only:", file=sys.stderr)
+    print(f"{ns.base_url.rstrip('/')}/account/login?token={token}", flush=True)
+    return 0
+
+
 def cmd_usage(ns: argparse.Namespace) -> int:
-    rows = _store(ns).usage(ns.account, ns.days)
+    rows = _store(ns).usage(ns.account, ns.days, ns.by)
     if ns.json:
         return _json(rows)
-    print(f"{'key':<18} {'account':<16} {'calls':>8} {'errors':>7} {'err%':>6} "
-          f"{'p50 µs':>8} {'p95 µs':>8}")
+    if ns.by == "key":
+        print(f"{'key':<18} {'account':<16} ", end="")
+    else:
+        print(f"{ns.by:<18} ", end="")
+    print(f"{'calls':>8} {'errors':>7} {'err%':>6} {'p50 µs':>8} {'p95 µs':>8}")
     for r in rows:
-        print(f"{r['key'] or '(no key)':<18} {r['account'] or '-':<16} {r['calls']:>8} "
-              f"{r['errors']:>7} {100 * r['errorRate']:>6.1f} {r['p50Us']:>8} {r['p95Us']:>8}")
+        if ns.by == "key":
+            print(f"{r['key'] or '(no key)':<18} {r['account'] or '-':<16} ", end="")
+        else:
+            print(f"{r[ns.by] or '-':<18} ", end="")
+        print(f"{r['calls']:>8} {r['errors']:>7} {100 * r['errorRate']:>6.1f} "
+              f"{r['p50Us']:>8} {r['p95Us']:>8}")
     return 0
 
 

@@ -65,6 +65,24 @@ META_ROUTES = (
                   "`tools/list` need no key; `tools/call` spends the same quota as REST. The "
                   "hosted tools: analyze_chord, resolve_chord, generate_voicing, reharmonize, "
                   "conduct_band."),
+    ("GET /account", "The account page (HTML, API.md §15): plan, minute limit, the month's use "
+                     "against the quota, the keys with Rotate and Revoke, Create within the "
+                     "plan's key cap. A session cookie, never an API key; a sign-in page "
+                     "without one."),
+    ("GET /account/login", "`?token=` of a one-time link (`harmony accounts login-link NAME`, "
+                           "15 minutes): starts a session (`HttpOnly; SameSite=Strict` cookie, "
+                           "`Secure` when hosted), 303 to `/account`."),
+    ("GET /account/usage", "The last 30 days per day and per operation (calls, errors, "
+                           "p50/p95): an inline SVG chart and tables; the figures of `harmony "
+                           "usage --by day|operation`."),
+    ("GET /account/style.css", "The pages' one stylesheet."),
+    ("POST /account/keys", "A form (with its CSRF token): a new key, its secret shown once in "
+                           "the answer (`Cache-Control: no-store`); 409 at the plan's cap."),
+    ("POST /account/keys/rotate", "A form: `key_id` replaced, the new secret shown once; 404 "
+                                  "for a key that is not the account's."),
+    ("POST /account/keys/revoke", "A form: `key_id` revoked, 303 to `/account`; 404 for a key "
+                                  "that is not the account's."),
+    ("POST /account/logout", "A form: the session ends, 303 to `/account`."),
 )
 
 

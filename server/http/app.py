@@ -48,6 +48,7 @@ from server.accounts import (
     Metrics,
     RequestLog,
     SharedCounters,
+    SignIn,
     Store,
 )
 from server.api import (
@@ -68,6 +69,7 @@ from server.http.openapi import openapi_document
 from server.http.routes import build_routes
 from server.http.settings import Settings
 from server.mcp import SERVICE_ERROR, McpEndpoint, error_body, tool_table
+from server.web import AccountPages
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -94,6 +96,10 @@ class HarmonyApp:
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
         self.metrics = Metrics()
         self.jobs = JobPool(settings.render_workers, settings.render_queue)
+        # The account page (API.md §15): sessions on the app's clock; the month's use as the
+        # limiter counts it; a key revoked there leaves this worker's key cache at once.
+        self.pages = AccountPages(store, SignIn(store, clock), self.limiter.month_used,
+                                  self.auth.forget, secure=settings.profile == "hosted")
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
                               also=self.counters.flush, on_drop=self.metrics.log_dropped.inc,
@@ -130,7 +136,8 @@ class HarmonyApp:
                    for k, v in scope.get("headers", ())}
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
-                      client[0] if client else "unknown", time.perf_counter())
+                      client[0] if client else "unknown", time.perf_counter(),
+                      scope.get("query_string", b"").decode("latin-1"))
         response = await self._respond(ctx, lambda: _read_body(receive, self._body_cap(ctx)))
         if response is None:
             return
@@ -147,7 +154,8 @@ class HarmonyApp:
 
     async def __rsgi__(self, scope: Any, protocol: Any) -> None:
         ctx = Context(scope.method, scope.path, dict(scope.headers.items()),
-                      rsgi.client_host(scope.client), time.perf_counter())
+                      rsgi.client_host(scope.client), time.perf_counter(),
+                      scope.query_string)
         response = await self._respond(
             ctx, lambda: rsgi.read_body(protocol, ctx.headers, self._body_cap(ctx)))
         if response is not None:
@@ -256,6 +264,9 @@ class HarmonyApp:
 
     def _cors_guard(self, ctx: Context) -> Response | None:
         origin = ctx.headers.get("origin")
+        if ctx.route is not None and ctx.route.page and self.gateway.own_page(
+                origin, ctx.headers.get("host"), ctx.headers.get("sec-fetch-site")):
+            return None  # a page's own form: not a cross-origin request
         self.gateway.check_origin(origin)
         if origin is not None and _is_preflight(ctx):
             assert ctx.route is not None
@@ -264,7 +275,7 @@ class HarmonyApp:
         return None
 
     def _user_agent_guard(self, ctx: Context) -> None:
-        if ctx.route is not None and ctx.route.surface is not None:
+        if ctx.route is not None and (ctx.route.surface is not None or ctx.route.page):
             self.gateway.check_user_agent(ctx.headers.get("user-agent"))
 
     def _size_guard(self, ctx: Context) -> None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from server.http.jobs import JobPool
     from server.http.settings import Settings
     from server.mcp import Gate, McpEndpoint
+    from server.web import AccountPages
 
 
 class Service(Protocol):
@@ -36,6 +37,7 @@ class Service(Protocol):
     metrics: Metrics
     mcp: McpEndpoint
     jobs: JobPool
+    pages: AccountPages
     health_body: bytes
     openapi_body: bytes
 
@@ -57,6 +59,7 @@ class Route:
     operation: Operation | None = None
     answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
     max_body: int | None = None       # its own body cap; None: the service's
+    page: bool = False                # an account page: UA policy applies; never logged
 
 
 @dataclass
@@ -68,6 +71,7 @@ class Context:
     headers: Mapping[str, str]
     client: str
     started: float
+    query: str = ""                   # the query string (the account page's sign-in link)
     route: Route | None = None
     key: KeyRecord | None = None
     admission: Admission | None = None

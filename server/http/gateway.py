@@ -8,7 +8,10 @@ headers a client sends, and a max-age.
 User-Agent policy (hosted profile): the default User-Agents of scripting libraries get 403
 ``blocked_user_agent``, so that callers identify their integration; so does a request with no
 User-Agent at all (or a blank one), which identifies nothing either, as a real gateway would.
-/health and /metrics are exempt, because monitors use exactly those libraries.
+/health and /metrics are exempt, because monitors use exactly those libraries; the account page
+is not. A page's own form posts with its own origin (or ``null`` under its no-referrer
+policy, from the same origin as fetch metadata says), which passes whatever the allowlist; the
+page's CSRF token and SameSite cookie are what protect it.
 """
 
 from __future__ import annotations
@@ -46,6 +49,19 @@ class Gateway:
         origin = origin.rstrip("/").lower()
         return self.any_origin or origin in self.origins or \
             (self.allow_loopback and LOOPBACK_ORIGIN.fullmatch(origin) is not None)
+
+    @staticmethod
+    def own_page(origin: str | None, host: str | None, fetch_site: str | None) -> bool:
+        """A request from the account page's own forms: an ``Origin`` naming the host the
+        request was sent to, or ``Origin: null`` (what a browser sends from a page whose
+        ``Referrer-Policy`` is ``no-referrer``, as the account page's is) with the browser's
+        own ``Sec-Fetch-Site: same-origin``, which no page can forge."""
+        if origin == "null":
+            return fetch_site == "same-origin"
+        if origin is None or host is None:
+            return False
+        _, sep, rest = origin.partition("://")
+        return bool(sep) and rest.rstrip("/").lower() == host.strip().lower()
 
     def preflight_headers(self, origin: str, methods: frozenset[str]) -> Headers:
         allow = ", ".join(sorted(methods | {"OPTIONS"})).encode()

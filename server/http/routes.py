@@ -12,6 +12,7 @@ import orjson
 from server.api import Operation, Response, answerer
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
+from server.web import PAGE_ROUTES, PageRequest
 
 
 async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
@@ -25,7 +26,8 @@ async def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
 
 INDEX_BODY = orjson.dumps({
     "service": "harmony", "health": "/health", "openapi": "/openapi.json", "mcp": "/mcp",
-    "metrics": "/metrics", "operations": "POST /v2/<operation> with 'Authorization: Bearer "
+    "metrics": "/metrics", "account": "/account (keys and usage; sign in with a link from "
+    "harmony accounts login-link NAME)", "operations": "POST /v2/<operation> with 'Authorization: Bearer "
     "<key>': analyze, resolve, voicing, reharmonize, conduct, render, compose, search",
     "docs": "the README and docs/ of the harmony engine repository"})
 
@@ -61,6 +63,11 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return Response(answer.status, answer.body, headers, content_type=content_type)
 
 
+async def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    """The account page (``server.web``): HTML, its own session; no key, never logged."""
+    return app.pages.answer(PageRequest(ctx.method, ctx.path, ctx.query, ctx.headers, body))
+
+
 # Operations whose route is not a plain answerer: a render runs in the job pool.
 HANDLERS: dict[str, Handler] = {"render": render_handler}
 
@@ -73,6 +80,8 @@ def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
         Route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
         Route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
     ]
+    routes += [Route(path, methods, page_handler, page=True)
+               for path, methods in PAGE_ROUTES.items()]
     routes += [Route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
                      surface="rest", needs_key=True, operation=op,
                      answer=None if op.name in HANDLERS else answerer(op),

@@ -1,0 +1,67 @@
+"""What a page handler sees of a request, and the headers every page answer carries.
+
+Headers of every page: a strict Content-Security-Policy (``default-src 'self'``, so no inline
+script or style runs: the pages have none; ``frame-ancestors 'none'``), no referrer (a link's
+token never leaks through ``Referer``), ``nosniff``, and ``Cache-Control: no-store`` (the pages
+show an account, and a new key's secret once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from http.cookies import CookieError, SimpleCookie
+from urllib.parse import parse_qs
+
+COOKIE = "harmony_session"
+CSP = b"default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+HTML_TYPE = b"text/html; charset=utf-8"
+CSS_TYPE = b"text/css; charset=utf-8"
+
+Headers = list[tuple[bytes, bytes]]
+
+
+def page_headers(cache: bytes = b"no-store") -> Headers:
+    return [(b"content-security-policy", CSP), (b"referrer-policy", b"no-referrer"),
+            (b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
+            (b"cache-control", cache)]
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    method: str
+    path: str
+    query: str
+    headers: Mapping[str, str]
+    body: bytes = b""
+
+    def param(self, name: str) -> str:
+        """A query parameter (the first of that name), '' when absent."""
+        return parse_qs(self.query).get(name, [""])[0]
+
+    def form(self) -> dict[str, str]:
+        """An ``application/x-www-form-urlencoded`` body: the first value of each field."""
+        try:
+            text = self.body.decode()
+        except UnicodeDecodeError:
+            return {}
+        return {k: v[0] for k, v in parse_qs(text).items()}
+
+    def session(self) -> str:
+        """The session cookie's token, '' when there is none."""
+        cookie: SimpleCookie = SimpleCookie()
+        try:
+            cookie.load(self.headers.get("cookie", ""))
+        except CookieError:
+            return ""
+        morsel = cookie.get(COOKIE)
+        return morsel.value if morsel is not None else ""
+
+
+def session_cookie(token: str, max_age: int, secure: bool) -> tuple[bytes, bytes]:
+    """``Set-Cookie`` for the session (an empty token with max-age 0 ends it): HttpOnly (no
+    script reads it), SameSite=Strict (no other site's page sends it), Secure when hosted,
+    and only for the pages' path."""
+    value = (f"{COOKIE}={token}; Path=/account; Max-Age={max_age}; HttpOnly; "
+             f"SameSite=Strict{'; Secure' if secure else ''}")
+    return b"set-cookie", value.encode()
