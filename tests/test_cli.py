@@ -11,7 +11,8 @@ import pytest
 
 import engine
 from server.accounts.store import LogRow, Store, hash_secret
-from server.cli.main import bootstrap, build_parser, main, serve_settings
+from server.cli.main import build_parser, main
+from server.cli.serve import bootstrap, serve_settings
 from server.http.settings import Settings
 from tests.server_fixtures import fake_analyze
 

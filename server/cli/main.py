@@ -6,9 +6,8 @@ from __future__ import annotations
 import argparse
 import base64
 import importlib
-import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,7 +20,8 @@ from server.accounts import LINK_SECONDS, PLANS, USAGE_GROUPS, SignIn, Store, St
 from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
 from server.cli import render as render_cli
-from server.http import PROFILES, Settings, env_db_path, parse_origins
+from server.cli.serve import cmd_serve
+from server.http import PROFILES, env_db_path
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -318,107 +318,6 @@ def _text(value: Any) -> Any:
 def _os_error(exc: OSError) -> str:
     where = f": {exc.filename}" if exc.filename is not None else ""
     return f"{exc.strerror or exc}{where}"
-
-
-def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
-    """The environment's settings (HARMONY_*, from ``env``, default ``os.environ``), overridden
-    by the flags actually given (``--db`` included)."""
-    origins = None if ns.cors_origins is None else parse_origins(ns.cors_origins)
-    return Settings.from_env(env, db_path=ns.db, profile=ns.profile, auth=ns.auth,
-                             cors_origins=origins, flood_per_minute=ns.flood_per_minute,
-                             workers=ns.workers, store_bodies=ns.store_bodies,
-                             retention_days=ns.retention_days)
-
-
-def bootstrap(settings: Settings) -> None:
-    """Create or migrate the schema before the workers start; on the first start with an
-    empty store (and keys required), make the ``local`` account and print its key once."""
-    store = Store(settings.db_path)
-    try:
-        if settings.auth and not store.has_keys():
-            if "local" not in {name for name, _ in store.accounts()}:
-                store.create_account("local", "developer")
-            key_id, secret = store.create_key("local")
-            print(f"harmony: created account 'local' (developer plan) with key {key_id}; "
-                  "the key is shown once:", file=sys.stderr)
-            print(secret, flush=True)
-    finally:
-        store.close()
-
-
-def cmd_serve(ns: argparse.Namespace) -> int:
-    from granian import Granian
-    from granian.constants import Interfaces, Loops
-
-    settings = serve_settings(ns)
-    lock = _hold_database(settings.db_path)  # kept open (and locked) while the server runs
-    _check_port(ns.host, ns.port)
-    bootstrap(settings)  # after both checks: a refused start prints no key it then forgets
-    os.environ.update(settings.to_env())
-    # /metrics adds up the counts of every worker (prometheus_client's multiprocess mode):
-    # each worker writes its samples to memory-mapped files in this directory, emptied now so
-    # a restart starts from zero. Set before granian starts the workers, which read it.
-    from server.accounts import MULTIPROC_ENV, reset_metrics_dir
-
-    os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(settings.db_path))
-    # Each setting measured with bench/load.py (2 workers, wrk, 2-core shared machine, 2-5
-    # runs interleaved with the default; docs/granian-settings.md has the table). Left at
-    # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI; mt no better),
-    # runtime_threads=2, http=1-only, backpressure 32 or 4096 (default backlog/workers),
-    # task_impl=rust (experimental; faster /health, not analyze). blocking_threads must be 1
-    # for RSGI (granian refuses more).
-    Granian("server.http:make_app", address=ns.host, port=ns.port,
-            # RSGI: granian's own interface, the lower latency (HarmonyApp.__rsgi__).
-            interface=Interfaces.RSGI,
-            # uvloop, named rather than "auto" (which would prefer rloop when present): over
-            # the asyncio loop, analyze p50 0.333 ms against 0.395 ms (mean of 5 runs, lower in
-            # all 5), 14.8k against 12.9k req/s, server CPU 106 against 124 µs/req; /health
-            # p50 0.168 against 0.228 ms.
-            loop=Loops.uvloop,
-            workers=settings.workers, factory=True, log_access=False,
-            # A crashed worker is started again (granian stops on a crash loop: two deaths
-            # within 5.5 s); costs nothing on the request path (same figures as without it).
-            respawn_failed_workers=True,
-            workers_kill_timeout=30).serve()
-    lock.close()
-    return 0
-
-
-def _hold_database(db_path: str) -> Any:
-    """Lock ``DB.lock`` for this server's life: a second ``harmony serve`` on the same
-    database (which would empty the first one's metrics folder and share its counters) is
-    refused while the first lives; the lock goes with the process, however it ends."""
-    import fcntl
-
-    path = Path(db_path).resolve()
-    handle = open(f"{path}.lock", "a+")  # noqa: SIM115 (held for the server's life)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        owner = handle.read().strip() or "another process"
-        handle.close()
-        raise ValueError(f"the database {path} is served by a live harmony serve ({owner}); "
-                         "stop it, or give this one its own: --db OTHER.db") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}")
-    handle.flush()
-    return handle
-
-
-def _check_port(host: str, port: int) -> None:
-    """One line, not granian's traceback, when the address is taken."""
-    import socket
-
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            raise ValueError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; pick "
-                             f"another port with --port {port + 1} (make serve PORT="
-                             f"{port + 1})") from None
 
 
 def cmd_mcp_config(ns: argparse.Namespace) -> int:
