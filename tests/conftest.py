@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,25 @@ def corpora() -> Path:
     if not CORPORA.is_dir():
         pytest.skip(f"shared corpora not found at {CORPORA}")
     return CORPORA
+
+
+@pytest.fixture(scope="session")
+def postgres_host() -> Iterator[str]:
+    """A PostgreSQL server for the session (tests/pg_server.py), its socket folder."""
+    from tests.pg_server import pg_bin, postgres_server
+
+    if pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed (Debian's postgresql package; .ci/run "
+                    "installs it when it runs as root)")
+    with postgres_server() as host:
+        yield host
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_address(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty store's address on each backend: a SQLite file, a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "harmony.db")
+    from tests.pg_server import database
+
+    return database(request.getfixturevalue("postgres_host"))

@@ -1,5 +1,6 @@
-"""The store: the request log keeps every body byte for byte, and an older database is migrated
-in place at start."""
+"""The store, on both backends (SQLite and PostgreSQL, ``store_address``): the request log keeps
+every body byte for byte, plans and limits, keys, monthly totals, sign-in links; an older
+database is migrated in place at start."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ import sqlite3
 import time
 from pathlib import Path
 
-from server.accounts.store import MIGRATIONS, LogRow, Store, hash_secret
+import pytest
+
+from server.accounts import SignIn, open_store
+from server.accounts.pgstore import MIGRATIONS as PG_MIGRATIONS
+from server.accounts.store import MIGRATIONS, LogRow, Store, StoreError, hash_secret
 
 
-def test_log_bodies_round_trip_byte_for_byte(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "harmony.db"))
+def test_log_bodies_round_trip_byte_for_byte(store_address: str) -> None:
+    store = open_store(store_address)
     bodies = [b'{"chord":"C"}', None, b"\xff\xfe not UTF-8", '{"chord":"C\u266f7\\n\x00"}'.encode(),
               b'{"chord":"D"}']
     now = time.time()  # bodies older than the retention period are dropped
@@ -24,8 +29,8 @@ def test_log_bodies_round_trip_byte_for_byte(tmp_path: Path) -> None:
     assert {type(r[7]) for r in got} == {bytes, type(None)}
 
 
-def test_retention_drops_old_bodies_only(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "harmony.db"))
+def test_retention_drops_old_bodies_only(store_address: str) -> None:
+    store = open_store(store_address)
     store.write_log([LogRow(1.0, None, "rest", "analyze", 200, None, 1, b"old")], 30)
     store.write_log([LogRow(time.time(), None, "rest", "analyze", 200, None, 1, b"new")], 30)
     assert [r[7] for r in store.log_rows()] == [None, b"new"]
@@ -51,8 +56,8 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         (len(MIGRATIONS),)
 
 
-def test_a_plan_change_drops_the_enterprise_limits(tmp_path: Path) -> None:
-    store = Store(str(tmp_path / "harmony.db"))
+def test_a_plan_change_drops_the_enterprise_limits(store_address: str) -> None:
+    store = open_store(store_address)
     store.create_account("acme", "free")
     _, secret = store.create_key("acme")
     store.set_limits("acme", 5, 9)
@@ -66,3 +71,86 @@ def test_a_plan_change_drops_the_enterprise_limits(tmp_path: Path) -> None:
     store.set_plan("acme", "enterprise")  # back to enterprise: the plan's defaults until set
     record = store.lookup_key(hash_secret(secret))
     assert record is not None and (record.per_minute, record.per_month) == (1_000, 1_000_000)
+
+
+def test_keys_accounts_and_the_key_cap(store_address: str) -> None:
+    store = open_store(store_address)
+    assert store.create_account("acme", "free") == store.account_id("acme")
+    key_id, secret = store.create_key("acme")
+    with pytest.raises(StoreError, match="free plan allows 1"):
+        store.create_key("acme")
+    with pytest.raises(StoreError, match="exists"):
+        store.create_account("acme", "free")
+    record = store.lookup_key(hash_secret(secret))
+    assert record is not None and (record.key_id, record.account, record.revoked) == \
+        (key_id, "acme", False)
+    new_id, new_secret = store.rotate_key(key_id)
+    old, new = store.lookup_key(hash_secret(secret)), store.lookup_key(hash_secret(new_secret))
+    assert old is not None and old.revoked
+    assert new is not None and (new.key_id, new.revoked) == (new_id, False)
+    store.revoke_key(new_id)
+    with pytest.raises(StoreError, match="no active key"):
+        store.revoke_key(new_id)
+    assert [k["replacedBy"] for k in store.list_keys("acme")] == [new_id, None]
+    assert store.has_keys() and store.accounts() == [("acme", "free")]
+
+
+def test_usage_last_use_and_vocabulary_gaps(store_address: str) -> None:
+    store = open_store(store_address)
+    store.create_account("acme", "developer")
+    key_id, _ = store.create_key("acme")
+    now = time.time()
+    rows = [LogRow(now - 10 + i, key_id, "rest", "analyze", 200 if i % 3 else 400,
+                   None if i % 3 else "invalid_chord", 100 + i, None,
+                   None if i % 3 else "Cmaj13#") for i in range(9)]
+    store.write_log(rows, retention_days=30)
+    report = store.usage("acme")
+    assert [(u["key"], u["calls"], u["errors"]) for u in report] == [(key_id, 9, 3)]
+    assert [u["calls"] for u in store.usage("acme", by="operation")] == [9]
+    assert store.vocab_gaps()[0]["symbol"] == "Cmaj13#" and store.vocab_gaps()[0]["count"] == 3
+    active = store.active_keys(store.account_id("acme"), now - 60)
+    assert active[0]["calls"] == 9 and active[0]["lastUsed"] is not None
+
+
+def test_month_totals_only_move_forward(store_address: str) -> None:
+    store = open_store(store_address)
+    store.save_month_usage([(1, "2026-11", 10, 5)])
+    store.save_month_usage([(1, "2026-11", 7, 3)])       # an older snapshot: ignored
+    store.save_month_usage([(1, "2026-11", 12, 6), (2, "2026-10", 1, 1)])
+    assert store.month_usage() == [(2, "2026-10", 1, 1), (1, "2026-11", 12, 6)]
+    assert len(store.instance_id()) == 32
+
+
+def test_sign_in_links_and_sessions(store_address: str) -> None:
+    store = open_store(store_address)
+    store.create_account("acme", "free")
+    signin = SignIn(store)
+    link = signin.issue_link("acme")
+    session = signin.redeem(link)
+    assert session is not None and signin.redeem(link) is None      # used once
+    assert signin.account_of(session) == store.account_id("acme")
+    signin.end(session)
+    assert signin.account_of(session) is None
+
+
+def test_a_schema_2_postgres_database_is_migrated_in_place(postgres_host: str) -> None:
+    import psycopg
+
+    from tests.pg_server import database
+
+    address = database(postgres_host)
+    with psycopg.connect(address, autocommit=True) as old:
+        old.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        old.execute("INSERT INTO schema_version VALUES (2)")
+        for script in PG_MIGRATIONS[:2]:
+            for statement in script.split(";"):
+                if statement.strip():
+                    old.execute(statement)
+        old.execute("INSERT INTO accounts (name, plan, created) VALUES ('acme', 'free', 0)")
+    store = open_store(address)
+    assert store.accounts() == [("acme", "free")]
+    assert store.conn.execute("SELECT version FROM schema_version").fetchone() == \
+        (len(PG_MIGRATIONS),)
+    assert len(PG_MIGRATIONS) == len(MIGRATIONS)      # one schema history, two spellings
+    store.create_key("acme")                           # keys.last_used exists
+    assert open_store(address).accounts() == [("acme", "free")]   # a second start: nothing to do

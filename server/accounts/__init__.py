@@ -1,11 +1,12 @@
 """Accounts: keys and their authentication, plans, the minute and month limits and their
-counters, the store (SQLite), the request log, the metrics, and the sign-in links and
+counters, the store (SQLite, or PostgreSQL: ``open_store``), the request log, the metrics, and the sign-in links and
 sessions of the account page."""
 
 from server.accounts.auth import Authenticator
 from server.accounts.counters import SharedCounters
 from server.accounts.limits import Admission, Counters, FloodThrottle, Limiter
 from server.accounts.metrics import MULTIPROC_ENV, Metrics, reset_metrics_dir
+from server.accounts.pgstore import is_postgres, local_path, open_store
 from server.accounts.plans import PLANS
 from server.accounts.requestlog import RequestLog
 from server.accounts.signin import LINK_SECONDS, SESSION_SECONDS, SignIn, csrf_ok, csrf_token
@@ -15,5 +16,5 @@ __all__ = [
     "LINK_SECONDS", "MULTIPROC_ENV", "PLANS", "SESSION_SECONDS", "USAGE_GROUPS", "AccountRecord",
     "Admission", "Authenticator", "Counters", "FloodThrottle", "KeyRecord", "Limiter", "LogRow",
     "Metrics", "RequestLog", "SharedCounters", "SignIn", "Store", "StoreError", "csrf_ok",
-    "csrf_token", "reset_metrics_dir",
+    "csrf_token", "is_postgres", "local_path", "open_store", "reset_metrics_dir",
 ]

@@ -51,7 +51,7 @@ class SharedCounters:
 
     def __init__(self, store: Store, path: str | None = None, slots: int = DEFAULT_SLOTS) -> None:
         self.store = store
-        self.path = path or store.path + ".counters"
+        self.path = path or store.local_path + ".counters"
         self.slots = slots
         self._size = (1 + slots) * SLOT_SIZE
         self._thread_lock = threading.Lock()

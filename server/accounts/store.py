@@ -174,6 +174,7 @@ class StoreError(Exception):
 class Store:
     def __init__(self, path: str) -> None:
         self.path = path
+        self.local_path = path      # where this machine's own files go (pgstore.local_path)
         self._local = threading.local()
         self.migrate()
 
@@ -232,9 +233,9 @@ class Store:
         with self.write() as c:
             if c.execute("SELECT 1 FROM accounts WHERE name = ?", (name,)).fetchone():
                 raise StoreError(f"account {name!r} exists")
-            cur = c.execute("INSERT INTO accounts (name, plan, created) VALUES (?, ?, ?)",
-                            (name, plan, time.time()))
-            return int(cur.lastrowid or 0)
+            row = c.execute("INSERT INTO accounts (name, plan, created) VALUES (?, ?, ?) "
+                            "RETURNING id", (name, plan, time.time())).fetchone()
+            return int(row[0])
 
     def set_plan(self, name: str, plan: str) -> None:
         """Move the account to ``plan``, with that plan's limits: enterprise overrides made by
@@ -372,7 +373,8 @@ class Store:
     def save_month_usage(self, rows: Iterable[tuple[int, str, int, int]]) -> None:
         with self.write() as c:
             c.executemany(
-                "INSERT INTO month_usage VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET "
+                "INSERT INTO month_usage VALUES (?, ?, ?, ?) ON CONFLICT (account_id, month) "
+                "DO UPDATE SET "
                 "count = excluded.count, version = excluded.version "
                 "WHERE excluded.version > month_usage.version", list(rows))
 

@@ -16,7 +16,16 @@ import orjson
 from engine.errors import HarmonyError
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from engine.voicing import STYLE_NAMES
-from server.accounts import LINK_SECONDS, PLANS, USAGE_GROUPS, SignIn, Store, StoreError
+from server.accounts import (
+    LINK_SECONDS,
+    PLANS,
+    USAGE_GROUPS,
+    SignIn,
+    Store,
+    StoreError,
+    is_postgres,
+    open_store,
+)
 from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
 from server.cli import render as render_cli
@@ -66,7 +75,7 @@ def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = Tru
             return
     if not top:
         parser.add_argument("--db", default=argparse.SUPPRESS,
-                            help="SQLite file (also accepted before the command)")
+                            help="SQLite file or postgresql:// URL (also accepted before the command)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version",
                         version=f"harmony {PACKAGE_VERSION} (grid {GRID_VERSION})")
     # None: not given, so HARMONY_DB (read when the command runs) or harmony.db.
-    parser.add_argument("--db", help="SQLite file (env HARMONY_DB; default harmony.db)")
+    parser.add_argument("--db", help="SQLite file or postgresql:// URL (env HARMONY_DB; default harmony.db)")
     sub = parser.add_subparsers(metavar="COMMAND")
 
     # Flags default to None (not given): the environment's settings apply (Settings.from_env).
@@ -400,6 +409,8 @@ def _store(ns: argparse.Namespace, create: bool = False) -> Store:
     ``accounts create`` make one: every other command refuses a missing file, naming it,
     rather than leave an empty database behind where it was run."""
     path = env_db_path() if ns.db is None else ns.db
+    if is_postgres(path):
+        return open_store(path)
     if not create and not Path(path).exists():
         raise StoreError(f"no database at {Path(path).resolve()} (harmony serve or harmony "
                          "accounts create makes one; --db PATH or HARMONY_DB picks another)")

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from server.accounts import Store
+from server.accounts import local_path, open_store
 from server.http import Settings, parse_origins
 
 
@@ -28,7 +28,7 @@ def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None)
 def bootstrap(settings: Settings) -> None:
     """Create or migrate the schema before the workers start; on the first start with an
     empty store (and keys required), make the ``local`` account and print its key once."""
-    store = Store(settings.db_path)
+    store = open_store(settings.db_path)
     try:
         if settings.auth and not store.has_keys():
             if "local" not in {name for name, _ in store.accounts()}:
@@ -46,7 +46,8 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     from granian.constants import Interfaces, Loops
 
     settings = serve_settings(ns)
-    lock = _hold_database(settings.db_path)  # kept open (and locked) while the server runs
+    local = local_path(settings.db_path)   # this machine's own files (PostgreSQL: state dir)
+    lock = _hold_database(local)  # kept open (and locked) while the server runs
     _check_port(ns.host, ns.port)
     bootstrap(settings)  # after both checks: a refused start prints no key it then forgets
     os.environ.update(settings.to_env())
@@ -55,7 +56,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     # a restart starts from zero. Set before granian starts the workers, which read it.
     from server.accounts import MULTIPROC_ENV, reset_metrics_dir
 
-    os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(settings.db_path))
+    os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(local))
     # Each setting measured with bench/load.py (2 workers, wrk, 2-core shared machine, 2-5
     # runs interleaved with the default; docs/granian-settings.md has the table). Left at
     # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI; mt no better),

@@ -50,6 +50,7 @@ from server.accounts import (
     SharedCounters,
     SignIn,
     Store,
+    open_store,
 )
 from server.api import (
     OPERATIONS,
@@ -414,7 +415,7 @@ def build_app(settings: Settings | None = None, store: Store | None = None,
               monotonic: Callable[[], float] = time.monotonic) -> HarmonyApp:
     settings = settings or Settings.from_env()
     table = with_corpus(OPERATIONS if operations is None else operations, settings.corpus)
-    return HarmonyApp(settings, store or Store(settings.db_path), table, clock, monotonic)
+    return HarmonyApp(settings, store or open_store(settings.db_path), table, clock, monotonic)
 
 
 def make_app() -> HarmonyApp:

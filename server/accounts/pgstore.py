@@ -1,0 +1,260 @@
+"""The store on PostgreSQL (``HARMONY_DB=postgresql://...``, issue 20): accounts, keys, plans,
+sign-in links and sessions, the request log and vocabulary gaps, shared by every machine that
+points at the same database.
+
+``PgStore`` is ``Store`` with another connection underneath: the SQL of ``Store`` (and of
+``server.accounts.signin``) is written once, with ``?`` placeholders, and runs here through
+``_Conn``, which turns them into psycopg's ``%s``. What PostgreSQL spells differently lives
+here: its schema (``MIGRATIONS``, versioned like SQLite's and applied at start under an
+advisory lock, so machines starting together migrate once) and the batched log write.
+
+Connections come from a psycopg_pool ``ConnectionPool`` made per process (a granian worker
+forked after the store was opened makes its own). A read borrows a connection for one
+statement (autocommit); ``write()`` borrows one for a transaction.
+
+Files a machine still keeps for itself (the shared counters of its workers, its metrics
+folder, the ``harmony serve`` lock) live under ``local_path``: ``HARMONY_STATE_DIR`` (default:
+the working directory) joined with a name derived from the database address, so two
+``harmony serve`` on one machine share a database only if given different state folders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from server.accounts.store import LogRow, Store
+
+# Each entry migrates the schema from version i to i + 1, as Store.MIGRATIONS does for SQLite
+# (same tables, same meaning); never edit one that has shipped.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE accounts (
+        id BIGSERIAL PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        plan TEXT NOT NULL,
+        per_minute BIGINT,
+        per_month BIGINT,
+        created DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE keys (
+        id TEXT PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES accounts(id),
+        prefix TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        created DOUBLE PRECISION NOT NULL,
+        revoked DOUBLE PRECISION,
+        replaced_by TEXT
+    );
+    CREATE TABLE counters (
+        name TEXT PRIMARY KEY,
+        count BIGINT NOT NULL,
+        expires DOUBLE PRECISION NOT NULL
+    );
+    CREATE TABLE request_log (
+        id BIGSERIAL PRIMARY KEY,
+        ts DOUBLE PRECISION NOT NULL,
+        key_id TEXT,
+        surface TEXT NOT NULL,
+        operation TEXT,
+        status INTEGER NOT NULL,
+        error TEXT,
+        latency_us BIGINT NOT NULL,
+        body BYTEA
+    );
+    CREATE INDEX request_log_ts ON request_log(ts);
+    CREATE TABLE vocab_gaps (
+        symbol TEXT PRIMARY KEY,
+        count BIGINT NOT NULL,
+        last_seen DOUBLE PRECISION NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE meta (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    INSERT INTO meta VALUES ('instance', md5(random()::text || clock_timestamp()::text));
+    CREATE TABLE month_usage (
+        account_id BIGINT NOT NULL,
+        month TEXT NOT NULL,
+        count BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        PRIMARY KEY (account_id, month)
+    )
+    """,
+    """
+    CREATE INDEX request_log_bodies ON request_log(ts) WHERE body IS NOT NULL
+    """,
+    """
+    ALTER TABLE keys ADD COLUMN last_used DOUBLE PRECISION;
+    CREATE TABLE login_links (
+        hash TEXT PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES accounts(id),
+        expires DOUBLE PRECISION NOT NULL,
+        used DOUBLE PRECISION
+    );
+    CREATE TABLE sessions (
+        hash TEXT PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES accounts(id),
+        created DOUBLE PRECISION NOT NULL,
+        expires DOUBLE PRECISION NOT NULL
+    )
+    """,
+)
+_MIGRATION_LOCK = 0x6861726D  # pg_advisory_xact_lock key: "harm"
+POOL_SIZE = 4
+
+
+def is_postgres(address: str) -> bool:
+    return address.startswith(("postgresql://", "postgres://"))
+
+
+def local_path(address: str) -> str:
+    """Where a machine keeps its own files for ``address`` (see the module docstring): the
+    SQLite file itself, or for PostgreSQL a name under ``HARMONY_STATE_DIR``."""
+    if not is_postgres(address):
+        return address
+    parts = urlsplit(address)
+    netloc = parts.netloc.rpartition("@")[2]            # no user or password in the name
+    digest = hashlib.sha256(urlunsplit(parts._replace(netloc=netloc)).encode()).hexdigest()
+    return str(Path(os.environ.get("HARMONY_STATE_DIR", ".")) / f"harmony-pg-{digest[:12]}")
+
+
+class _Result:
+    """What ``Store`` reads from a statement: rows, ``rowcount``; iterable."""
+
+    def __init__(self, rows: list[tuple[Any, ...]], rowcount: int) -> None:
+        self.rows, self.rowcount = rows, rowcount
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.rows)
+
+
+def _sql(text: str) -> str:
+    return text.replace("%", "%%").replace("?", "%s")
+
+
+class _Conn:
+    """A psycopg connection with sqlite3's ``execute``/``executemany`` shape."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        cur = self.connection.execute(_sql(sql), tuple(params))
+        rows = cur.fetchall() if cur.description else []
+        return _Result(rows, cur.rowcount)
+
+    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> _Result:
+        seq = [tuple(p) for p in seq]
+        if not seq:
+            return _Result([], 0)
+        with self.connection.cursor() as cur:
+            cur.executemany(_sql(sql), seq)
+            return _Result([], cur.rowcount)
+
+
+class _Autocommit:
+    """``PgStore.conn``: each statement on a connection borrowed from the pool for it."""
+
+    def __init__(self, store: PgStore) -> None:
+        self.store = store
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Result:
+        with self.store.pool().connection() as connection:
+            return _Conn(connection).execute(sql, params)
+
+
+class PgStore(Store):
+    def __init__(self, address: str) -> None:
+        self.path = address
+        self.local_path = local_path(address)
+        self._pool: Any = None
+        self._pid = -1
+        self._lock = threading.Lock()
+        self.migrate()
+
+    def pool(self) -> Any:
+        if self._pid != os.getpid():
+            with self._lock:
+                if self._pid != os.getpid():
+                    from psycopg_pool import ConnectionPool
+
+                    self._pool = ConnectionPool(self.path, min_size=1, max_size=POOL_SIZE,
+                                                kwargs={"autocommit": True}, open=True)
+                    self._pid = os.getpid()
+        return self._pool
+
+    @property
+    def conn(self) -> Any:  # the sqlite3.Connection of Store, in its reading uses
+        return _Autocommit(self)
+
+    @contextmanager
+    def write(self) -> Iterator[Any]:
+        with self.pool().connection() as connection, connection.transaction():
+            yield _Conn(connection)
+
+    def close(self) -> None:
+        if self._pool is not None and self._pid == os.getpid():
+            self._pool.close()
+            self._pool, self._pid = None, -1
+
+    def migrate(self) -> int:
+        with self.write() as c:
+            c.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+            c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = c.execute("SELECT version FROM schema_version").fetchone()
+            version = row[0] if row else 0
+            if row is None:
+                c.execute("INSERT INTO schema_version VALUES (0)")
+            for script in MIGRATIONS[version:]:
+                for statement in script.split(";"):
+                    if statement.strip():
+                        c.execute(statement)
+            c.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS),))
+        return len(MIGRATIONS)
+
+    def write_log(self, rows: Iterable[LogRow], retention_days: int) -> int:
+        """The batch in one transaction: the rows by ``executemany`` (psycopg pipelines it),
+        each key's last use, the vocabulary gaps, the retention of bodies."""
+        rows = list(rows)
+        now = time.time()
+        last_used: dict[str, float] = {}
+        for r in rows:
+            if r.key_id is not None and r.ts > last_used.get(r.key_id, 0.0):
+                last_used[r.key_id] = r.ts
+        with self.write() as c:
+            c.executemany(
+                "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
+                "latency_us, body) VALUES (?,?,?,?,?,?,?,?)",
+                [(r.ts, r.key_id, r.surface, r.operation, r.status, r.error, r.latency_us,
+                  r.body) for r in rows])
+            c.executemany("UPDATE keys SET last_used = greatest(coalesce(last_used, 0), ?) "
+                          "WHERE id = ?", [(ts, k) for k, ts in last_used.items()])
+            c.executemany(
+                "INSERT INTO vocab_gaps VALUES (?, 1, ?) ON CONFLICT (symbol) DO UPDATE SET "
+                "count = vocab_gaps.count + 1, last_seen = excluded.last_seen",
+                [(r.symbol, r.ts) for r in rows if r.symbol])
+            c.execute("UPDATE request_log SET body = NULL WHERE body IS NOT NULL AND ts < ?",
+                      (now - retention_days * 86400,))
+            c.execute("DELETE FROM counters WHERE expires < ?", (now,))
+        return len(rows)
+
+
+def open_store(address: str) -> Store:
+    """The store at ``address``: PostgreSQL for a ``postgresql://`` URL, else a SQLite file."""
+    return PgStore(address) if is_postgres(address) else Store(address)
