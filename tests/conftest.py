@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from server.accounts import Store
 
 # CI runs a derandomised profile: the same examples every run, no example database.
 settings.register_profile(
@@ -49,3 +53,20 @@ def store_address(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     from tests.pg_server import database
 
     return database(request.getfixturevalue("postgres_host"))
+
+
+@pytest.fixture
+def opened() -> Iterator[Callable[[str], Store]]:
+    """``open_store``, each store it opened closed after the test (a PostgreSQL pool left to
+    the garbage collector would stop its threads from one of them)."""
+    from server.accounts import open_store
+
+    stores: list[Store] = []
+
+    def open_(address: str) -> Store:
+        stores.append(open_store(address))
+        return stores[-1]
+
+    yield open_
+    for store in stores:
+        store.close()

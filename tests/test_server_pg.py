@@ -59,7 +59,8 @@ def _serve(env: dict[str, str], state: Path) -> tuple[subprocess.Popen[bytes], s
 @pytest.fixture
 def two_servers(postgres_host: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], list[
         tuple[subprocess.Popen[bytes], str]]]]:
-    env = {**os.environ, "HARMONY_DB": database(postgres_host), "HARMONY_PROFILE": "local"}
+    env = {**os.environ, "HARMONY_DB": database(postgres_host), "HARMONY_PROFILE": "local",
+           "HARMONY_KEY_CACHE_SECONDS": "1"}
     servers = [_serve(env, tmp_path / "a"), _serve(env, tmp_path / "b")]
     try:
         yield env, servers
@@ -74,10 +75,29 @@ def two_servers(postgres_host: str, tmp_path: Path) -> Iterator[tuple[dict[str, 
                     process.wait(10)
 
 
-def _analyze(url: str, secret: str) -> int:
+def _post(url: str, secret: str) -> httpx.Response:
     return httpx.post(url + "/v2/analyze", json={"chord": "Dm7", "key": "C"}, timeout=30,
                       headers={"authorization": f"Bearer {secret}",
-                               "user-agent": "harmony-test"}).status_code
+                               "user-agent": "harmony-test"})
+
+
+def _analyze(url: str, secret: str) -> int:
+    return _post(url, secret).status_code
+
+
+def test_a_plan_change_and_a_revocation_reach_both_servers_within_the_key_cache(
+        two_servers: tuple[dict[str, str], list[tuple[subprocess.Popen[bytes], str]]]) -> None:
+    env, servers = two_servers
+    _harmony(env, "accounts", "create", "acme", "--plan", "developer")
+    secret = _harmony(env, "keys", "create", "acme")
+    assert {_post(url, secret).headers["ratelimit-limit"] for _, url in servers} == {"300"}
+    _harmony(env, "accounts", "set-plan", "acme", "builder")     # made on neither server
+    time.sleep(1.5)                                             # HARMONY_KEY_CACHE_SECONDS=1
+    assert {_post(url, secret).headers["x-quota-limit"] for _, url in servers} == {"1000"}
+    key_id = orjson.loads(_harmony(env, "keys", "list", "acme"))[0]["id"]
+    _harmony(env, "keys", "revoke", key_id)
+    time.sleep(1.5)
+    assert {_analyze(url, secret) for _, url in servers} == {401}
 
 
 def test_two_servers_share_keys_and_the_log_and_a_killed_one_loses_nothing_flushed(

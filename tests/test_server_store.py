@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from server.accounts import SignIn, open_store
+from server.accounts import SignIn
 from server.accounts.pgstore import MIGRATIONS as PG_MIGRATIONS
 from server.accounts.store import MIGRATIONS, LogRow, Store, StoreError, hash_secret
 
+Opener = Callable[[str], Store]     # the ``opened`` fixture: open_store, closed after the test
 
-def test_log_bodies_round_trip_byte_for_byte(store_address: str) -> None:
-    store = open_store(store_address)
+
+def test_log_bodies_round_trip_byte_for_byte(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     bodies = [b'{"chord":"C"}', None, b"\xff\xfe not UTF-8", '{"chord":"C\u266f7\\n\x00"}'.encode(),
               b'{"chord":"D"}']
     now = time.time()  # bodies older than the retention period are dropped
@@ -29,8 +32,8 @@ def test_log_bodies_round_trip_byte_for_byte(store_address: str) -> None:
     assert {type(r[7]) for r in got} == {bytes, type(None)}
 
 
-def test_retention_drops_old_bodies_only(store_address: str) -> None:
-    store = open_store(store_address)
+def test_retention_drops_old_bodies_only(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     store.write_log([LogRow(1.0, None, "rest", "analyze", 200, None, 1, b"old")], 30)
     store.write_log([LogRow(time.time(), None, "rest", "analyze", 200, None, 1, b"new")], 30)
     assert [r[7] for r in store.log_rows()] == [None, b"new"]
@@ -56,8 +59,8 @@ def test_a_schema_1_database_is_migrated_in_place(tmp_path: Path) -> None:
         (len(MIGRATIONS),)
 
 
-def test_a_plan_change_drops_the_enterprise_limits(store_address: str) -> None:
-    store = open_store(store_address)
+def test_a_plan_change_drops_the_enterprise_limits(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     store.create_account("acme", "free")
     _, secret = store.create_key("acme")
     store.set_limits("acme", 5, 9)
@@ -73,8 +76,8 @@ def test_a_plan_change_drops_the_enterprise_limits(store_address: str) -> None:
     assert record is not None and (record.per_minute, record.per_month) == (1_000, 1_000_000)
 
 
-def test_keys_accounts_and_the_key_cap(store_address: str) -> None:
-    store = open_store(store_address)
+def test_keys_accounts_and_the_key_cap(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     assert store.create_account("acme", "free") == store.account_id("acme")
     key_id, secret = store.create_key("acme")
     with pytest.raises(StoreError, match="free plan allows 1"):
@@ -95,8 +98,8 @@ def test_keys_accounts_and_the_key_cap(store_address: str) -> None:
     assert store.has_keys() and store.accounts() == [("acme", "free")]
 
 
-def test_usage_last_use_and_vocabulary_gaps(store_address: str) -> None:
-    store = open_store(store_address)
+def test_usage_last_use_and_vocabulary_gaps(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     store.create_account("acme", "developer")
     key_id, _ = store.create_key("acme")
     now = time.time()
@@ -112,8 +115,8 @@ def test_usage_last_use_and_vocabulary_gaps(store_address: str) -> None:
     assert active[0]["calls"] == 9 and active[0]["lastUsed"] is not None
 
 
-def test_month_totals_only_move_forward(store_address: str) -> None:
-    store = open_store(store_address)
+def test_month_totals_only_move_forward(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     store.save_month_usage([(1, "2026-11", 10, 5)])
     store.save_month_usage([(1, "2026-11", 7, 3)])       # an older snapshot: ignored
     store.save_month_usage([(1, "2026-11", 12, 6), (2, "2026-10", 1, 1)])
@@ -121,8 +124,8 @@ def test_month_totals_only_move_forward(store_address: str) -> None:
     assert len(store.instance_id()) == 32
 
 
-def test_sign_in_links_and_sessions(store_address: str) -> None:
-    store = open_store(store_address)
+def test_sign_in_links_and_sessions(store_address: str, opened: Opener) -> None:
+    store = opened(store_address)
     store.create_account("acme", "free")
     signin = SignIn(store)
     link = signin.issue_link("acme")
@@ -133,7 +136,8 @@ def test_sign_in_links_and_sessions(store_address: str) -> None:
     assert signin.account_of(session) is None
 
 
-def test_a_schema_2_postgres_database_is_migrated_in_place(postgres_host: str) -> None:
+def test_a_schema_2_postgres_database_is_migrated_in_place(
+        postgres_host: str, opened: Opener) -> None:
     import psycopg
 
     from tests.pg_server import database
@@ -147,10 +151,10 @@ def test_a_schema_2_postgres_database_is_migrated_in_place(postgres_host: str) -
                 if statement.strip():
                     old.execute(statement)
         old.execute("INSERT INTO accounts (name, plan, created) VALUES ('acme', 'free', 0)")
-    store = open_store(address)
+    store = opened(address)
     assert store.accounts() == [("acme", "free")]
     assert store.conn.execute("SELECT version FROM schema_version").fetchone() == \
         (len(PG_MIGRATIONS),)
     assert len(PG_MIGRATIONS) == len(MIGRATIONS)      # one schema history, two spellings
     store.create_key("acme")                           # keys.last_used exists
-    assert open_store(address).accounts() == [("acme", "free")]   # a second start: nothing to do
+    assert opened(address).accounts() == [("acme", "free")]   # a second start: nothing to do

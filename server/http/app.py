@@ -234,6 +234,7 @@ class HarmonyApp:
     async def shutdown(self) -> None:
         await self.log.stop()
         self.jobs.close()
+        self.store.close()   # a PostgreSQL store's pool; SQLite: this thread's connection
 
     # ------------------------------------------------------------------ guards
 

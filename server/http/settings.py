@@ -45,6 +45,9 @@ class Settings:
                              "longest audio of 1 to 900 seconds")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
+        if not 0 <= self.key_cache_seconds <= 60:
+            raise ValueError("keys are cached 0 to 60 seconds (API.md: a plan change reaches "
+                             "running servers within 60 s)")
         # The hosted profile always applies the gateway policy.
         object.__setattr__(self, "user_agent_policy",
                            self.user_agent_policy or self.profile == "hosted")
@@ -106,6 +109,14 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name}={env[name]!r} is not a whole number") from None
 
 
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    value = env.get(name, "").strip()
+    try:
+        return float(value) if value else default
+    except ValueError:
+        raise ValueError(f"{name}={env[name]!r} is not a number") from None
+
+
 def _origins(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
     return parse_origins(env[name]) if name in env else default
 
@@ -125,7 +136,7 @@ class Kind(NamedTuple):
     write: Callable[[Any], str]
 
 
-TEXT, INT = Kind(_text, str), Kind(_int, str)
+TEXT, INT, NUMBER = Kind(_text, str), Kind(_int, str), Kind(_number, repr)
 FLAG, NO_FLAG = Kind(_flag, _write_flag), Kind(_no_flag, _write_no_flag)
 ORIGINS = Kind(_origins, ",".join)
 
@@ -146,6 +157,7 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "render_max_seconds": ("HARMONY_RENDER_MAX_SECONDS", INT),
     "soundfont": ("HARMONY_SOUNDFONT", TEXT),
     "corpus": ("HARMONY_CORPUS", TEXT),
+    "key_cache_seconds": ("HARMONY_KEY_CACHE_SECONDS", NUMBER),
 }
 
 

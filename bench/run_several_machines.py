@@ -1,0 +1,104 @@
+"""The store on PostgreSQL against SQLite, in one run (issue 20's figures): request-log rows
+written per second by each store's batched writer, and ``POST /v2/analyze`` under load
+(``bench/load.py``'s measure: wrk, 32 connections, 2 workers) with ``HARMONY_DB`` a SQLite
+file and then a PostgreSQL database (a server started here from Debian's ``postgresql``, as
+``tests/pg_server.py`` does for the tests); with ``HARMONY_REDIS_URL`` in the environment the
+PostgreSQL run takes its limits from Redis too.
+
+    .venv/bin/python bench/run_several_machines.py [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.load import HARMONY, ONE_BODY, REPO, cpu_seconds, free_port, measure
+from server.accounts import LogRow, open_store
+from tests.pg_server import database, pg_bin, postgres_server
+
+
+def log_rows_per_second(address: str, batch: int = 2048, seconds: float = 3.0) -> float:
+    store = open_store(address)
+    store.create_account("bench", "developer")
+    key_id, _ = store.create_key("bench")
+    now = time.time()
+    rows = [LogRow(now + i * 1e-6, key_id, "rest", "analyze", 200, None, 100,
+                   b'{"chord":"Dm7b5","key":"C"}') for i in range(batch)]
+    store.write_log(rows, 30)
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        store.write_log(rows, 30)
+        done += batch
+    store.close()
+    return done / (time.perf_counter() - start)
+
+
+def serve_and_measure(address: str, args: argparse.Namespace, label: str) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="harmony-machines-"))
+    env = {**os.environ, "HARMONY_DB": address, "HARMONY_STATE_DIR": str(tmp),
+           "HARMONY_FLOOD_PER_MINUTE": "1000000000"}
+
+    def harmony(*command: str) -> str:
+        return subprocess.run([*HARMONY, *command], env=env, cwd=REPO, capture_output=True,
+                              text=True, check=True, timeout=120).stdout.strip()
+
+    harmony("accounts", "create", "bench", "--plan", "enterprise")
+    harmony("accounts", "set-limits", "bench", "--per-minute", "100000000", "--per-month",
+            "1000000000")
+    secret = harmony("keys", "create", "bench")
+    port = free_port()
+    server = subprocess.Popen([*HARMONY, "serve", "--port", str(port), "--workers",
+                               str(args.workers)], env=env, cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("server did not start") from None
+                time.sleep(0.2)
+        measure(f"analyze, {label}", port, "/v2/analyze", secret, [ONE_BODY], args, tmp,
+                lambda: cpu_seconds(server.pid))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(60)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    if pg_bin() is None:
+        print("skipped: PostgreSQL is not installed (Debian's postgresql)")
+        return 0
+    with postgres_server() as host:
+        sqlite = str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "harmony.db")
+        print(f"request log into SQLite:     {log_rows_per_second(sqlite):,.0f} rows/s "
+              "(2,048-row batches, one JSON text each)")
+        print(f"request log into PostgreSQL: {log_rows_per_second(database(host)):,.0f} rows/s "
+              "(2,048-row batches, COPY)")
+        serve_and_measure(str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "h.db"),
+                          args, "SQLite + local counters")
+        redis = "Redis counters" if os.environ.get("HARMONY_REDIS_URL") else "local counters"
+        serve_and_measure(database(host), args, f"PostgreSQL + {redis}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
