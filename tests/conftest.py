@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -70,3 +70,25 @@ def opened() -> Iterator[Callable[[str], Store]]:
     yield open_
     for store in stores:
         store.close()
+
+
+@pytest.fixture(scope="session")
+def redis_service() -> Iterator[Any]:
+    """A Redis server for the session (tests/redis_server.py)."""
+    from tests.redis_server import redis_binary, redis_server
+
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed (Debian's redis-server package; .ci/run "
+                    "installs it when it runs as root)")
+    with redis_server() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_service: Any) -> str:
+    """The session's Redis, emptied for this test."""
+    from tests.redis_server import flushed
+
+    if redis_service.process is None:       # a test stopped it: start it again
+        redis_service.start()
+    return str(flushed(redis_service.url))

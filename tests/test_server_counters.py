@@ -1,9 +1,11 @@
 """The limit counters: exact across processes, monthly totals kept in SQLite and rebuilt from it,
-and the same answers from both implementations of the ``Counters`` interface."""
+and the same answers from every implementation of the ``Counters`` interface (this machine's
+shared file, SQLite, Redis)."""
 
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 
 from server.accounts.counters import SharedCounters
 from server.accounts.limits import Counters, SqliteCounters, Taken
+from server.accounts.redis_counters import RedisCounters
 from server.accounts.store import Store
 
 MONTH = 2027 * 12 + 0            # January 2027, as months since year 0
@@ -54,10 +57,16 @@ def test_exact_across_processes(tmp_path: Path) -> None:
     assert [row[:3] for row in Store(db).month_usage()] == [(1, "2027-01", quota)]
 
 
-@pytest.fixture(params=["shared", "sqlite"])
-def counters(request: pytest.FixtureRequest, tmp_path: Path) -> Counters:
+@pytest.fixture(params=["shared", "sqlite", "redis"])
+def counters(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Counters]:
+    """Each implementation of ``Counters``; Redis's against a real server (the same suite)."""
     store = Store(str(tmp_path / "harmony.db"))
-    return SharedCounters(store) if request.param == "shared" else SqliteCounters(store)
+    if request.param == "redis":
+        redis = RedisCounters(request.getfixturevalue("redis_url"), SharedCounters(store))
+        yield redis
+        redis.close()
+        return
+    yield SharedCounters(store) if request.param == "shared" else SqliteCounters(store)
 
 
 def test_minute_month_and_refund(counters: Counters) -> None:

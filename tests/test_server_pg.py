@@ -1,7 +1,9 @@
-"""Two ``harmony serve`` on two ports sharing one PostgreSQL (``HARMONY_DB=postgresql://...``),
-as two machines behind a load balancer would: a key made once works on both, ``harmony usage``
-shows the calls of both, and a server killed with SIGKILL loses no answered call from the log
-beyond the writer's flush window (0.25 s)."""
+"""Two ``harmony serve`` on two ports sharing one PostgreSQL (``HARMONY_DB=postgresql://...``)
+and one Redis (``HARMONY_REDIS_URL``), as two machines behind a load balancer would: a key made
+once works on both, a free key hammered through both at once gets exactly 30 calls a minute in
+all and an enterprise key with a month of 500 exactly 500, ``harmony usage`` shows the calls of
+both, a plan change or a revocation reaches both within the key cache, and a server killed with
+SIGKILL loses no answered call from the log beyond the writer's flush window (0.25 s)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -57,10 +60,11 @@ def _serve(env: dict[str, str], state: Path) -> tuple[subprocess.Popen[bytes], s
 
 
 @pytest.fixture
-def two_servers(postgres_host: str, tmp_path: Path) -> Iterator[tuple[dict[str, str], list[
-        tuple[subprocess.Popen[bytes], str]]]]:
+def two_servers(postgres_host: str, redis_url: str, tmp_path: Path) -> Iterator[tuple[
+        dict[str, str], list[tuple[subprocess.Popen[bytes], str]]]]:
     env = {**os.environ, "HARMONY_DB": database(postgres_host), "HARMONY_PROFILE": "local",
-           "HARMONY_KEY_CACHE_SECONDS": "1"}
+           "HARMONY_KEY_CACHE_SECONDS": "1", "HARMONY_REDIS_URL": redis_url,
+           "HARMONY_MACHINES": "2"}
     servers = [_serve(env, tmp_path / "a"), _serve(env, tmp_path / "b")]
     try:
         yield env, servers
@@ -120,3 +124,42 @@ def test_two_servers_share_keys_and_the_log_and_a_killed_one_loses_nothing_flush
     usage = orjson.loads(_harmony(env, "usage", "--json"))
     calls = sum(u["calls"] for u in usage if u["account"] == "acme")
     assert 7 + 5 + 20 <= calls <= 7 + 5 + 20 + 3
+
+
+def _hammer(urls: list[str], secret: str, calls: int) -> list[int]:
+    """``calls`` calls spread over both servers at once (eight at a time)."""
+    def one(n: int) -> int:
+        return _analyze(urls[n % len(urls)], secret)
+
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, range(calls)))
+
+
+def test_limits_are_exact_across_both_servers(
+        two_servers: tuple[dict[str, str], list[tuple[subprocess.Popen[bytes], str]]]) -> None:
+    env, servers = two_servers
+    urls = [url for _, url in servers]
+    # A free key's 30 a minute in all. The window is the clock minute: an attempt that
+    # straddles a minute boundary proves nothing and is made again on a new account.
+    for attempt in range(3):
+        _harmony(env, "accounts", "create", f"free{attempt}", "--plan", "free")
+        secret = _harmony(env, "keys", "create", f"free{attempt}")
+        start = time.time()
+        statuses = _hammer(urls, secret, 45)
+        if int(start // 60) == int(time.time() // 60):
+            break
+    assert statuses.count(200) == 30 and statuses.count(429) == 15
+    # An enterprise key with a month of 500 (a minute of 100,000): exactly 500 in all
+    _harmony(env, "accounts", "create", "big", "--plan", "enterprise")
+    _harmony(env, "accounts", "set-limits", "big", "--per-minute", "100000",
+             "--per-month", "500")
+    big = _harmony(env, "keys", "create", "big")
+    statuses = _hammer(urls, big, 530)
+    assert statuses.count(200) == 500 and statuses.count(429) == 30
+    # harmony usage (either server's database: the same) shows every call
+    for (process, _) in servers:
+        os.killpg(process.pid, signal.SIGTERM)
+        assert process.wait(60) == 0
+    usage = {u["account"]: u for u in orjson.loads(_harmony(env, "usage", "--json"))}
+    assert (usage["big"]["calls"], usage["big"]["errors"]) == (530, 30)
+    assert (usage[f"free{attempt}"]["calls"], usage[f"free{attempt}"]["errors"]) == (45, 15)

@@ -158,3 +158,25 @@ def test_a_schema_2_postgres_database_is_migrated_in_place(
     assert len(PG_MIGRATIONS) == len(MIGRATIONS)      # one schema history, two spellings
     store.create_key("acme")                           # keys.last_used exists
     assert opened(address).accounts() == [("acme", "free")]   # a second start: nothing to do
+
+
+def test_the_machine_s_counters_keep_their_month_in_either_store(
+        store_address: str, opened: Opener, tmp_path: Path) -> None:
+    # the local counters flush their monthly totals into the store, and a machine whose
+    # counters file is lost starts again from them (on PostgreSQL: from the shared totals)
+    from server.accounts import SharedCounters
+    from server.accounts.limits import Taken
+
+    store = opened(store_address)
+    path = str(tmp_path / "machine.counters")
+    counters = SharedCounters(store, path)
+    month = 2027 * 12
+    for _ in range(7):
+        counters.take("key_a", 100, 100, 1, month, 1000)
+    counters.refund(1, month)
+    assert counters.flush() == 1
+    counters.close()
+    Path(path).unlink()
+    again = SharedCounters(store, path)
+    assert again.take("key_a", 100, 100, 1, month, 1000) == Taken(1, 7, True)
+    again.close()

@@ -8,13 +8,37 @@ from server.accounts.limits import Admission, Counters, FloodThrottle, Limiter
 from server.accounts.metrics import MULTIPROC_ENV, Metrics, reset_metrics_dir
 from server.accounts.pgstore import is_postgres, local_path, open_store
 from server.accounts.plans import PLANS
+from server.accounts.redis_counters import RedisCounters, counters_in_redis
 from server.accounts.requestlog import RequestLog
 from server.accounts.signin import LINK_SECONDS, SESSION_SECONDS, SignIn, csrf_ok, csrf_token
 from server.accounts.store import USAGE_GROUPS, AccountRecord, KeyRecord, LogRow, Store, StoreError
 
 __all__ = [
-    "LINK_SECONDS", "MULTIPROC_ENV", "PLANS", "SESSION_SECONDS", "USAGE_GROUPS", "AccountRecord",
-    "Admission", "Authenticator", "Counters", "FloodThrottle", "KeyRecord", "Limiter", "LogRow",
-    "Metrics", "RequestLog", "SharedCounters", "SignIn", "Store", "StoreError", "csrf_ok",
-    "csrf_token", "is_postgres", "local_path", "open_store", "reset_metrics_dir",
+    "LINK_SECONDS",
+    "MULTIPROC_ENV",
+    "PLANS",
+    "SESSION_SECONDS",
+    "USAGE_GROUPS",
+    "AccountRecord",
+    "Admission",
+    "Authenticator",
+    "Counters",
+    "FloodThrottle",
+    "KeyRecord",
+    "Limiter",
+    "LogRow",
+    "Metrics",
+    "RedisCounters",
+    "RequestLog",
+    "SharedCounters",
+    "SignIn",
+    "Store",
+    "StoreError",
+    "counters_in_redis",
+    "csrf_ok",
+    "csrf_token",
+    "is_postgres",
+    "local_path",
+    "open_store",
+    "reset_metrics_dir",
 ]

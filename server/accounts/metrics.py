@@ -61,6 +61,11 @@ class Metrics:
         self.flood_refusals = Counter("harmony_flood_refusals",
                                       "Requests refused by the per-IP flood throttle.",
                                       registry=self.registry)
+        # Calls counted by this machine alone because Redis could not be reached.
+        self.counter_fallbacks = Counter("harmony_counter_fallbacks",
+                                         "Calls whose limits this machine counted alone "
+                                         "because Redis could not be reached.",
+                                         registry=self.registry)
         self.exposed = self.registry
         if directory:
             self.exposed = CollectorRegistry()

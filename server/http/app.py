@@ -50,6 +50,7 @@ from server.accounts import (
     SharedCounters,
     SignIn,
     Store,
+    counters_in_redis,
     open_store,
 )
 from server.api import (
@@ -92,10 +93,10 @@ class HarmonyApp:
         self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
                                allow_loopback=settings.profile == "local")
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
-        self.counters = counters or SharedCounters(store)
+        self.metrics = Metrics()
+        self.counters = counters or _counters(settings, store, self.metrics)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
-        self.metrics = Metrics()
         self.jobs = JobPool(settings.render_workers, settings.render_queue)
         # The account page (API.md §15): sessions on the app's clock; the month's use as the
         # limiter counts it; a key revoked there leaves this worker's key cache at once.
@@ -358,6 +359,15 @@ class HarmonyApp:
 
 
 _ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})
+
+
+def _counters(settings: Settings, store: Store, metrics: Metrics) -> Counters:
+    """The limit counters: in Redis with ``HARMONY_REDIS_URL`` (this machine's as the
+    fallback), else this machine's own, shared by its workers."""
+    if settings.redis_url:
+        return counters_in_redis(settings.redis_url, store, settings.machines,
+                              metrics.counter_fallbacks.inc)
+    return SharedCounters(store)
 
 
 def _refusal(ctx: Context, error: HarmonyError) -> Response:

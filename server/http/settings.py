@@ -24,6 +24,8 @@ class Settings:
     retention_days: int = 30
     log_flush_seconds: float = 0.25         # the log writer runs at least once a second
     key_cache_seconds: float = 60.0
+    redis_url: str = ""                     # the limit counters in Redis ("": this machine's)
+    machines: int = 1                       # machines sharing the limits (Redis fallback)
     user_agent_policy: bool = field(default=False)
     render_workers: int = 1                 # render processes per service worker
     render_queue: int = 2                   # renders that may wait for one; more: 503 busy
@@ -45,6 +47,9 @@ class Settings:
                              "longest audio of 1 to 900 seconds")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
+        if self.machines < 1:
+            raise ValueError("HARMONY_MACHINES counts the machines sharing the limits: 1 or "
+                             "more")
         if not 0 <= self.key_cache_seconds <= 60:
             raise ValueError("keys are cached 0 to 60 seconds (API.md: a plan change reaches "
                              "running servers within 60 s)")
@@ -158,6 +163,8 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "soundfont": ("HARMONY_SOUNDFONT", TEXT),
     "corpus": ("HARMONY_CORPUS", TEXT),
     "key_cache_seconds": ("HARMONY_KEY_CACHE_SECONDS", NUMBER),
+    "redis_url": ("HARMONY_REDIS_URL", TEXT),
+    "machines": ("HARMONY_MACHINES", INT),
 }
 
 

@@ -1,0 +1,189 @@
+"""The minute and month counters in Redis (``HARMONY_REDIS_URL``, issue 20): limits exact
+across every machine that shares the Redis (or Valkey) server, behind the ``Counters``
+interface of ``server.accounts.limits``.
+
+One Lua script a call (``TAKE``, sent by EVALSHA; redis-py reloads it on NOSCRIPT): INCR the
+key's minute window (and EXPIRE it when new), then reserve one call of the account's month if
+the minute allows it and the month is not used up, and bump the account's version, all
+atomically on the server. ``refund`` gives a reserved call back (``REFUND``) when the call did
+not succeed. Keys carry the account in a hash tag, ``harmony:{a:<account>}:...``, so a Redis
+Cluster keeps an account's keys in one slot (a script may only touch one slot).
+
+Redis is the truth for the month; ``flush`` (run by the background log writer) copies the
+totals of the accounts this process touched into the store's ``month_usage`` for the reports,
+each with the account's Redis version, which only grows, so no machine's snapshot rolls a
+total back.
+
+When Redis cannot be reached (a refused or timed-out connection, 100 ms at most), a call is
+never refused for that and never unlimited: it is counted by this machine's own
+``SharedCounters`` against the key's limits divided by ``machines`` (``HARMONY_MACHINES``, the
+number of machines sharing the limits), each such call is counted by ``on_fallback`` (the
+``harmony_counter_fallbacks_total`` metric), and Redis is tried again after ``retry_seconds``
+(1 s) rather than on every call. A call reserved locally is refunded locally. What the
+machines counted on their own while Redis was away is not added to Redis when it returns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from server.accounts.counters import SharedCounters, _month_text
+from server.accounts.limits import Taken
+from server.accounts.store import Store
+
+TAKE = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local reserved = 0
+if count <= tonumber(ARGV[1]) and used < tonumber(ARGV[2]) then
+  used = redis.call('INCR', KEYS[2])
+  if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+  redis.call('INCR', KEYS[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[4])
+  reserved = 1
+end
+return {count, used, reserved}
+"""
+REFUND = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used > 0 then
+  redis.call('DECR', KEYS[1])
+  redis.call('INCR', KEYS[2])
+  return used - 1
+end
+return 0
+"""
+MINUTE_TTL = 120                 # seconds a minute window's key lives
+MONTH_TTL = 70 * 86400           # a month's keys outlive the month by weeks (the reports)
+TIMEOUT = 0.1                    # seconds: connect and each command
+
+
+def _keys(key: str, minute: int, account: int, month: int) -> tuple[str, str, str]:
+    tag = f"harmony:{{a:{account}}}"
+    return f"{tag}:m:{key}:{minute}", f"{tag}:M:{month}", f"{tag}:V:{month}"
+
+
+class RedisCounters:
+    """``Counters`` in Redis, with this machine's counters as the fallback (module docstring)."""
+
+    def __init__(self, url: str, local: SharedCounters, *, machines: int = 1,
+                 on_fallback: Callable[[], object] | None = None, retry_seconds: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        import redis
+
+        self.url = url
+        self.local = local
+        self.machines = max(1, machines)
+        self.on_fallback = on_fallback
+        self.retry_seconds = retry_seconds
+        self.clock = clock
+        self.fallbacks = 0
+        self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+        self.client = redis.Redis.from_url(url, socket_timeout=TIMEOUT,
+                                           socket_connect_timeout=TIMEOUT)
+        self._take = self.client.register_script(TAKE)
+        self._refund = self.client.register_script(REFUND)
+        self._down_until = 0.0
+        self._local_months: set[tuple[int, int]] = set()   # reserved locally: refund there
+        self._touched: set[tuple[int, int]] = set()          # (account, month) since a flush
+
+    @property
+    def store(self) -> Store:
+        return self.local.store
+
+    # ------------------------------------------------------------ the Counters interface
+
+    def take(self, key: str, minute: int, minute_limit: int, account: int, month: int,
+             month_limit: int) -> Taken:
+        if self._up():
+            try:
+                count, used, reserved = self._take(
+                    keys=_keys(key, minute, account, month),
+                    args=(minute_limit, month_limit, MINUTE_TTL, MONTH_TTL))
+                self._touched.add((account, month))
+                return Taken(int(count), int(used), bool(reserved))
+            except self._errors:
+                self._went_down()
+        return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+
+    def refund(self, account: int, month: int) -> None:
+        if (account, month) in self._local_months or not self._up():
+            self.local.refund(account, month)
+            return
+        try:
+            _, month_key, version_key = _keys("", 0, account, month)
+            self._refund(keys=(month_key, version_key))
+            self._touched.add((account, month))
+        except self._errors:
+            self._went_down()
+            self.local.refund(account, month)
+
+    def peek(self, key: str, minute: int, account: int, month: int) -> Taken:
+        if self._up():
+            try:
+                minute_key, month_key, _ = _keys(key, minute, account, month)
+                count, used = self.client.mget(minute_key, month_key)
+                return Taken(int(count or 0), int(used or 0), False)
+            except self._errors:
+                self._went_down()
+        return self.local.peek(key, minute, account, month)
+
+    def flush(self) -> int:
+        """Copy the month totals of the accounts touched since the last flush into the store
+        (with their Redis versions); the local counters flush their own."""
+        written = self.local.flush()
+        touched, self._touched = self._touched, set()
+        if not touched or not self._up():
+            self._touched |= touched
+            return written
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            for account, month in sorted(touched):
+                _, month_key, version_key = _keys("", 0, account, month)
+                pipe.mget(month_key, version_key)
+            values = pipe.execute()
+        except self._errors:
+            self._went_down()
+            self._touched |= touched
+            return written
+        rows = [(account, _month_text(month), int(used or 0), int(version or 0))
+                for (account, month), (used, version) in zip(sorted(touched), values,
+                                                             strict=True)]
+        self.store.save_month_usage(rows)
+        return written + len(rows)
+
+    def close(self) -> None:
+        self.client.close()
+        self.local.close()
+
+    # ------------------------------------------------------------ when Redis is away
+
+    def _up(self) -> bool:
+        return self.clock() >= self._down_until
+
+    def _went_down(self) -> None:
+        self._down_until = self.clock() + self.retry_seconds
+        self.client.connection_pool.disconnect()
+
+    def _fallback_take(self, key: str, minute: int, minute_limit: int, account: int,
+                       month: int, month_limit: int) -> Taken:
+        self.fallbacks += 1
+        if self.on_fallback is not None:
+            self.on_fallback()
+        share = self.machines
+        taken = self.local.take(key, minute, max(1, minute_limit // share), account, month,
+                                max(1, month_limit // share))
+        if taken.reserved:
+            self._local_months.add((account, month))
+        # scaled to the whole service's estimate, so the limiter compares them with the key's
+        # own limits (a count over this machine's share is over the limit) and the headers
+        # show the service-wide use
+        return Taken(taken.minute_count * share, taken.month_used * share, taken.reserved)
+
+
+def counters_in_redis(url: str, store: Store, machines: int,
+                   on_fallback: Callable[[], Any] | None) -> RedisCounters:
+    return RedisCounters(url, SharedCounters(store), machines=machines, on_fallback=on_fallback)

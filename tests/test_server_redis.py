@@ -1,0 +1,116 @@
+"""The limit counters in Redis (``RedisCounters``) against a real server: exact under racing
+processes, keys of an account in one cluster slot, month totals copied to the store, and what
+happens while Redis is away (this machine counts alone, against its share of the limits; never
+a 500, never unlimited)."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+from typing import Any
+
+from redis.crc import key_slot
+
+from server.accounts import Metrics, SharedCounters, Store
+from server.accounts.limits import Taken
+from server.accounts.redis_counters import RedisCounters, _keys
+
+MONTH = 2027 * 12
+MINUTE = 30_000_000
+
+
+def _hammer(url: str, db: str, key: str, calls: int, minute_limit: int, month_limit: int,
+            start: Any, out: Any) -> None:
+    counters = RedisCounters(url, SharedCounters(Store(db)))
+    reserved = 0
+    start.wait()
+    for _ in range(calls):
+        reserved += counters.take(key, MINUTE, minute_limit, 1, MONTH, month_limit).reserved
+    counters.close()
+    out.put(reserved)
+
+
+def _race(url: str, db: str, key: str, calls: int, minute_limit: int, month_limit: int) -> int:
+    ctx = multiprocessing.get_context("spawn")
+    start, out = ctx.Barrier(3), ctx.Queue()
+    workers = [ctx.Process(target=_hammer, args=(url, db, key, calls, minute_limit, month_limit,
+                                                 start, out)) for _ in range(3)]
+    for w in workers:
+        w.start()
+    reserved = sum(out.get(timeout=120) for _ in workers)
+    for w in workers:
+        w.join(60)
+    return reserved
+
+
+def test_exact_under_racing_processes(redis_url: str, tmp_path: Path) -> None:
+    db = str(tmp_path / "harmony.db")
+    Store(db)
+    # three processes, 20 calls each on one key: a free key's 30 a minute, exactly
+    assert _race(redis_url, db, "key_free", 20, 30, 10**6) == 30
+    # 200 each on another key of the account, whose month of 530 has 500 left: exactly 500
+    assert _race(redis_url, db, "key_ent", 200, 10**6, 530) == 500
+    counters = RedisCounters(redis_url, SharedCounters(Store(db)))
+    assert counters.peek("key_ent", MINUTE, 1, MONTH) == Taken(600, 530, False)
+    counters.close()
+
+
+def test_an_account_s_keys_share_one_cluster_slot() -> None:
+    minute, month, version = _keys("key_a", MINUTE, 42, MONTH)
+    assert len({key_slot(k.encode()) for k in (minute, month, version)}) == 1
+    assert key_slot(_keys("key_b", MINUTE + 1, 42, MONTH + 1)[0].encode()) == \
+        key_slot(minute.encode())
+
+
+def test_month_totals_reach_the_store_with_growing_versions(redis_url: str,
+                                                           tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "harmony.db"))
+    counters = RedisCounters(redis_url, SharedCounters(store))
+    for _ in range(5):
+        counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
+    counters.refund(7, MONTH)
+    assert counters.flush() == 1
+    assert store.month_usage() == [(7, "2027-01", 4, 6)]   # 5 reserved, 1 refunded
+    counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
+    counters.flush()
+    assert store.month_usage() == [(7, "2027-01", 5, 7)]
+    counters.close()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_while_redis_is_away_this_machine_counts_its_share(redis_service: Any,
+                                                            tmp_path: Path) -> None:
+    from tests.redis_server import flushed
+
+    url = flushed(redis_service.url)
+    metrics, clock = Metrics(), Clock()
+    counters = RedisCounters(url, SharedCounters(Store(str(tmp_path / "harmony.db"))),
+                             machines=2, on_fallback=metrics.counter_fallbacks.inc, clock=clock)
+    assert counters.take("key_a", MINUTE, 30, 1, MONTH, 1000) == Taken(1, 1, True)
+    redis_service.stop()
+    try:
+        # 30 a minute over two machines: this one admits 15 on its own, then refuses; the
+        # counts it reports are the service's estimate (its own times two)
+        taken = [counters.take("key_a", MINUTE, 30, 1, MONTH, 1000) for _ in range(16)]
+        assert [t.reserved for t in taken] == [True] * 15 + [False]
+        assert taken[-1].minute_count == 32 and taken[0] == Taken(2, 2, True)
+        counters.refund(1, MONTH)                         # reserved locally: refunded there
+        assert counters.fallbacks == 16
+        text, _ = metrics.render()
+        assert b"harmony_counter_fallbacks_total 16.0" in text
+    finally:
+        redis_service.start()
+    # within the retry interval the local counters still answer; after it, Redis again
+    counters.take("key_a", MINUTE, 30, 1, MONTH, 1000)
+    assert counters.fallbacks == 17
+    clock.now += 1.5
+    assert counters.take("key_a", MINUTE + 1, 30, 1, MONTH, 1000) == Taken(1, 1, True)
+    assert counters.fallbacks == 17
+    counters.close()
