@@ -64,6 +64,21 @@ def harmony(db: Path, *args: str) -> str:
                           check=True, cwd=REPO, timeout=120).stdout.strip()
 
 
+def wait_healthy(port: int, server: subprocess.Popen[bytes], seconds: float,
+                 failure: str) -> None:
+    """Until ``GET /health`` on ``port`` answers; ``failure`` if the server exits or
+    ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
+                return
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise SystemExit(failure) from None
+            time.sleep(0.2)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -228,15 +243,7 @@ def floor(args: argparse.Namespace, tmp: Path, secret: str, health: Run,
     server = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("floor app did not start") from None
-                time.sleep(0.2)
+        wait_healthy(port, server, 60, "floor app did not start")
 
         def cpu() -> float:
             return cpu_seconds(server.pid)
@@ -281,15 +288,7 @@ def main() -> int:
                                "--workers", str(args.workers)], cwd=REPO, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("server did not start") from None
-                time.sleep(0.2)
+        wait_healthy(port, server, 180, "server did not start")
 
         def server_cpu() -> float:
             return cpu_seconds(server.pid)

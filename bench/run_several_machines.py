@@ -18,13 +18,20 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from statistics import quantiles
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.load import HARMONY, ONE_BODY, REPO, cpu_seconds, free_port, measure
+from bench.load import (
+    HARMONY,
+    ONE_BODY,
+    REPO,
+    cpu_seconds,
+    free_port,
+    measure,
+    wait_healthy,
+)
 from server.accounts import Counters, LogRow, RedisCounters, SharedCounters, Store, open_store
 from tests.pg_server import database, pg_bin, postgres_server
 from tests.redis_server import redis_binary, redis_server
@@ -76,15 +83,7 @@ def serve_and_measure(address: str, args: argparse.Namespace, label: str,
                                str(args.workers)], env=env, cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("server did not start") from None
-                time.sleep(0.2)
+        wait_healthy(port, server, 120, "server did not start")
         measure(f"analyze, {label}", port, "/v2/analyze", secret, [ONE_BODY], args, tmp,
                 lambda: cpu_seconds(server.pid))
     finally:

@@ -6,7 +6,7 @@ points at the same database.
 ``server.accounts.signin``) is written once, with ``?`` placeholders, and runs here through
 ``_Conn``, which turns them into psycopg's ``%s``. What PostgreSQL spells differently lives
 here: its schema (``MIGRATIONS``, versioned like SQLite's and applied at start under an
-advisory lock, so machines starting together migrate once) and the batched log write.
+advisory lock, so machines starting together migrate once) and the log rows' insert (COPY).
 
 Connections come from a psycopg_pool ``ConnectionPool`` made per process (a granian worker
 forked after the store was opened makes its own). A read borrows a connection for one
@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -180,6 +179,8 @@ class _Autocommit:
 
 
 class PgStore(Store):
+    migrations = MIGRATIONS
+
     def __init__(self, address: str) -> None:
         self.path = address
         self.local_path = local_path(address)
@@ -213,48 +214,21 @@ class PgStore(Store):
             self._pool.close()
             self._pool, self._pid = None, -1
 
-    def migrate(self) -> int:
-        with self.write() as c:
-            c.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
-            c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = c.execute("SELECT version FROM schema_version").fetchone()
-            version = row[0] if row else 0
-            if row is None:
-                c.execute("INSERT INTO schema_version VALUES (0)")
-            for script in MIGRATIONS[version:]:
-                for statement in script.split(";"):
-                    if statement.strip():
-                        c.execute(statement)
-            c.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS),))
-        return len(MIGRATIONS)
+    def _lock_schema(self, c: Any) -> None:
+        """Machines starting together: the first to get here migrates, the others wait."""
+        c.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
 
-    def write_log(self, rows: Iterable[LogRow], retention_days: int) -> int:
-        """The batch in one transaction: the rows by ``COPY`` (measured here with 256- and
-        2,048-row batches: 190-200k rows/s, against 38-43k with ``executemany``), each key's
-        last use, the vocabulary gaps, the retention of bodies."""
-        rows = list(rows)
-        now = time.time()
-        last_used: dict[str, float] = {}
-        for r in rows:
-            if r.key_id is not None and r.ts > last_used.get(r.key_id, 0.0):
-                last_used[r.key_id] = r.ts
-        with self.write() as c:
-            with c.connection.cursor() as cur, cur.copy(
-                    "COPY request_log (ts, key_id, surface, operation, status, error, "
-                    "latency_us, body) FROM STDIN") as copy:
-                for r in rows:
-                    copy.write_row((r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
-                                    r.latency_us, r.body))
-            c.executemany("UPDATE keys SET last_used = greatest(coalesce(last_used, 0), ?) "
-                          "WHERE id = ?", [(ts, k) for k, ts in last_used.items()])
-            c.executemany(
-                "INSERT INTO vocab_gaps VALUES (?, 1, ?) ON CONFLICT (symbol) DO UPDATE SET "
-                "count = vocab_gaps.count + 1, last_seen = excluded.last_seen",
-                [(r.symbol, r.ts) for r in rows if r.symbol])
-            c.execute("UPDATE request_log SET body = NULL WHERE body IS NOT NULL AND ts < ?",
-                      (now - retention_days * 86400,))
-            c.execute("DELETE FROM counters WHERE expires < ?", (now,))
-        return len(rows)
+    _GREATEST = "greatest"
+
+    def _insert_log(self, c: Any, rows: list[LogRow]) -> None:
+        """The rows by ``COPY`` (measured here with 256- and 2,048-row batches: 190-200k
+        rows/s, against 38-43k with ``executemany``)."""
+        with c.connection.cursor() as cur, cur.copy(
+                "COPY request_log (ts, key_id, surface, operation, status, error, latency_us, "
+                "body) FROM STDIN") as copy:
+            for r in rows:
+                copy.write_row((r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
+                                r.latency_us, r.body))
 
 
 def open_store(address: str) -> Store:

@@ -212,19 +212,27 @@ class Store:
             conn.close()
             del self._local.conn, self._local.pid
 
+    migrations: tuple[str, ...] = MIGRATIONS
+
     def migrate(self) -> int:
+        """Apply the schema steps this database has not had yet (``migrations``), in one
+        transaction; returns the schema version."""
         with self.write() as c:
+            self._lock_schema(c)
             c.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = c.execute("SELECT version FROM schema_version").fetchone()
             version = row[0] if row else 0
             if row is None:
                 c.execute("INSERT INTO schema_version VALUES (0)")
-            for script in MIGRATIONS[version:]:
+            for script in self.migrations[version:]:
                 for statement in script.split(";"):
                     if statement.strip():
                         c.execute(statement)
-            c.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS),))
-        return len(MIGRATIONS)
+            c.execute("UPDATE schema_version SET version = ?", (len(self.migrations),))
+        return len(self.migrations)
+
+    def _lock_schema(self, c: Any) -> None:
+        """Nothing to do on SQLite: ``BEGIN IMMEDIATE`` already holds the only write lock."""
 
     # ------------------------------------------------------------ accounts and keys
 
@@ -380,9 +388,33 @@ class Store:
 
     # ------------------------------------------------------------ log and reports
 
+    # SQL's two-argument maximum: SQLite's scalar max(), PostgreSQL's greatest()
+    _GREATEST = "max"
+
     def write_log(self, rows: Iterable[LogRow], retention_days: int) -> int:
+        """One batch of the request log in one transaction (``_insert_log``), then each key's
+        last use, the vocabulary gaps and the retention of bodies."""
         rows = list(rows)
         now = time.time()
+        last_used: dict[str, float] = {}
+        for r in rows:
+            if r.key_id is not None and r.ts > last_used.get(r.key_id, 0.0):
+                last_used[r.key_id] = r.ts
+        with self.write() as c:
+            self._insert_log(c, rows)
+            c.executemany(f"UPDATE keys SET last_used = {self._GREATEST}(coalesce(last_used, "
+                          "0), ?) WHERE id = ?", [(ts, k) for k, ts in last_used.items()])
+            c.executemany(
+                "INSERT INTO vocab_gaps VALUES (?, 1, ?) ON CONFLICT (symbol) DO UPDATE SET "
+                "count = vocab_gaps.count + 1, last_seen = excluded.last_seen",
+                [(r.symbol, r.ts) for r in rows if r.symbol])
+            # Retention: bodies go after the configured period; counters once expired.
+            c.execute("UPDATE request_log SET body = NULL WHERE body IS NOT NULL AND ts < ?",
+                      (now - retention_days * 86400,))
+            c.execute("DELETE FROM counters WHERE expires < ?", (now,))
+        return len(rows)
+
+    def _insert_log(self, c: Any, rows: list[LogRow]) -> None:
         batch: list[tuple[Any, ...]] = []
         odd: list[tuple[Any, ...]] = []      # bodies not UTF-8 or with a NUL (rare): one by one
         for r in rows:
@@ -392,34 +424,18 @@ class Store:
                 odd.append((*values, r.body))
             else:
                 batch.append((*values, text))
-        with self.write() as c:
-            # The whole batch is one statement reading one JSON text: SQLite parses it with the
-            # GIL released. Row by row (executemany) took the GIL back at every row, in a tug
-            # of war with the event loop: server CPU per analyze call was ~127 µs that way,
-            # ~106 µs so, ~87 µs with no log at all (bench/load.py's figure, 4 runs each).
-            c.execute(
-                "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
-                "latency_us, body) SELECT value->>0, value->>1, value->>2, value->>3, "
-                "value->>4, value->>5, value->>6, CAST(value->>7 AS BLOB) FROM json_each(?)",
-                (orjson.dumps(batch),))
-            c.executemany(
-                "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
-                "latency_us, body) VALUES (?,?,?,?,?,?,?,?)", odd)
-            last_used: dict[str, float] = {}
-            for r in rows:
-                if r.key_id is not None and r.ts > last_used.get(r.key_id, 0.0):
-                    last_used[r.key_id] = r.ts
-            c.executemany("UPDATE keys SET last_used = max(coalesce(last_used, 0), ?) "
-                          "WHERE id = ?", [(ts, k) for k, ts in last_used.items()])
-            c.executemany(
-                "INSERT INTO vocab_gaps VALUES (?, 1, ?) ON CONFLICT(symbol) DO UPDATE SET "
-                "count = count + 1, last_seen = excluded.last_seen",
-                [(r.symbol, r.ts) for r in rows if r.symbol])
-            # Retention: bodies go after the configured period; counters once expired.
-            c.execute("UPDATE request_log SET body = NULL WHERE body IS NOT NULL AND ts < ?",
-                      (now - retention_days * 86400,))
-            c.execute("DELETE FROM counters WHERE expires < ?", (now,))
-        return len(rows)
+        # The whole batch is one statement reading one JSON text: SQLite parses it with the
+        # GIL released. Row by row (executemany) took the GIL back at every row, in a tug of
+        # war with the event loop: server CPU per analyze call was ~127 µs that way, ~106 µs
+        # so, ~87 µs with no log at all (bench/load.py's figure, 4 runs each).
+        c.execute(
+            "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
+            "latency_us, body) SELECT value->>0, value->>1, value->>2, value->>3, "
+            "value->>4, value->>5, value->>6, CAST(value->>7 AS BLOB) FROM json_each(?)",
+            (orjson.dumps(batch),))
+        c.executemany(
+            "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
+            "latency_us, body) VALUES (?,?,?,?,?,?,?,?)", odd)
 
     def log_rows(self) -> list[tuple[Any, ...]]:
         return self.conn.execute(
