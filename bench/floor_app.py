@@ -25,3 +25,30 @@ class FloorApp:
 
 
 app = FloorApp()
+
+
+class SizedFloorApp:
+    """The floor answering a POST with what ``POST /v2/analyze`` answers for bench/load.py's
+    body: the same bytes (computed once, at import) and the same eight headers (content type,
+    content length aside, and the five quota and rate-limit headers). What granian and the
+    kernel charge for a real answer's size, still with no app work per request."""
+
+    def __init__(self) -> None:
+        import orjson
+
+        from engine import analyze
+
+        self.body = orjson.dumps(analyze({"chord": "Dm7b5", "key": "C"}))
+        self.headers = [("content-type", "application/json"), ("x-quota-limit", "1000000000"),
+                        ("x-quota-used", "123456"), ("ratelimit-limit", "100000000"),
+                        ("ratelimit-remaining", "99999999"), ("ratelimit-reset", "42")]
+
+    async def __rsgi__(self, scope: Any, protocol: Any) -> None:
+        if scope.method == "POST":
+            await protocol()
+            protocol.response_bytes(200, self.headers, self.body)
+        else:
+            protocol.response_bytes(200, _HEADERS, _HEALTH)
+
+
+sized = SizedFloorApp()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import re
@@ -30,7 +31,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import quantiles
@@ -232,38 +233,47 @@ def measure(name: str, port: int, path: str, secret: str, bodies: Sequence[bytes
     return run
 
 
-def floor(args: argparse.Namespace, tmp: Path, secret: str, health: Run,
-          one: Run, varied: Run, mcp: Run) -> None:
-    """The same GET and POST against ``bench/floor_app.py`` (no app work) on granian with
-    ``harmony serve``'s settings: how much of the analyze/health gap is granian's POST path."""
+@contextlib.contextmanager
+def floor_server(target: str, workers: int) -> Iterator[tuple[int, Callable[[], float]]]:
+    """``bench/floor_app.py``'s ``target`` on granian with ``harmony serve``'s settings: its
+    port and a reader of its CPU seconds."""
     port = free_port()
     code = ("from granian import Granian; from granian.constants import Interfaces, Loops; "
-            f"Granian('bench.floor_app:app', address='127.0.0.1', port={port}, "
-            f"workers={args.workers}, interface=Interfaces.RSGI, loop=Loops.uvloop).serve()")
+            f"Granian('bench.floor_app:{target}', address='127.0.0.1', port={port}, "
+            f"workers={workers}, interface=Interfaces.RSGI, loop=Loops.uvloop).serve()")
     server = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_healthy(port, server, 60, "floor app did not start")
-
-        def cpu() -> float:
-            return cpu_seconds(server.pid)
-
-        get = measure("floor GET", port, "/health", secret, None, args, tmp, cpu)
-        post = measure("floor POST", port, "/v2/analyze", secret, [ONE_BODY], args, tmp, cpu)
-        print(f"granian floor (no app work): POST/GET throughput ratio {post.rps / get.rps:.2f}, "
-              f"POST p50 {post.p50:.3f} ms; the app adds "
-              f"{one.cpu_us - post.cpu_us:.0f} µs CPU to a POST and "
-              f"{health.cpu_us - get.cpu_us:.0f} µs to a GET")
-        print(f"analyze / floor POST throughput ratio {one.rps / post.rps:.2f} (one body, aim "
-              f">= 0.7), {varied.rps / post.rps:.2f} (varied); mcp / REST "
-              f"{mcp.rps / one.rps:.2f} (aim >= 0.9); analyze p50 {one.p50:.3f} ms "
-              f"(aim <= 0.20 ms)")
+        yield port, lambda: cpu_seconds(server.pid)
     finally:
         server.send_signal(signal.SIGTERM)
         try:
             server.wait(30)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def floor(args: argparse.Namespace, tmp: Path, secret: str, health: Run,
+          one: Run, varied: Run, mcp: Run) -> None:
+    """The same GET and POST against ``bench/floor_app.py`` (no app work) on granian with
+    ``harmony serve``'s settings: how much of the analyze/health gap is granian's POST path;
+    then the floor answering analyze's bytes and headers (what the answer's size costs)."""
+    with floor_server("app", args.workers) as (port, cpu):
+        get = measure("floor GET", port, "/health", secret, None, args, tmp, cpu)
+        post = measure("floor POST", port, "/v2/analyze", secret, [ONE_BODY], args, tmp, cpu)
+    with floor_server("sized", args.workers) as (port, cpu):
+        sized = measure("floor POST, sized", port, "/v2/analyze", secret, [ONE_BODY], args,
+                        tmp, cpu)
+    print(f"granian floor (no app work): POST/GET throughput ratio {post.rps / get.rps:.2f}, "
+          f"POST p50 {post.p50:.3f} ms; the app adds "
+          f"{one.cpu_us - post.cpu_us:.0f} µs CPU to a POST and "
+          f"{health.cpu_us - get.cpu_us:.0f} µs to a GET; answering analyze's bytes and "
+          f"headers costs the floor {sized.cpu_us - post.cpu_us:.0f} µs")
+    print(f"analyze / floor POST throughput ratio {one.rps / post.rps:.2f} (one body, aim "
+          f">= 0.7), {varied.rps / post.rps:.2f} (varied); against the floor answering the "
+          f"same bytes {one.rps / sized.rps:.2f}; mcp / REST {mcp.rps / one.rps:.2f} (aim >= "
+          f"0.9); analyze p50 {one.p50:.3f} ms (aim <= 0.20 ms)")
 
 
 def main() -> int:

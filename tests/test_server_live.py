@@ -6,6 +6,7 @@ and the secret written nowhere. Nothing here waits for the clock."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -77,7 +78,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with out.open("wb") as o, err.open("wb") as e:
         process = subprocess.Popen(
             [*HARMONY, "--db", str(db), "serve", "--port", str(port), "--workers", "2"],
-            stdout=o, stderr=e, cwd=Path(__file__).parent.parent, env=env)
+            stdout=o, stderr=e, cwd=Path(__file__).parent.parent, env=env,
+            start_new_session=True)   # its own group: the workers go with it, however it ends
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + READY_WITHIN
@@ -95,9 +97,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         assert len(keys) == 1, out.read_text()
         yield Server(url, db, keys[0], process, out, err)
     finally:
+        # A test that failed before its own SIGTERM: stop the server, then its whole group (a
+        # SIGKILL of granian's main process alone would leave its workers serving).
         if process.poll() is None:
-            process.kill()
-            process.wait(30)
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def analyze_counts(metrics_dir: Path) -> dict[str, float]:
