@@ -114,3 +114,49 @@ def test_while_redis_is_away_this_machine_counts_its_share(redis_service: Any,
     assert counters.take("key_a", MINUTE + 1, 30, 1, MONTH, 1000) == Taken(1, 1, True)
     assert counters.fallbacks == 17
     counters.close()
+
+
+def test_an_outage_seen_through_the_service(redis_service: Any, tmp_path: Path) -> None:
+    # The app with HARMONY_REDIS_URL and 2 machines: calls counted in Redis; Redis stopped,
+    # this machine admits its half of the minute's 10 and refuses the rest (no 500, never
+    # unlimited), /metrics counts those calls; Redis back, it is used again after a second.
+    import asyncio
+
+    import redis
+
+    from tests.redis_server import flushed
+    from tests.server_fixtures import bearer, make, new_key, running
+
+    url = flushed(redis_service.url)
+    app, store = make(tmp_path, redis_url=url, machines=2)
+    _, secret = new_key(store)
+    store.set_limits("acme", 10, 1000)
+
+    async def calls(http: Any, n: int) -> list[int]:
+        return [(await http.post("/v2/analyze", json={"chord": "C"})).status_code
+                for _ in range(n)]
+
+    def month_used() -> bytes | None:
+        client = redis.Redis.from_url(url)
+        keys = client.keys("harmony:*:M:*")
+        used = client.get(keys[0]) if len(keys) == 1 else None
+        client.close()
+        return used
+
+    async def scenario() -> None:
+        async with running(app, headers=bearer(secret)) as http:
+            assert await calls(http, 3) == [200] * 3          # through Redis
+            assert month_used() == b"3"
+            redis_service.stop()
+            try:
+                assert await calls(http, 7) == [200] * 5 + [429] * 2
+                assert "harmony_counter_fallbacks_total 7.0" in \
+                    (await http.get("/metrics")).text
+            finally:
+                redis_service.start()
+            await asyncio.sleep(1.1)                          # the back-off's second
+            assert await calls(http, 2) == [200] * 2          # Redis again (restarted empty)
+            assert month_used() == b"2"
+            assert "harmony_counter_fallbacks_total 7.0" in (await http.get("/metrics")).text
+
+    asyncio.run(scenario())
