@@ -32,7 +32,8 @@ from urllib.parse import urlsplit, urlunsplit
 from server.accounts.store import LogRow, Store
 
 # Each entry migrates the schema from version i to i + 1, as Store.MIGRATIONS does for SQLite
-# (same tables, same meaning); never edit one that has shipped.
+# (same tables, same meaning, same steps: 3 adds the partial index that 5 drops); never edit one
+# that has shipped.
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE accounts (
@@ -106,6 +107,9 @@ MIGRATIONS: tuple[str, ...] = (
         created DOUBLE PRECISION NOT NULL,
         expires DOUBLE PRECISION NOT NULL
     )
+    """,
+    """
+    DROP INDEX request_log_bodies
     """,
 )
 _MIGRATION_LOCK = 0x6861726D  # pg_advisory_xact_lock key: "harm"
@@ -184,6 +188,7 @@ class PgStore(Store):
     def __init__(self, address: str) -> None:
         self.path = address
         self.local_path = local_path(address)
+        self._retained_to = 0.0
         self._pool: Any = None
         self._pid = -1
         self._lock = threading.Lock()
