@@ -4,7 +4,11 @@ driven in-process through httpx.ASGITransport with its lifespan run by hand."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import os
+import signal
+import subprocess
 from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -110,3 +114,18 @@ def make_counting(tmp_path: Path) -> tuple[HarmonyApp, Store, list[Any]]:
     ops = {"analyze": dataclasses.replace(FAKE_OPERATIONS["analyze"], impl=counting)}
     app, store = make(tmp_path, operations=ops)
     return app, store, calls
+
+
+def stop_server(process: subprocess.Popen[Any]) -> None:
+    """Stop a ``harmony serve`` the test started in its own session (``start_new_session``):
+    SIGTERM (granian stops its workers and the log is written), SIGKILL after a minute, then
+    the whole group, so no worker outlives a test that failed half way."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)

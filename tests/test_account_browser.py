@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.server_fixtures import stop_server
 from tests.test_server_live import free_port
 
 HARMONY = [sys.executable, "-m", "server.cli"]
@@ -46,19 +46,13 @@ def service(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         process = subprocess.Popen(
             [*HARMONY, "--db", str(db), "serve", "--host", "127.0.0.1", "--port", str(port)],
             stdout=o, stderr=e, cwd=Path(__file__).parent.parent,
-            env={**env, "PYTHONUNBUFFERED": "1"})
+            env={**env, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         until(lambda: _healthy(url, process, err), READY_WITHIN, "harmony serve to start")
         yield url, db
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(30)
+        stop_server(process)
 
 
 def _healthy(url: str, process: subprocess.Popen[bytes], err: Path) -> bool:

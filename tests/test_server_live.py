@@ -6,7 +6,6 @@ and the secret written nowhere. Nothing here waits for the clock."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
@@ -22,6 +21,8 @@ import httpx
 import orjson
 import pytest
 from prometheus_client.multiprocess import MultiProcessCollector
+
+from tests.server_fixtures import stop_server
 
 HARMONY = [sys.executable, "-m", "server.cli"]
 READY_WITHIN = 180.0   # seconds: numba warm-up on a loaded 2-core machine can be slow
@@ -97,17 +98,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         assert len(keys) == 1, out.read_text()
         yield Server(url, db, keys[0], process, out, err)
     finally:
-        # A test that failed before its own SIGTERM: stop the server, then its whole group (a
+        # A test that failed before its own SIGTERM: the server and all its workers go (a
         # SIGKILL of granian's main process alone would leave its workers serving).
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        stop_server(process)
 
 
 def analyze_counts(metrics_dir: Path) -> dict[str, float]:

@@ -50,7 +50,8 @@ def ending_bars(bars: list[list[str]], tonic: Spelled, mode: str, loop: bool
     step = (last.root.pc - tonic.pc) % 12
     if step == 0:
         return [], "tonic"
-    home = next((s for s in sounding if parse(s).root.pc == tonic.pc and parse(s).bass is None),
+    home = next((s for s, c in zip(sounding, map(parse, sounding), strict=True)
+                 if c.root.pc == tonic.pc and c.bass is None),
                 realise(TONIC_CHORD.get(mode, "I"), tonic))
     lead = AFTER.get(step, APPROACH.get(mode, ""))
     approach = [realise(n, tonic) for n in lead.split()]

@@ -1,6 +1,7 @@
 """From a chord and a style to candidate voicings: the tones the style holds (``select``), the
 shapes it stacks them in (``shapes``) and every placement of those shapes inside a MIDI range
-(``candidates``), as numpy integer arrays for the kernels.
+and the style's register windows (``candidates``, placed and costed by
+``engine.voicing.register``), as numpy integer arrays for the kernels.
 
 The rules themselves are data in ``engine.voicing_styles``; this module only applies them.
 """
@@ -15,6 +16,7 @@ import numpy as np
 
 from engine.analysis import CLASSES, quality_class
 from engine.chords import ADDITIONS, Chord, Spelled, degree_number, parse_spelled, spell_interval
+from engine.voicing.register import register_cost, split_placements
 from engine.voicing.styles import (
     ADDED_TONES,
     ALTERATIONS,
@@ -23,8 +25,6 @@ from engine.voicing.styles import (
     FAMILY_ORDER,
     GIVE_UP_ORDER,
     GIVES_WAY,
-    LOW_BASS,
-    LOW_BASS_GAP,
     NAMED_EXTENSIONS,
     REDUNDANT_ROLES,
     REGISTERS,
@@ -33,17 +33,8 @@ from engine.voicing.styles import (
     WRITTEN_MIN_UPPER,
     WRITTEN_STAYS,
     WRITTEN_TAKES,
-    Register,
     Style,
 )
-
-# In units of the search's first key (engine.voicing.kernels: a semitone of motion costs
-# MOTION_UNIT = 16; a split style's bass, which follows the roots and may leap, BASS_UNIT = 4):
-# a windowed note costs 1 per half semitone from its window's
-# centre (a pull of 1/8 semitone of motion per semitone off centre: the start and the drift of
-# a long tune, never a leap), and OUTSIDE_UNIT per semitone outside its window, which happens
-# only where ``range`` leaves no placement inside.
-OUTSIDE_UNIT = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,7 +375,7 @@ def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
     register = REGISTERS[style.name]
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
     if register.split:
-        midi, tones = _split_placements(pitch, tone, low, high, register.max_span)
+        midi, tones = split_placements(pitch, tone, low, high, register.max_span)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)
         placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
@@ -403,41 +394,3 @@ def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
     for array in (table.midi, table.tone, table.guide, table.register):
         array.setflags(write=False)  # cached and shared between requests
     return table
-
-
-def _split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
-                      max_span: int) -> tuple[np.ndarray, np.ndarray]:
-    """Placements of shapes whose voice 0 is a bass: the upper voices moved by ``k`` octaves,
-    the bass by ``m <= k`` (so it stays below them), within [low, high], at most ``max_span``
-    from bass to top, and a bass under LOW_BASS at least LOW_BASS_GAP under the next voice."""
-    octaves = np.arange(0, 11, dtype=np.int64)
-    m, k = np.meshgrid(octaves, octaves, indexing="ij")
-    keep = m <= k
-    m, k = m[keep], k[keep]                                           # [P]
-    placed = np.concatenate([pitch[:, None, :1] + 12 * m[None, :, None],
-                             pitch[:, None, 1:] + 12 * k[None, :, None]], axis=2)  # [S, P, V]
-    ok = ((placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
-          & (placed[:, :, -1] - placed[:, :, 0] <= max_span))
-    if placed.shape[2] > 1:   # a low bass keeps a fifth under the upper voices
-        ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= LOW_BASS_GAP)
-    return placed[ok], np.broadcast_to(tone[:, None, :], placed.shape)[ok]
-
-
-def register_cost(midi: np.ndarray, register: Register, low: int, high: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of ``midi`` (int64[C, V], ascending): the register cost (search units) and the
-    semitones outside the windows. Each window is first clamped to [low, high], so a range
-    away from a window pulls the voicing to the window's nearest edge inside the range."""
-    upper = 1 if register.split and midi.shape[1] > 1 else 0
-    notes = [(midi[:, upper], register.low), (midi[:, -1], register.top)]
-    if register.split:
-        assert register.bass is not None
-        notes.append((midi[:, 0], register.bass))
-    cost = np.zeros(len(midi), dtype=np.int64)
-    outside = np.zeros(len(midi), dtype=np.int64)
-    for note, (lo, hi) in notes:
-        lo, hi = min(max(lo, low), high), max(min(hi, high), low)
-        out = np.maximum(0, np.maximum(lo - note, note - hi))
-        outside += out
-        cost += OUTSIDE_UNIT * out + np.abs(2 * note - lo - hi)
-    return cost, outside

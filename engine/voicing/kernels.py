@@ -15,8 +15,9 @@ from numba import njit
 
 # The search minimises, per path, the pair (cost, rest) lexicographically. ``cost`` is one int64:
 # the weighted motion of each step (``_step``: MOTION_UNIT per semitone, the bass of a split style
-# BASS_UNIT, LEAP_UNIT more per semitone beyond a style's leap; < 8*127*48 < 2**16) plus each chord's register cost (``engine.voicing.candidates.register_cost``: < 2**15
-# per chord even outside every window); < 2**17 per chord, < 2**33 over a path of at most
+# BASS_UNIT, LEAP_UNIT more per semitone beyond a style's leap; < 8*127*48 < 2**16) plus each
+# chord's register cost (``engine.voicing.register.register_cost``: < 2**15 per chord even
+# outside every window); < 2**17 per chord, < 2**33 over a path of at most
 # MAX_CHORDS = 2**16 chords. ``rest`` packs the two lesser criteria into another int64, (negated)
 # guide tones kept times KEY_GUIDE plus the tie-break register (``_register`` summed over the
 # chords). Bounds, for <= 8 voices inside MIDI 0..127: a free tie-break is d * KEY_ABOVE + 1 with
@@ -28,7 +29,7 @@ from numba import njit
 MAX_CHORDS = 1 << 16
 KEY_ABOVE = 1 << 9          # d counts in these units; the +1 (above the centre) breaks ties
 KEY_GUIDE = np.int64(1 << 36)
-MOTION_UNIT = 16            # engine.voicing.candidates sets the register costs in these units
+MOTION_UNIT = 16            # engine.voicing.register sets the register costs in these units
 BASS_UNIT = 4
 LEAP_UNIT = 32
 _INF = np.int64(1 << 40)

@@ -99,7 +99,7 @@ class SharedCounters:
                 period, used, version = VALUES.unpack_from(m, at)
                 if period != month:
                     if period:  # the month turned: keep its final total for the next flush
-                        self._ended.append((account, _month_text(period), used, version))
+                        self._ended.append((account, month_text(period), used, version))
                     used, version = 0, version + 1
                     VALUES.pack_into(m, at, month, used, version)
                 if count <= minute_limit and used < month_limit:
@@ -136,7 +136,7 @@ class SharedCounters:
             for at in touched:
                 name = bytes(self._map[at - NAME:at]).rstrip(b"\0")
                 period, used, version = VALUES.unpack_from(self._map, at)
-                rows.append((int(name[2:]), _month_text(period), used, version))
+                rows.append((int(name[2:]), month_text(period), used, version))
         if rows:
             try:
                 self.store.save_month_usage(rows)
@@ -210,5 +210,5 @@ def _month_index(text: str) -> int:
     return int(year) * 12 + int(month) - 1
 
 
-def _month_text(index: int) -> str:
+def month_text(index: int) -> str:
     return f"{index // 12:04d}-{index % 12 + 1:02d}"

@@ -186,13 +186,11 @@ class PgStore(Store):
     migrations = MIGRATIONS
 
     def __init__(self, address: str) -> None:
-        self.path = address
-        self.local_path = local_path(address)
-        self._retained_to = 0.0
         self._pool: Any = None
         self._pid = -1
         self._lock = threading.Lock()
-        self.migrate()
+        super().__init__(address)          # (migrates, through the pool)
+        self.local_path = local_path(address)
 
     def pool(self) -> Any:
         if self._pid != os.getpid():

@@ -19,8 +19,10 @@ never refused for that and never unlimited: it is counted by this machine's own
 ``SharedCounters`` against the key's limits divided by ``machines`` (``HARMONY_MACHINES``, the
 number of machines sharing the limits), each such call is counted by ``on_fallback`` (the
 ``harmony_counter_fallbacks_total`` metric), and Redis is tried again after ``retry_seconds``
-(1 s) rather than on every call. A call reserved locally is refunded locally. What the
-machines counted on their own while Redis was away is not added to Redis when it returns.
+(1 s) rather than on every call. A refund goes where reservations are made at that moment
+(a call settles moments after its reservation): only a call that straddles Redis going away
+or coming back is refunded on the other side. What the machines counted on their own while
+Redis was away is not added to Redis when it returns.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from server.accounts.counters import SharedCounters, _month_text
+from server.accounts.counters import SharedCounters, month_text
 from server.accounts.limits import Taken
 from server.accounts.store import Store
 
@@ -62,8 +64,13 @@ TIMEOUT = 0.1                    # seconds: connect and each command
 
 
 def _keys(key: str, minute: int, account: int, month: int) -> tuple[str, str, str]:
+    """The key's minute window, the account's month and its version."""
+    return (f"harmony:{{a:{account}}}:m:{key}:{minute}", *_month_keys(account, month))
+
+
+def _month_keys(account: int, month: int) -> tuple[str, str]:
     tag = f"harmony:{{a:{account}}}"
-    return f"{tag}:m:{key}:{minute}", f"{tag}:M:{month}", f"{tag}:V:{month}"
+    return f"{tag}:M:{month}", f"{tag}:V:{month}"
 
 
 class RedisCounters:
@@ -87,7 +94,6 @@ class RedisCounters:
         self._take = self.client.register_script(TAKE)
         self._refund = self.client.register_script(REFUND)
         self._down_until = 0.0
-        self._local_months: set[tuple[int, int]] = set()   # reserved locally: refund there
         self._touched: set[tuple[int, int]] = set()          # (account, month) since a flush
 
     @property
@@ -110,12 +116,11 @@ class RedisCounters:
         return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
 
     def refund(self, account: int, month: int) -> None:
-        if (account, month) in self._local_months or not self._up():
+        if not self._up():       # the call was reserved here, moments ago
             self.local.refund(account, month)
             return
         try:
-            _, month_key, version_key = _keys("", 0, account, month)
-            self._refund(keys=(month_key, version_key))
+            self._refund(keys=_month_keys(account, month))
             self._touched.add((account, month))
         except self._errors:
             self._went_down()
@@ -142,14 +147,13 @@ class RedisCounters:
         try:
             pipe = self.client.pipeline(transaction=False)
             for account, month in sorted(touched):
-                _, month_key, version_key = _keys("", 0, account, month)
-                pipe.mget(month_key, version_key)
+                pipe.mget(*_month_keys(account, month))
             values = pipe.execute()
         except self._errors:
             self._went_down()
             self._touched |= touched
             return written
-        rows = [(account, _month_text(month), int(used or 0), int(version or 0))
+        rows = [(account, month_text(month), int(used or 0), int(version or 0))
                 for (account, month), (used, version) in zip(sorted(touched), values,
                                                              strict=True)]
         self.store.save_month_usage(rows)
@@ -176,8 +180,6 @@ class RedisCounters:
         share = self.machines
         taken = self.local.take(key, minute, max(1, minute_limit // share), account, month,
                                 max(1, month_limit // share))
-        if taken.reserved:
-            self._local_months.add((account, month))
         # scaled to the whole service's estimate, so the limiter compares them with the key's
         # own limits (a count over this machine's share is over the limit) and the headers
         # show the service-wide use
