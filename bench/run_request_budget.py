@@ -37,6 +37,7 @@ class Headers(dict[str, str]):
 class Scope:
     def __init__(self, method: str, path: str, headers: dict[str, str]) -> None:
         self.method, self.path, self.client = method, path, "127.0.0.1:40000"
+        self.query_string = ""
         self.headers = Headers(headers)
 
 
