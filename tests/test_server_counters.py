@@ -156,3 +156,29 @@ def test_peek_reads_without_counting(counters: Counters) -> None:
     assert counters.peek("key_a", MINUTE + 1, 1, MONTH) == Taken(0, 2, False)  # a new minute
     assert counters.peek("key_a", MINUTE + 1, 1, MONTH + 1) == Taken(0, 0, False)
     assert counters.take("key_a", MINUTE, 2, 1, MONTH, 3) == Taken(3, 2, False)
+
+
+def test_a_late_call_at_a_boundary_counts_in_the_newer_period(tmp_path: Path) -> None:
+    # A worker that read the clock just before a minute (or month) another worker has already
+    # started counts into the newer one; it never turns the counters back.
+    counters = SharedCounters(Store(str(tmp_path / "harmony.db")))
+    assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(1, 1, True)
+    assert counters.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(2, 2, True)
+    assert counters.take("key_a", MINUTE + 1, 100, 1, MONTH + 1, 1000) == Taken(3, 3, True)
+    assert counters.peek("key_a", MINUTE + 1, 1, MONTH + 1) == Taken(3, 3, False)
+
+
+def test_a_counters_file_of_the_older_layout_is_rebuilt_from_the_totals(tmp_path: Path) -> None:
+    # 0.6.0's file (HARMCNT1: the period, count and version in three words, under flock) is
+    # not read as this layout: the month starts again from the totals the store holds.
+    store = Store(str(tmp_path / "harmony.db"))
+    store.save_month_usage([(1, "2027-01", 41, 7)])
+    old = SharedCounters(store)
+    old.close()
+    data = bytearray(Path(old.path).read_bytes())
+    data[:8] = b"HARMCNT1"
+    Path(old.path).write_bytes(bytes(data))
+    again = SharedCounters(store)
+    assert again.take("key_a", MINUTE, 100, 1, MONTH, 1000) == Taken(1, 42, True)
+    again.flush()
+    assert store.month_usage() == [(1, "2027-01", 42, 8)]
