@@ -1,18 +1,22 @@
 """Load benchmark of the real service: ``harmony serve --workers 2`` on loopback with auth,
-limits and logging on, a temporary database, one run.
+limits and logging on, a temporary database; beside it the granian floor (``bench/floor_app.py``,
+an app that does no work) on the same settings.
 
-Prints, for GET /health and POST /v2/analyze: sequential p50/p99 latency (one connection) and
-concurrent throughput; then the analyze/health throughput ratio and the analyze p50. Analyze is
-measured twice: one repeated body (the common case of a popular chord, answered from the
-worker's kept answers) and 8,640 distinct bodies cycled so that no answer is ever kept (every
-call runs the engine); the same call as an MCP tool (POST /mcp) follows. Each run also gives
-the server's CPU time per request (all its processes, from /proc), which a machine shared with
-other work disturbs far less than req/s.
+Targets: GET /health, POST /v2/analyze with one repeated body (the common case of a popular
+chord, answered from the worker's kept answers) and with 8,640 distinct bodies cycled so that no
+answer is ever kept (every call runs the engine), the same call as an MCP tool (POST /mcp), and
+the floor's GET, POST and POST answering analyze's very bytes and headers. Each gets a
+sequential p50/p99 (one connection), then ``--rounds`` rounds of concurrent throughput in which
+every target runs once, one after the other; each round also reads the server's CPU time per
+request (all its processes, from /proc). The report gives medians, and each ratio's median and
+range over the rounds, every ratio taken within one round: this machine's speed drifts between
+runs (the floor's own figure by a fifth or more), and a ratio of figures taken seconds apart
+is what holds still.
 
 Uses wrk when it is installed (``apt-get install wrk``); otherwise a small asyncio HTTP/1.1
-keep-alive client. Loopback only, bounded: about a minute in all.
+keep-alive client. Loopback only, bounded: about 2.5 minutes with the defaults.
 
-    .venv/bin/python bench/load.py [--seconds 5] [--connections 32] [--requests 2000]
+    .venv/bin/python bench/load.py [--rounds 3] [--seconds 5] [--connections 32] [--no-floor]
 """
 
 from __future__ import annotations
@@ -32,9 +36,9 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import quantiles
+from statistics import median, quantiles
 
 REPO = Path(__file__).resolve().parent.parent
 HARMONY = [sys.executable, "-m", "server.cli"]
@@ -205,32 +209,59 @@ def wrk(url: str, script: Path, threads: int, connections: int,
 # ---------------------------------------------------------------- one run
 
 
-def measure(name: str, port: int, path: str, secret: str, bodies: Sequence[bytes] | None,
-            args: argparse.Namespace, tmp: Path, server_cpu: Callable[[], float]) -> Run:
-    run = Run()
+def sequential_latency(port: int, path: str, secret: str, bodies: Sequence[bytes] | None,
+                       args: argparse.Namespace, tmp: Path) -> tuple[float, float]:
+    """p50 and p99 (ms) over one keep-alive connection, one request at a time."""
     if shutil.which("wrk"):
-        url = f"http://127.0.0.1:{port}{path}"
-        seq = wrk(url, wrk_script(tmp, secret, bodies, 1), 1, 1, args.seconds)
-        run.p50, run.p99 = seq["P50"] / 1e3, seq["P99"] / 1e3
-        script = wrk_script(tmp, secret, bodies, 2)
-        before = server_cpu()
-        par = wrk(url, script, 2, args.connections, args.seconds)
-        run.cpu_us = (server_cpu() - before) / par["N"] * 1e6
-        run.rps, client = par["rps"], "wrk"
+        seq = wrk(f"http://127.0.0.1:{port}{path}", wrk_script(tmp, secret, bodies, 1), 1, 1,
+                  args.seconds)
+        return seq["P50"] / 1e3, seq["P99"] / 1e3
+    each: list[bytes | None] = list(bodies) if bodies else [None]
+    times = asyncio.run(sequential(port, [request_bytes(path, secret, b) for b in each],
+                                   args.requests))
+    cuts = quantiles(times, n=100)
+    return cuts[49] * 1e3, cuts[98] * 1e3
+
+
+def throughput(port: int, path: str, secret: str, bodies: Sequence[bytes] | None,
+               args: argparse.Namespace, tmp: Path,
+               server_cpu: Callable[[], float]) -> tuple[float, float]:
+    """req/s with ``args.connections`` connections, and the server's CPU µs per request."""
+    before = server_cpu()
+    if shutil.which("wrk"):
+        par = wrk(f"http://127.0.0.1:{port}{path}", wrk_script(tmp, secret, bodies, 2), 2,
+                  args.connections, args.seconds)
+        rps, n = par["rps"], par["N"]
     else:
         each: list[bytes | None] = list(bodies) if bodies else [None]
-        raws = [request_bytes(path, secret, b) for b in each]
-        times = asyncio.run(sequential(port, raws, args.requests))
-        cuts = quantiles(times, n=100)
-        run.p50, run.p99 = cuts[49] * 1e3, cuts[98] * 1e3
-        before = server_cpu()
-        run.rps, n = asyncio.run(concurrent(port, raws, args.connections, args.seconds))
-        run.cpu_us = (server_cpu() - before) / n * 1e6
-        client = "asyncio"
-    print(f"{name:16} sequential p50 {run.p50:.3f} ms  p99 {run.p99:.3f} ms   concurrent "
-          f"({args.connections} conns, {client}) {run.rps:,.0f} req/s, "
-          f"server CPU {run.cpu_us:.0f} µs/req", flush=True)
-    return run
+        rps, n = asyncio.run(concurrent(port, [request_bytes(path, secret, b) for b in each],
+                                        args.connections, args.seconds))
+    return rps, (server_cpu() - before) / n * 1e6
+
+
+@dataclass
+class Target:
+    """One thing measured: a server, a route and its bodies; its figures of every round."""
+
+    name: str
+    port: int
+    path: str
+    bodies: Sequence[bytes] | None
+    server_cpu: Callable[[], float]
+    rounds: list[Run] = field(default_factory=list)
+
+    def median(self) -> Run:
+        return Run(p50=self.rounds[0].p50, p99=self.rounds[0].p99,
+                   rps=median(r.rps for r in self.rounds),
+                   cpu_us=median(r.cpu_us for r in self.rounds))
+
+
+def ratio(a: Target, b: Target) -> tuple[float, float, float]:
+    """The median, lowest and highest of a's throughput over b's, round by round: the two are
+    measured next to each other in each round, so the machine's drift between rounds (the
+    floor itself moves by a fifth) divides out."""
+    each = [x.rps / y.rps for x, y in zip(a.rounds, b.rounds, strict=True)]
+    return median(each), min(each), max(each)
 
 
 @contextlib.contextmanager
@@ -254,36 +285,45 @@ def floor_server(target: str, workers: int) -> Iterator[tuple[int, Callable[[], 
             server.kill()
 
 
-def floor(args: argparse.Namespace, tmp: Path, secret: str, health: Run,
-          one: Run, varied: Run, mcp: Run) -> None:
-    """The same GET and POST against ``bench/floor_app.py`` (no app work) on granian with
-    ``harmony serve``'s settings: how much of the analyze/health gap is granian's POST path;
-    then the floor answering analyze's bytes and headers (what the answer's size costs)."""
-    with floor_server("app", args.workers) as (port, cpu):
-        get = measure("floor GET", port, "/health", secret, None, args, tmp, cpu)
-        post = measure("floor POST", port, "/v2/analyze", secret, [ONE_BODY], args, tmp, cpu)
-    with floor_server("sized", args.workers) as (port, cpu):
-        sized = measure("floor POST, sized", port, "/v2/analyze", secret, [ONE_BODY], args,
-                        tmp, cpu)
-    print(f"granian floor (no app work): POST/GET throughput ratio {post.rps / get.rps:.2f}, "
-          f"POST p50 {post.p50:.3f} ms; the app adds "
-          f"{one.cpu_us - post.cpu_us:.0f} µs CPU to a POST and "
-          f"{health.cpu_us - get.cpu_us:.0f} µs to a GET; answering analyze's bytes and "
-          f"headers costs the floor {sized.cpu_us - post.cpu_us:.0f} µs")
-    print(f"analyze / floor POST throughput ratio {one.rps / post.rps:.2f} (one body, aim "
-          f">= 0.7), {varied.rps / post.rps:.2f} (varied); against the floor answering the "
-          f"same bytes {one.rps / sized.rps:.2f}; mcp / REST {mcp.rps / one.rps:.2f} (aim >= "
-          f"0.9); analyze p50 {one.p50:.3f} ms (aim <= 0.20 ms)")
+def report(targets: dict[str, Target], args: argparse.Namespace) -> None:
+    m = {name: t.median() for name, t in targets.items()}
+    print(f"\nmedians of {args.rounds} rounds ({args.connections} connections, "
+          f"{args.seconds:g} s each; p50/p99: one connection, first round):")
+    for name, run in m.items():
+        print(f"{name:18} sequential p50 {run.p50:.3f} ms  p99 {run.p99:.3f} ms   "
+              f"{run.rps:9,.0f} req/s   server CPU {run.cpu_us:3.0f} µs/req")
+    one, varied, mcp = targets["analyze"], targets["analyze, varied"], targets["mcp analyze"]
+    print(f"mcp tools/call / REST analyze (one body): {fmt(ratio(mcp, one))} (aim >= 0.9); "
+          f"against REST computing every call {fmt(ratio(mcp, varied))}")
+    print(f"analyze / health: {fmt(ratio(one, targets['health']))}; analyze p50 "
+          f"{m['analyze'].p50:.3f} ms (aim <= 0.20 ms)")
+    if "floor POST" in targets:
+        post, sized = targets["floor POST"], targets["floor POST, sized"]
+        print(f"granian floor (no app work): POST {m['floor POST'].cpu_us:.0f} µs and GET "
+              f"{m['floor GET'].cpu_us:.0f} µs of server CPU a request; answering analyze's "
+              f"bytes and headers costs it {m['floor POST, sized'].cpu_us - m['floor POST'].cpu_us:.0f}"
+              f" µs more; the app adds {m['analyze'].cpu_us - m['floor POST'].cpu_us:.0f} µs "
+              f"to a POST and {m['health'].cpu_us - m['floor GET'].cpu_us:.0f} µs to a GET")
+        print(f"analyze / floor POST: {fmt(ratio(one, post))} (one body, aim >= 0.7); varied "
+              f"{fmt(ratio(varied, post))}; against the floor answering the same bytes "
+              f"{fmt(ratio(one, sized))}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+
+
+def fmt(r: tuple[float, float, float]) -> str:
+    return f"{r[0]:.2f} (rounds {r[1]:.2f}-{r[2]:.2f})"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of the concurrent runs, every target once a round")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--requests", type=int, default=2000, help="sequential, asyncio client")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-floor", dest="floor", action="store_false",
-                        help="skip the no-op granian app (bench/floor_app.py) run at the end")
+                        help="skip the no-op granian app (bench/floor_app.py)")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="harmony-bench-"))
@@ -298,31 +338,42 @@ def main() -> int:
                                "--workers", str(args.workers)], cwd=REPO, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_healthy(port, server, 180, "server did not start")
+        with contextlib.ExitStack() as stack:
+            wait_healthy(port, server, 180, "server did not start")
 
-        def server_cpu() -> float:
-            return cpu_seconds(server.pid)
+            def server_cpu() -> float:
+                return cpu_seconds(server.pid)
 
-        health = measure("health", port, "/health", secret, None, args, tmp, server_cpu)
-        one = measure("analyze", port, "/v2/analyze", secret, [ONE_BODY], args, tmp,
-                      server_cpu)
-        varied = measure("analyze, varied", port, "/v2/analyze", secret, VARIED, args, tmp,
-                         server_cpu)
-        mcp = measure("mcp analyze", port, "/mcp", secret, [MCP_BODY], args, tmp, server_cpu)
-        for label, run in (("one body", one), ("varied bodies", varied)):
-            print(f"analyze/health ({label}): throughput ratio {run.rps / health.rps:.2f} "
-                  f"(aim >= 0.7), CPU ratio {health.cpu_us / run.cpu_us:.2f}; analyze p50 "
-                  f"{run.p50:.3f} ms (aim <= 0.3 ms; original ~105 ms)")
-        # MCP tool calls share REST's kept answers (since b3fd830) and MCP_BODY is one body, so
-        # "one body" is the like-for-like ratio; "varied" compares it with REST computing.
-        print(f"mcp tools/call analyze_chord / REST analyze throughput ratio "
-              f"{mcp.rps / one.rps:.2f} (one body), {mcp.rps / varied.rps:.2f} (varied) "
-              f"(aim >= 0.9); mcp p50 {mcp.p50:.3f} ms")
-        if args.floor:
-            floor(args=args, tmp=tmp, secret=secret, health=health, one=one, varied=varied,
-                  mcp=mcp)
-        print(f"load average during the run: {os.getloadavg()[0]:.2f} on "
-              f"{os.cpu_count()} cores")
+            targets = {t.name: t for t in (
+                Target("health", port, "/health", None, server_cpu),
+                Target("analyze", port, "/v2/analyze", [ONE_BODY], server_cpu),
+                Target("analyze, varied", port, "/v2/analyze", VARIED, server_cpu),
+                # MCP tool calls share REST's kept answers and MCP_BODY is one body, so
+                # "analyze" is the like-for-like comparison, "analyze, varied" REST computing.
+                Target("mcp analyze", port, "/mcp", [MCP_BODY], server_cpu))}
+            if args.floor:
+                for app, name in (("app", "floor"), ("sized", "floor POST, sized")):
+                    floor_port, floor_cpu = stack.enter_context(floor_server(app, args.workers))
+                    if app == "app":
+                        targets["floor GET"] = Target("floor GET", floor_port, "/health", None,
+                                                      floor_cpu)
+                        name = "floor POST"
+                    targets[name] = Target(name, floor_port, "/v2/analyze", [ONE_BODY],
+                                           floor_cpu)
+            # Interleaved: each round measures every target once, so a ratio compares figures
+            # taken a few seconds apart.
+            for n in range(args.rounds):
+                for t in targets.values():
+                    run = Run()
+                    if n == 0:
+                        run.p50, run.p99 = sequential_latency(t.port, t.path, secret, t.bodies,
+                                                              args, tmp)
+                    run.rps, run.cpu_us = throughput(t.port, t.path, secret, t.bodies, args,
+                                                     tmp, t.server_cpu)
+                    t.rounds.append(run)
+                    print(f"round {n + 1}: {t.name:18} {run.rps:9,.0f} req/s  "
+                          f"{run.cpu_us:3.0f} µs/req", flush=True)
+            report(targets, args)
     finally:
         server.send_signal(signal.SIGTERM)
         try:

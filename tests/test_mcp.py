@@ -46,7 +46,7 @@ class FakeGate:
         self.keys, self.refuse, self.settled = keys, refuse, []  # type: ignore[var-annotated]
         self.admitted = 0
 
-    async def admit(self, headers: Any) -> tuple[str | None, Exception | None]:
+    def admit(self, headers: Any) -> tuple[str | None, Exception | None]:
         self.admitted += 1
         auth = headers.get("authorization", "")
         account = self.keys.get(auth.removeprefix("Bearer ")) if auth.startswith("Bearer ") \
@@ -55,7 +55,7 @@ class FakeGate:
             return None, Unauthorized("a valid API key is required")
         return account, self.refuse
 
-    async def settle(self, ticket: Any, **record: Any) -> list[tuple[bytes, bytes]]:
+    def settle(self, ticket: Any, **record: Any) -> list[tuple[bytes, bytes]]:
         self.settled.append((ticket, record))
         if ticket is None:  # no valid key: no quota to report
             return []

@@ -286,18 +286,18 @@ def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -
         await app.startup()
         ctx = Context("POST", "/mcp", {}, "127.0.0.1", 0.0)
         gate = app.mcp_gate(ctx)
-        ticket, refused = await gate.admit({})
+        ticket, refused = gate.admit({})
         assert ticket is None and isinstance(refused, HarmonyError)
         assert refused.code == "unauthorized"
-        ticket, refused = await gate.admit({"authorization": f"Bearer {secret}"})
+        ticket, refused = gate.admit({"authorization": f"Bearer {secret}"})
         assert refused is None
-        headers = dict(await gate.settle(ticket, operation="analyze", status=200, error=None,
-                                         started=time.perf_counter(), body=b"{}"))
+        headers = dict(gate.settle(ticket, operation="analyze", status=200, error=None,
+                                   started=time.perf_counter(), body=b"{}"))
         assert headers[b"x-quota-used"] == b"1"
-        ticket, _ = await gate.admit({"authorization": f"Bearer {secret}"})
-        headers = dict(await gate.settle(ticket, operation="analyze", status=400,
-                                         error="invalid_chord", started=time.perf_counter(),
-                                         body=b"{}"))
+        ticket, _ = gate.admit({"authorization": f"Bearer {secret}"})
+        headers = dict(gate.settle(ticket, operation="analyze", status=400,
+                                   error="invalid_chord", started=time.perf_counter(),
+                                   body=b"{}"))
         assert headers[b"x-quota-used"] == b"1" and headers[b"ratelimit-remaining"] == b"28"
         await app.shutdown()
 

@@ -108,6 +108,15 @@ def _read(words: np.ndarray, at: int) -> tuple[int, int, int]:
     return version, word >> SHIFT, word & COUNT_MASK
 
 
+def _compile() -> None:
+    """Compile (or load from numba's cache) the kernels now, on scratch words, so that a
+    worker's first call does not wait for it."""
+    scratch = np.zeros(8, dtype=np.int64)
+    _take(scratch, 0, 1, 1, 2, 1, 1)
+    _refund(scratch, 2, 1)
+    _read(scratch, 2)
+
+
 class SharedCounters:
     """``Counters`` exact across processes on one machine (see the module docstring)."""
 
@@ -126,6 +135,7 @@ class SharedCounters:
             self._map = self._open_or_rebuild(fd)
         # A MAP_SHARED mapping: a worker forked after this counts into the same file.
         self._words = np.frombuffer(self._map, dtype=np.int64)
+        _compile()
 
     # ------------------------------------------------------------ the Counters interface
 

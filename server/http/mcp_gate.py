@@ -23,8 +23,7 @@ class McpGate:
     def __init__(self, app: Service, ctx: Context) -> None:
         self.app, self.ctx = app, ctx
 
-    async def admit(self, headers: Mapping[str, str]
-                    ) -> tuple[Admission | None, HarmonyError | None]:
+    def admit(self, headers: Mapping[str, str]) -> tuple[Admission | None, HarmonyError | None]:
         """Check the bearer key and count the call in its minute and month: the ticket, and the
         401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
         if not self.app.settings.auth:
@@ -37,9 +36,9 @@ class McpGate:
         admission = self.app.limiter.admit(key)
         return admission, admission.error
 
-    async def settle(self, ticket: Admission | None, *, operation: str, status: int,
-                     error: str | None, started: float, body: bytes,
-                     symbol: str | None = None) -> list[tuple[bytes, bytes]]:
+    def settle(self, ticket: Admission | None, *, operation: str, status: int,
+               error: str | None, started: float, body: bytes,
+               symbol: str | None = None) -> list[tuple[bytes, bytes]]:
         """Spend the reserved quota only on success, log the tool call or its refusal (a chord
         symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
         self.ctx.logged = True

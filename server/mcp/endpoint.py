@@ -82,12 +82,12 @@ MAX_BATCH = 16
 class Gate(Protocol):
     """The service's keys, limits, quota and request log, as seen by the MCP route."""
 
-    async def admit(self, headers: Mapping[str, str]) -> tuple[Any, HarmonyError | None]:
+    def admit(self, headers: Mapping[str, str]) -> tuple[Any, HarmonyError | None]:
         """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
         ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
 
-    async def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
-                     started: float, body: bytes, symbol: str | None = None) -> Headers:
+    def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
+               started: float, body: bytes, symbol: str | None = None) -> Headers:
         """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
         when ``status`` is 2xx; return the quota and rate-limit headers for the response."""
 
@@ -274,14 +274,14 @@ class McpEndpoint:
         if gate is None:
             payload, error = _outcome(tool, arguments, encoded)
             return _call_result(payload, error is not None, request.modern)
-        ticket, refused = await gate.admit(request.headers)
+        ticket, refused = gate.admit(request.headers)
         payload, error, status = b"", refused, 499  # 499 stands until the call has an outcome
         try:
             if refused is None:
                 payload, error = _outcome(tool, arguments, encoded)
             status = 200 if error is None else STATUS.get(error.code, 500)
         finally:  # every admitted call is settled: quota spent on success only, one log row
-            request.extra_headers = await gate.settle(
+            request.extra_headers = gate.settle(
                 ticket, operation=tool.operation, status=status,
                 error=None if error is None else error.code, started=started, body=encoded,
                 symbol=error.symbol if isinstance(error, InvalidChord) else None)
