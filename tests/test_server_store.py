@@ -13,7 +13,14 @@ import pytest
 
 from server.accounts import SignIn
 from server.accounts.pgstore import MIGRATIONS as PG_MIGRATIONS
-from server.accounts.store import MIGRATIONS, LogRow, Store, StoreError, hash_secret
+from server.accounts.store import (
+    LOG_CHUNK,
+    MIGRATIONS,
+    LogRow,
+    Store,
+    StoreError,
+    hash_secret,
+)
 
 Opener = Callable[[str], Store]     # the ``opened`` fixture: open_store, closed after the test
 
@@ -30,6 +37,20 @@ def test_log_bodies_round_trip_byte_for_byte(store_address: str, opened: Opener)
     assert [r[7] for r in got] == bodies
     assert [(r[0], r[1], r[6]) for r in got] == [(r.ts, r.key_id, r.latency_us) for r in rows]
     assert {type(r[7]) for r in got} == {bytes, type(None)}
+
+
+def test_a_batch_longer_than_a_statement_is_written_whole_and_in_order(
+        store_address: str, opened: Opener) -> None:
+    # SQLite writes a batch LOG_CHUNK rows a statement: 3 chunks and a part, in one transaction.
+    store = opened(store_address)
+    now = time.time()
+    rows = [LogRow(now + i / 1000, f"key_{i % 3}", "mcp" if i % 5 else "rest", "analyze",
+                   200 if i % 7 else 422, None if i % 7 else "invalid_chord", i,
+                   b'{"chord":"C%d"}' % i if i % 2 else None)
+            for i in range(3 * LOG_CHUNK + 5)]
+    assert store.write_log(rows, retention_days=30) == len(rows)
+    assert store.log_rows() == [(r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
+                                 r.latency_us, r.body) for r in rows]
 
 
 def test_retention_drops_old_bodies_only(store_address: str, opened: Opener) -> None:
