@@ -148,8 +148,7 @@ class SharedCounters:
         if account_at is None:
             account_at = self._account_at[account] = self._slot(b"a:%d" % account)
         count, used, reserved, closed, final, version = _take(
-            self._words, at, minute, min(minute_limit, COUNT_MASK), account_at, month,
-            min(month_limit, COUNT_MASK))
+            self._words, at, minute, minute_limit, account_at, month, month_limit)
         if reserved or closed:
             with self._thread_lock:
                 self._touched.add(account_at)
