@@ -44,11 +44,12 @@ class RequestLog:
         if len(self.queue) >= self.max_rows:
             self._drop(1)
             return
-        if row.body:
-            if self._body_bytes + len(row.body) > self.max_body_bytes:
-                row.body = None
+        body = row.body
+        if body:
+            if self._body_bytes + len(body) > self.max_body_bytes:
+                row = row._replace(body=None)
             else:
-                self._body_bytes += len(row.body)
+                self._body_bytes += len(body)
         self.queue.append(row)
 
     def _drop(self, rows: int) -> None:

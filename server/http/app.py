@@ -330,12 +330,12 @@ class HarmonyApp:
             if ctx.operation is None and route.operation is not None:
                 ctx.operation = route.operation.name
             error = ctx.error
-            self.log.record(LogRow(
-                ts=time.time(), key_id=ctx.key.key_id if ctx.key else None,
-                surface=route.surface, operation=ctx.operation, status=response.status,
-                error=error.code if error else None, latency_us=int(elapsed * 1e6),
-                body=ctx.body if self.settings.store_bodies and ctx.body else None,
-                symbol=error.symbol if isinstance(error, InvalidChord) else None))
+            self.log.record(LogRow(  # positional, in LogRow's order (twice as fast)
+                time.time(), ctx.key.key_id if ctx.key else None, route.surface,
+                ctx.operation, response.status, error.code if error else None,
+                int(elapsed * 1e6),
+                ctx.body if self.settings.store_bodies and ctx.body else None,
+                error.symbol if isinstance(error, InvalidChord) else None))
 
     def _identify(self, ctx: Context) -> None:
         """The valid key of a REST or /mcp request whose key was not checked, for its log row
