@@ -293,12 +293,12 @@ def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -
         assert refused is None
         headers = dict(gate.settle(ticket, operation="analyze", status=200, error=None,
                                    started=time.perf_counter(), body=b"{}"))
-        assert headers[b"x-quota-used"] == b"1"
+        assert headers["x-quota-used"] == "1"
         ticket, _ = gate.admit({"authorization": f"Bearer {secret}"})
         headers = dict(gate.settle(ticket, operation="analyze", status=400,
                                    error="invalid_chord", started=time.perf_counter(),
                                    body=b"{}"))
-        assert headers[b"x-quota-used"] == b"1" and headers[b"ratelimit-remaining"] == b"28"
+        assert headers["x-quota-used"] == "1" and headers["ratelimit-remaining"] == "28"
         await app.shutdown()
 
     run(scenario())

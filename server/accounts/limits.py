@@ -107,14 +107,14 @@ class Admission:
             counters.refund(self.key.account_id, self.month)
             self.taken = Taken(self.taken.minute_count, self.taken.month_used - 1, False)
 
-    def headers(self) -> list[tuple[bytes, bytes]]:
+    def headers(self) -> list[tuple[str, str]]:
         k, t = self.key, self.taken
         return [
-            (b"x-quota-limit", b"%d" % k.per_month),
-            (b"x-quota-used", b"%d" % t.month_used),
-            (b"ratelimit-limit", b"%d" % k.per_minute),
-            (b"ratelimit-remaining", b"%d" % max(0, k.per_minute - t.minute_count)),
-            (b"ratelimit-reset", b"%d" % self.reset),
+            ("x-quota-limit", str(k.per_month)),
+            ("x-quota-used", str(t.month_used)),
+            ("ratelimit-limit", str(k.per_minute)),
+            ("ratelimit-remaining", str(max(0, k.per_minute - t.minute_count))),
+            ("ratelimit-reset", str(self.reset)),
         ]
 
 

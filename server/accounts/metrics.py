@@ -100,6 +100,6 @@ class Metrics:
                 if n:
                     bucket.inc(n)
 
-    def render(self) -> tuple[bytes, bytes]:
+    def render(self) -> tuple[bytes, str]:
         self.publish()
-        return generate_latest(self.exposed), CONTENT_TYPE_LATEST.encode()
+        return generate_latest(self.exposed), CONTENT_TYPE_LATEST

@@ -25,13 +25,13 @@ STATUS: dict[str, int] = {
     "internal_error": 500,
 }
 
-JSON_TYPE = b"application/json"
+JSON_TYPE = "application/json"
 
 
 class ClientDisconnected(Exception):
     """The client went away before its request was read: there is no one to answer."""
 
-Headers = list[tuple[bytes, bytes]]
+Headers = list[tuple[str, str]]   # as granian takes them; ASGI: raw_headers()
 
 
 @dataclass
@@ -39,24 +39,26 @@ class Response:
     status: int
     body: bytes
     headers: Headers = field(default_factory=list)
-    content_type: bytes | None = JSON_TYPE  # None: no body, no content-type (a 202)
+    content_type: str | None = JSON_TYPE  # None: no body, no content-type (a 202)
 
-    def raw_headers(self) -> Headers:
-        typed = [] if self.content_type is None else [(b"content-type", self.content_type)]
-        return [*typed, (b"content-length", b"%d" % len(self.body)), *self.headers]
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """The headers as ASGI sends them (bytes; a value's characters are its bytes)."""
+        typed = [] if self.content_type is None else [("content-type", self.content_type)]
+        return [(k.encode("latin-1"), v.encode("latin-1"))
+                for k, v in (*typed, ("content-length", str(len(self.body))), *self.headers)]
 
 
 def error_response(error: HarmonyError) -> Response:
     """The error body (exactly the engine's ``to_dict``) with its status and headers."""
     response = Response(STATUS.get(error.code, 500), orjson.dumps(error.to_dict()))
     if error.code == "unauthorized":
-        response.headers.append((b"www-authenticate", b'Bearer realm="harmony"'))
+        response.headers.append(("www-authenticate", 'Bearer realm="harmony"'))
     elif error.code == "key_revoked":
         response.headers.append(
-            (b"www-authenticate", b'Bearer realm="harmony", error="invalid_token"'))
+            ("www-authenticate", 'Bearer realm="harmony", error="invalid_token"'))
     retry = error.details.get("retryAfter")
     if retry is not None:
-        response.headers.append((b"retry-after", b"%d" % retry))
+        response.headers.append(("retry-after", str(retry)))
     return response
 
 

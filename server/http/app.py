@@ -265,7 +265,7 @@ class HarmonyApp:
             raise NotFound(f"no route {ctx.path}")
         ctx.route = route
         if ctx.method not in route.methods and not _is_preflight(ctx):
-            ctx.extra_headers.append((b"allow", ", ".join(sorted(route.methods)).encode()))
+            ctx.extra_headers.append(("allow", ", ".join(sorted(route.methods))))
             raise MethodNotAllowed(f"{ctx.method} is not allowed on {ctx.path}")
 
     def _cors_guard(self, ctx: Context) -> Response | None:
@@ -277,7 +277,7 @@ class HarmonyApp:
         if origin is not None and _is_preflight(ctx):
             assert ctx.route is not None
             return Response(204, b"", self.gateway.preflight_headers(origin, ctx.route.methods),
-                            content_type=b"text/plain")
+                            content_type="text/plain")
         return None
 
     def _user_agent_guard(self, ctx: Context) -> None:

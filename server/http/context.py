@@ -80,6 +80,6 @@ class Context:
     logged: bool = False              # the MCP gate logged its tool call itself
     flooded: bool = False             # refused by the flood throttle: not logged, no key lookup
     body: bytes = b""
-    extra_headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    extra_headers: list[tuple[str, str]] = field(default_factory=list)
 
 

@@ -22,13 +22,13 @@ from engine.errors import BlockedUserAgent, ForbiddenOrigin
 
 BLOCKED_PRODUCTS = frozenset({"python-requests", "python-urllib", "python-httpx", "aiohttp",
                               "go-http-client", "node-fetch", "axios", "curl"})
-ALLOWED_REQUEST_HEADERS = b"authorization, content-type, mcp-protocol-version, mcp-session-id"
-EXPOSED_HEADERS = (b"x-quota-limit, x-quota-used, ratelimit-limit, ratelimit-remaining, "
-                   b"ratelimit-reset, retry-after, www-authenticate")
-PREFLIGHT_MAX_AGE = b"600"
+ALLOWED_REQUEST_HEADERS = "authorization, content-type, mcp-protocol-version, mcp-session-id"
+EXPOSED_HEADERS = ("x-quota-limit, x-quota-used, ratelimit-limit, ratelimit-remaining, "
+                   "ratelimit-reset, retry-after, www-authenticate")
+PREFLIGHT_MAX_AGE = "600"
 LOOPBACK_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?")
 
-Headers = list[tuple[bytes, bytes]]
+Headers = list[tuple[str, str]]
 
 
 class Gateway:
@@ -64,19 +64,19 @@ class Gateway:
         return bool(sep) and rest.rstrip("/").lower() == host.strip().lower()
 
     def preflight_headers(self, origin: str, methods: frozenset[str]) -> Headers:
-        allow = ", ".join(sorted(methods | {"OPTIONS"})).encode()
+        allow = ", ".join(sorted(methods | {"OPTIONS"}))
         return [*self.cors_headers(origin),
-                (b"access-control-allow-methods", allow),
-                (b"access-control-allow-headers", ALLOWED_REQUEST_HEADERS),
-                (b"access-control-max-age", PREFLIGHT_MAX_AGE)]
+                ("access-control-allow-methods", allow),
+                ("access-control-allow-headers", ALLOWED_REQUEST_HEADERS),
+                ("access-control-max-age", PREFLIGHT_MAX_AGE)]
 
     @staticmethod
     def cors_headers(origin: str | None) -> Headers:
         if origin is None:
             return []
-        return [(b"access-control-allow-origin", origin.encode()),
-                (b"access-control-expose-headers", EXPOSED_HEADERS),
-                (b"vary", b"Origin")]
+        return [("access-control-allow-origin", origin),
+                ("access-control-expose-headers", EXPOSED_HEADERS),
+                ("vary", "Origin")]
 
     def check_user_agent(self, user_agent: str | None) -> None:
         if self.user_agent_policy and (not user_agent or not user_agent.strip()

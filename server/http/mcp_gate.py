@@ -38,7 +38,7 @@ class McpGate:
 
     def settle(self, ticket: Admission | None, *, operation: str, status: int,
                error: str | None, started: float, body: bytes,
-               symbol: str | None = None) -> list[tuple[bytes, bytes]]:
+               symbol: str | None = None) -> list[tuple[str, str]]:
         """Spend the reserved quota only on success, log the tool call or its refusal (a chord
         symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
         self.ctx.logged = True

@@ -20,12 +20,12 @@ from server.http.context import Context, Service
 AUDIO_TYPES = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav",
                "audio/vnd.wave": "wav", "audio/flac": "flac", "audio/x-flac": "flac",
                "audio/mpeg": "mp3", "audio/mp3": "mp3"}
-CONTENT_TYPES = {"wav": b"audio/wav", "flac": b"audio/flac", "mp3": b"audio/mpeg"}
+CONTENT_TYPES = {"wav": "audio/wav", "flac": "audio/flac", "mp3": "audio/mpeg"}
 # The facts of a raw answer, in the JSON answer's order.
-HEADERS = (("format", b"x-render-format"), ("sampleRate", b"x-render-sample-rate"),
-           ("channels", b"x-render-channels"), ("durationSec", b"x-render-duration-sec"),
-           ("engine", b"x-render-engine"), ("soundfont", b"x-render-soundfont"),
-           ("sha256", b"x-render-sha256"))
+HEADERS = (("format", "x-render-format"), ("sampleRate", "x-render-sample-rate"),
+           ("channels", "x-render-channels"), ("durationSec", "x-render-duration-sec"),
+           ("engine", "x-render-engine"), ("soundfont", "x-render-soundfont"),
+           ("sha256", "x-render-sha256"))
 
 
 def render_job(request: dict[str, Any], soundfont: str | None,
@@ -78,6 +78,8 @@ async def render_handler(app: Service, ctx: Context, body: bytes) -> Response:
     if raw is None:
         answer = {**facts, "audio": base64.b64encode(audio).decode("ascii")}
         return Response(200, orjson.dumps(answer))
-    headers = [(name, str(facts[key]).encode("utf-8")) for key, name in HEADERS
-               if facts[key] is not None]  # no SoundFont: no x-render-soundfont
+    # UTF-8 on the wire (a header value's characters are its bytes): a SoundFont's name may
+    # not be ASCII. No SoundFont: no x-render-soundfont.
+    headers = [(name, str(facts[key]).encode("utf-8").decode("latin-1"))
+               for key, name in HEADERS if facts[key] is not None]
     return Response(200, audio, headers, content_type=CONTENT_TYPES[facts["format"]])

@@ -57,7 +57,7 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
     headers, content_type = [], None
     for name, value in answer.headers:   # one pass: the content type apart, the rest kept
-        if name.lower() == b"content-type":
+        if name == "content-type":       # the endpoint's names are lower-case literals
             content_type = value
         else:
             headers.append((name, value))

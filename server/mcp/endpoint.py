@@ -132,7 +132,7 @@ class McpEndpoint:
                      gate: Gate | None = None, throttle: Throttle | None = None) -> Reply:
         """One HTTP exchange. ``headers`` are keyed by lower-case name."""
         if method != "POST":
-            return Reply(405, [(b"allow", b"POST"), JSON], error_body(
+            return Reply(405, [("allow", "POST"), JSON], error_body(
                 None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
                 {"code": "method_not_allowed", "message": "use POST"}),
                 MethodNotAllowed("/mcp accepts POST only"))
@@ -182,7 +182,7 @@ class McpEndpoint:
             return rpc_reply(None, INVALID_REQUEST, f"invalid request: batch too large (at most "
                               f"{MAX_BATCH} messages)", 400, {"maxBatch": MAX_BATCH})
         answers: list[bytes] = []
-        merged: dict[bytes, bytes] = {}
+        merged: dict[str, str] = {}
         for index, message in enumerate(messages):
             if index:
                 await asyncio.sleep(0)

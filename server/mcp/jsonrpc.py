@@ -23,8 +23,8 @@ HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32022
 # status and the contract's error object (in ``data``) are what clients act on.
 SERVICE_ERROR = -32001
 
-JSON = (b"content-type", b"application/json")
-Headers = list[tuple[bytes, bytes]]
+JSON = ("content-type", "application/json")
+Headers = list[tuple[str, str]]
 
 # HTTP status of a JSON-RPC failure -> its contract error: a body that is not JSON-RPC, bad
 # params or routing headers (400), a method not found in the per-request era (404), a body over
@@ -63,7 +63,7 @@ def rpc_reply(rid: int | str | None, code: int, message: str, status: int,
 
 
 def service_reply(rid: int | str | None, e: HarmonyError,
-                  extra: Iterable[tuple[bytes, bytes]]) -> Reply:
+                  extra: Iterable[tuple[str, str]]) -> Reply:
     """A key or limit refusal: REST's status and headers (``WWW-Authenticate``,
     ``Retry-After``) from the one error table, the error object inside a JSON-RPC error. (The
     gate logged it: ``error`` stays empty.)"""

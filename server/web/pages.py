@@ -67,7 +67,7 @@ class AccountPages:
 
     def answer(self, req: PageRequest) -> Response:
         if req.path == "/account/style.css":
-            return Response(200, stylesheet(), page_headers(b"public, max-age=3600"),
+            return Response(200, stylesheet(), page_headers("public, max-age=3600"),
                             content_type=CSS_TYPE)
         if req.path == "/account/login":
             return self._login(req)
@@ -224,6 +224,6 @@ def _problem(status: int, heading: str, message: str, back: str = "Back to your 
                                          back=back), signed)
 
 
-def _see_other(location: str, *headers: tuple[bytes, bytes]) -> Response:
-    return Response(303, b"", [*page_headers(), (b"location", location.encode()), *headers],
+def _see_other(location: str, *headers: tuple[str, str]) -> Response:
+    return Response(303, b"", [*page_headers(), ("location", location), *headers],
                     content_type=None)

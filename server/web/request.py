@@ -14,17 +14,17 @@ from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
 COOKIE = "harmony_session"
-CSP = b"default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
-HTML_TYPE = b"text/html; charset=utf-8"
-CSS_TYPE = b"text/css; charset=utf-8"
+CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+HTML_TYPE = "text/html; charset=utf-8"
+CSS_TYPE = "text/css; charset=utf-8"
 
-Headers = list[tuple[bytes, bytes]]
+Headers = list[tuple[str, str]]
 
 
-def page_headers(cache: bytes = b"no-store") -> Headers:
-    return [(b"content-security-policy", CSP), (b"referrer-policy", b"no-referrer"),
-            (b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY"),
-            (b"cache-control", cache)]
+def page_headers(cache: str = "no-store") -> Headers:
+    return [("content-security-policy", CSP), ("referrer-policy", "no-referrer"),
+            ("x-content-type-options", "nosniff"), ("x-frame-options", "DENY"),
+            ("cache-control", cache)]
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,10 @@ class PageRequest:
         return morsel.value if morsel is not None else ""
 
 
-def session_cookie(token: str, max_age: int, secure: bool) -> tuple[bytes, bytes]:
+def session_cookie(token: str, max_age: int, secure: bool) -> tuple[str, str]:
     """``Set-Cookie`` for the session (an empty token with max-age 0 ends it): HttpOnly (no
     script reads it), SameSite=Strict (no other site's page sends it), Secure when hosted,
     and only for the pages' path."""
     value = (f"{COOKIE}={token}; Path=/account; Max-Age={max_age}; HttpOnly; "
              f"SameSite=Strict{'; Secure' if secure else ''}")
-    return b"set-cookie", value.encode()
+    return "set-cookie", value
