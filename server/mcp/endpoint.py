@@ -123,7 +123,7 @@ class McpEndpoint:
         self._list_legacy = orjson.dumps({"tools": listing})
         self._list_modern = orjson.dumps({"tools": listing, "ttlMs": 0, "cacheScope": "public",
                                           "resultType": "complete", "_meta": _STAMP})
-        self._methods: dict[str, Callable[[_Request], Any]] = {
+        self._methods: dict[str, Callable[[_Request], bytes]] = {
             "initialize": self._initialize, "server/discover": self._discover,
             "ping": self._ping, "tools/list": self._tools_list, "tools/call": self._tools_call,
         }
@@ -154,9 +154,12 @@ class McpEndpoint:
                               f"invalid request: JSON-RPC batches were removed after protocol "
                               f"{BATCH_VERSION}; send one message a request (this one says "
                               f"{version})", 400)
-        return await self._message(message, headers, gate)
+        return self._message(message, headers, gate)
 
-    async def _message(self, message: Any, headers: Mapping[str, str],
+    # Below, everything but a batch (which yields between its elements) runs without waiting:
+    # plain calls, no coroutine per layer.
+
+    def _message(self, message: Any, headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
@@ -165,7 +168,7 @@ class McpEndpoint:
             return Reply(202, [])  # nothing to answer, so no body and no content-type
         if "id" not in message:
             return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-        return await self._request(message, headers, gate)
+        return self._request(message, headers, gate)
 
     async def _batch(self, messages: list[Any], headers: Mapping[str, str],
                      gate: Gate | None, throttle: Throttle | None) -> Reply:
@@ -186,7 +189,7 @@ class McpEndpoint:
         for index, message in enumerate(messages):
             if index:
                 await asyncio.sleep(0)
-            reply = await self._element(message, headers, gate, throttle if index else None)
+            reply = self._element(message, headers, gate, throttle if index else None)
             if reply.status != 202:
                 answers.append(reply.body)
                 merged.update(reply.headers)
@@ -195,7 +198,7 @@ class McpEndpoint:
         merged[JSON[0]] = JSON[1]
         return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
 
-    async def _element(self, message: Any, headers: Mapping[str, str], gate: Gate | None,
+    def _element(self, message: Any, headers: Mapping[str, str], gate: Gate | None,
                        throttle: Throttle | None) -> Reply:
         """One message of a batch, counted by ``throttle`` first. When it refuses, a valid
         request gets the refusal as its error, under its id; anything else runs nothing anyway,
@@ -207,9 +210,9 @@ class McpEndpoint:
             except HarmonyError as refused:
                 if _is_request(message):
                     return service_reply(message["id"], refused, [])
-        return await self._message(message, headers, gate)
+        return self._message(message, headers, gate)
 
-    async def _request(self, message: dict[str, Any], headers: Mapping[str, str],
+    def _request(self, message: dict[str, Any], headers: Mapping[str, str],
                        gate: Gate | None) -> Reply:
         rid, name = message["id"], message.get("method")
         if isinstance(rid, bool) or not isinstance(rid, int | str):
@@ -239,7 +242,7 @@ class McpEndpoint:
         try:
             if handler is None or (modern and name == "initialize"):
                 raise _RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
-            result = await handler(request)
+            result = handler(request)
         except _RpcError as e:
             status = _MODERN_STATUS.get(e.code, 200) if modern else 200
             return rpc_reply(rid, e.code, e.message, status, e.data)
@@ -249,7 +252,7 @@ class McpEndpoint:
 
     # -- methods: each returns the ``result`` as JSON bytes ------------------------------------
 
-    async def _initialize(self, request: _Request) -> bytes:
+    def _initialize(self, request: _Request) -> bytes:
         asked = request.params.get("protocolVersion")
         if not isinstance(asked, str):
             raise _RpcError(INVALID_PARAMS, "invalid params: protocolVersion must be a string")
@@ -257,16 +260,16 @@ class McpEndpoint:
         return orjson.dumps({"protocolVersion": version, "capabilities": CAPABILITIES,
                              "serverInfo": SERVER_INFO, "instructions": _INSTRUCTIONS})
 
-    async def _discover(self, request: _Request) -> bytes:
+    def _discover(self, request: _Request) -> bytes:
         return _DISCOVER
 
-    async def _ping(self, request: _Request) -> bytes:
+    def _ping(self, request: _Request) -> bytes:
         return _MODERN_EMPTY if request.modern else b"{}"
 
-    async def _tools_list(self, request: _Request) -> bytes:
+    def _tools_list(self, request: _Request) -> bytes:
         return self._list_modern if request.modern else self._list_legacy
 
-    async def _tools_call(self, request: _Request) -> bytes:
+    def _tools_call(self, request: _Request) -> bytes:
         started = time.perf_counter()
         tool, arguments = self._tool_and_arguments(request.params)  # -32602 spends nothing
         encoded = orjson.dumps(arguments)
