@@ -55,13 +55,8 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate,
                                   functools.partial(app.throttle, ctx.client))
     ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
-    headers, content_type = [], None
-    for name, value in answer.headers:   # one pass: the content type apart, the rest kept
-        if name == "content-type":       # the endpoint's names are lower-case literals
-            content_type = value
-        else:
-            headers.append((name, value))
-    return Response(answer.status, answer.body, headers, content_type=content_type)
+    # The endpoint's headers carry its content type (none on a 202): passed on as they are.
+    return Response(answer.status, answer.body, list(answer.headers), content_type=None)
 
 
 async def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
