@@ -128,7 +128,8 @@ def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
     """The analyze result (API.md §3) for a parsed chord, fields in the contract's order: a
     fresh copy of the one ``_analysis`` built for the pair (the lists and the scale entries
     copied, so a caller may change its result). Copying measured 0.9 µs against 2.5 µs for
-    building it again (issue 21: in-process ``analyze`` 3.2 -> 1.6 µs warm)."""
+    building it again (issue 21: in-process ``analyze`` 3.2 -> 1.6 µs warm). The copy is
+    lists, the kept one tuples (below)."""
     t = _analysis(chord, key)
     result = dict(t)
     result["intervals"] = [*t["intervals"]]
@@ -143,7 +144,12 @@ def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
 @lru_cache(maxsize=8192)
 def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
     """The analyze result, built once per (chord, key) and never handed out (see
-    ``analyze_chord``)."""
+    ``analyze_chord``). Its sequences are tuples: a tuple of strings and numbers, and a scale
+    entry holding only those, drop out of the garbage collector's sight after its first pass,
+    so the collector does not examine them again in every later pass over a full cache. With
+    lists, the caches behind 8,640 distinct requests held 16.5 tracked objects a request and
+    a full collection took 15 ms; with tuples 6.2 and 4.2-4.8 ms (the result dict and its
+    tuple of scale entries stay tracked: a tuple holding dicts always is)."""
     role = role_of(chord, key)
     return {
         "chord": chord.symbol,
@@ -152,10 +158,10 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
         "quality": chord.quality,
         "name": chord.name,
         "bass": chord.bass_name,
-        "intervals": list(chord.intervals),
-        "semitones": list(chord.semitones),
-        "notes": list(chord.notes),
-        "pcs": list(chord.pcs),
+        "intervals": tuple(chord.intervals),
+        "semitones": tuple(chord.semitones),
+        "notes": tuple(chord.notes),
+        "pcs": tuple(chord.pcs),
         "degree": role.degree,
         "numeral": role.numeral,
         "inversion": chord.inversion,
@@ -163,8 +169,9 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
         "diatonic": role.diatonic,
         "borrowed": role.interpretation.borrowed,
         "source": source_of(role, chord, key),
-        "scales": chord_scales(chord, quality_class(chord), role.interpretation.scale,
-                               slash_bass=True),
+        "scales": tuple({**s, "notes": tuple(s["notes"]), "avoid": tuple(s["avoid"])}
+                        for s in chord_scales(chord, quality_class(chord),
+                                              role.interpretation.scale, slash_bass=True)),
     }
 
 
