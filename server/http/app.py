@@ -184,10 +184,7 @@ class HarmonyApp:
                 assert ctx.route is not None
                 if ctx.method in _WITH_BODY:
                     ctx.body = await read_body()
-                answer = ctx.route.answer
-                # An operation's answerer never waits: called here, without a coroutine.
-                response = Response(200, answer(ctx.body)) if answer is not None \
-                    else await ctx.route.handler(self, ctx, ctx.body)
+                response = await ctx.route.handler(self, ctx, ctx.body)
         except ClientDisconnected:
             if ctx.admission is not None:  # nothing was served: the month's unit goes back
                 ctx.admission.settle(self.counters, 499)

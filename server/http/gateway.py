@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from engine.errors import BlockedUserAgent, ForbiddenOrigin
+from server.api.responses import Headers
 
 BLOCKED_PRODUCTS = frozenset({"python-requests", "python-urllib", "python-httpx", "aiohttp",
                               "go-http-client", "node-fetch", "axios", "curl"})
@@ -27,8 +28,6 @@ EXPOSED_HEADERS = ("x-quota-limit, x-quota-used, ratelimit-limit, ratelimit-rema
                    "ratelimit-reset, retry-after, www-authenticate")
 PREFLIGHT_MAX_AGE = "600"
 LOOPBACK_ORIGIN = re.compile(r"https?://(localhost|127\.0\.0\.1|\[::1\])(:\d+)?")
-
-Headers = list[tuple[str, str]]
 
 
 class Gateway:

@@ -16,7 +16,6 @@ from server.web import PAGE_ROUTES, PageRequest
 
 
 async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
-    """An operation route's answer (the pipeline calls ``route.answer`` itself, inline)."""
     assert ctx.route is not None and ctx.route.answer is not None
     return Response(200, ctx.route.answer(body))
 

@@ -15,6 +15,7 @@ import orjson
 
 from engine.errors import HarmonyError, InvalidRequest, NotFound, PayloadTooLarge
 from server.api import error_response
+from server.api.responses import Headers
 
 # JSON-RPC 2.0 codes, and the MCP ones for the per-request era.
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -24,7 +25,6 @@ HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION = -32020, -32022
 SERVICE_ERROR = -32001
 
 JSON = ("content-type", "application/json")
-Headers = list[tuple[str, str]]
 
 # HTTP status of a JSON-RPC failure -> its contract error: a body that is not JSON-RPC, bad
 # params or routing headers (400), a method not found in the per-request era (404), a body over

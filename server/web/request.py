@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
+from server.api.responses import Headers
+
 COOKIE = "harmony_session"
 CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 HTML_TYPE = "text/html; charset=utf-8"
 CSS_TYPE = "text/css; charset=utf-8"
-
-Headers = list[tuple[str, str]]
 
 
 def page_headers(cache: str = "no-store") -> Headers:
