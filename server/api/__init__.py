@@ -7,6 +7,7 @@ from server.api.corpus import corpus_paths, with_corpus
 from server.api.responses import (
     STATUS,
     ClientDisconnected,
+    Headers,
     Response,
     error_response,
     size_text,
@@ -19,6 +20,7 @@ __all__ = [
     "OPERATIONS",
     "STATUS",
     "ClientDisconnected",
+    "Headers",
     "Operation",
     "Response",
     "answerer",

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from engine.errors import BlockedUserAgent, ForbiddenOrigin
-from server.api.responses import Headers
+from server.api import Headers
 
 BLOCKED_PRODUCTS = frozenset({"python-requests", "python-urllib", "python-httpx", "aiohttp",
                               "go-http-client", "node-fetch", "axios", "curl"})

@@ -14,8 +14,7 @@ from typing import Any
 import orjson
 
 from engine.errors import HarmonyError, InvalidRequest, NotFound, PayloadTooLarge
-from server.api import error_response
-from server.api.responses import Headers
+from server.api import Headers, error_response
 
 # JSON-RPC 2.0 codes, and the MCP ones for the per-request era.
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
-from server.api.responses import Headers
+from server.api import Headers
 
 COOKIE = "harmony_session"
 CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
