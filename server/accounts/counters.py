@@ -125,9 +125,9 @@ class SharedCounters:
         self.path = path or store.local_path + ".counters"
         self.slots = slots
         self._size = (1 + slots) * SLOT_SIZE
-        self._thread_lock = threading.Lock()  # the two lists below, shared with the writer
-        self._touched: set[int] = set()      # account slots changed since the last flush
-        self._ended: list[tuple[int, str, int, int]] = []  # months closed since then
+        self._thread_lock = threading.Lock()  # the list below, shared with the writer
+        self._ended: list[tuple[int, str, int, int]] = []  # months closed since the last flush
+        self._flushed: dict[int, int] = {}   # account slot -> version last written (writer)
         self._where: dict[bytes, int] = {}   # name -> word index of its values (never moves)
         self._key_at: dict[str, int] = {}    # the same, by key id and by account id
         self._account_at: dict[int, int] = {}
@@ -145,18 +145,13 @@ class SharedCounters:
         count, used, reserved, closed, final, version = _take(
             self._words, self._key_slot(key), minute, minute_limit, account_at, month,
             month_limit)
-        if reserved or closed:
+        if closed:  # this call turned the month: the old one's final total, for the flush
             with self._thread_lock:
-                self._touched.add(account_at)
-                if closed:  # its final total, for the next flush
-                    self._ended.append((account, month_text(closed), final, version))
+                self._ended.append((account, month_text(closed), final, version))
         return Taken(count, used, reserved)
 
     def refund(self, account: int, month: int) -> None:
-        at = self._account_slot(account)
-        if _refund(self._words, at, month):
-            with self._thread_lock:
-                self._touched.add(at)
+        _refund(self._words, self._account_slot(account), month)
 
     def peek(self, key: str, minute: int, account: int, month: int) -> Taken:
         _, period, count = _read(self._words, self._key_slot(key))
@@ -165,24 +160,28 @@ class SharedCounters:
         return Taken(calls, used if period == month else 0, False)
 
     def flush(self) -> int:
-        """Write the monthly totals changed since the last flush to SQLite; returns how many."""
+        """Write the monthly totals changed since the last flush to SQLite; returns how many.
+
+        A total changed when its slot's version moved since this worker last wrote it (any
+        worker's calls move it), so a call marks nothing for the flush: no lock and no shared
+        set on the request path (0.2 µs a call). Of the accounts this worker has seen."""
         with self._thread_lock:
-            touched, self._touched = self._touched, set()
             rows, self._ended = self._ended, []
         ended = list(rows)
-        for at in touched:
-            start = at * 8 - NAME
-            name = bytes(self._map[start:start + NAME]).rstrip(b"\0")
+        written = []
+        for account, at in list(self._account_at.items()):  # a copy: requests may add to it
             version, period, used = _read(self._words, at)
-            rows.append((int(name[2:]), month_text(period), used, version))
+            if period and self._flushed.get(at) != version:
+                rows.append((account, month_text(period), used, version))
+                written.append((at, version))
         if rows:
             try:
                 self.store.save_month_usage(rows)
             except Exception:
                 with self._thread_lock:  # try again on the next round
-                    self._touched |= touched
                     self._ended[:0] = ended
                 raise
+        self._flushed.update(written)
         return len(rows)
 
     def close(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import orjson
 
@@ -32,6 +33,16 @@ class ClientDisconnected(Exception):
     """The client went away before its request was read: there is no one to answer."""
 
 Headers = list[tuple[str, str]]   # as granian takes them; ASGI: raw_headers()
+
+
+class RequestHeaders(Protocol):
+    """A request's headers as the service reads them, by lower-case name: a ``dict`` (ASGI,
+    tests) or granian's own headers object, used as it comes (copying it into a dict cost
+    0.58 µs a request, its six lookups 0.23 µs). Of a repeated header, ``get`` gives one."""
+
+    def get(self, key: str, /) -> str | None: ...
+
+    def __contains__(self, key: object, /) -> bool: ...
 
 
 @dataclass

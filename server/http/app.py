@@ -154,9 +154,8 @@ class HarmonyApp:
     # 204 / 285 µs over ASGI.
 
     async def __rsgi__(self, scope: Any, protocol: Any) -> None:
-        ctx = Context(scope.method, scope.path, dict(scope.headers.items()),
-                      rsgi.client_host(scope.client), time.perf_counter(),
-                      scope.query_string)
+        ctx = Context(scope.method, scope.path, scope.headers, rsgi.client_host(scope.client),
+                      time.perf_counter(), scope.query_string)
         response = await self._respond(
             ctx, lambda: rsgi.read_body(protocol, ctx.headers, self._body_cap(ctx)))
         if response is not None:

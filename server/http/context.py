@@ -4,7 +4,7 @@ satisfies), so that neither imports the app module."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         Metrics,
         RequestLog,
     )
-    from server.api import Operation, Response
+    from server.api import Operation, RequestHeaders, Response
     from server.http.jobs import JobPool
     from server.http.settings import Settings
     from server.mcp import Gate, McpEndpoint
@@ -68,7 +68,7 @@ class Context:
 
     method: str
     path: str
-    headers: Mapping[str, str]
+    headers: RequestHeaders          # by lower-case name
     client: str
     started: float
     query: str = ""                   # the query string (the account page's sign-in link)

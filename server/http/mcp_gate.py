@@ -5,11 +5,11 @@ per request)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine.errors import HarmonyError
 from server.accounts import Admission, LogRow
+from server.api import RequestHeaders
 
 if TYPE_CHECKING:
     from server.http.context import Context, Service
@@ -23,7 +23,7 @@ class McpGate:
     def __init__(self, app: Service, ctx: Context) -> None:
         self.app, self.ctx = app, ctx
 
-    def admit(self, headers: Mapping[str, str]) -> tuple[Admission | None, HarmonyError | None]:
+    def admit(self, headers: RequestHeaders) -> tuple[Admission | None, HarmonyError | None]:
         """Check the bearer key and count the call in its minute and month: the ticket, and the
         401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
         if not self.app.settings.auth:

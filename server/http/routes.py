@@ -54,8 +54,9 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate,
                                   functools.partial(app.throttle, ctx.client))
     ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
-    # The endpoint's headers carry its content type (none on a 202): passed on as they are.
-    return Response(answer.status, answer.body, list(answer.headers), content_type=None)
+    # The endpoint's headers (a list made for this reply) carry its content type (none on a
+    # 202): passed on as they are.
+    return Response(answer.status, answer.body, answer.headers, content_type=None)
 
 
 async def page_handler(app: Service, ctx: Context, body: bytes) -> Response:

@@ -8,13 +8,14 @@ streams it, ``response_bytes``/``response_empty`` answer synchronously.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from engine.errors import PayloadTooLarge
-from server.api import ClientDisconnected, Response, size_text
+from server.api import ClientDisconnected, RequestHeaders, Response, size_text
 
 
+@lru_cache(maxsize=4096)  # one parse per connection (a kept-alive client sends many requests)
 def client_host(client: str) -> str:
     """'203.0.113.7:4711' -> '203.0.113.7'; '[::1]:4711' -> '::1'."""
     host, sep, port = client.rpartition(":")
@@ -23,7 +24,7 @@ def client_host(client: str) -> str:
     return host[1:-1] if host.startswith("[") and host.endswith("]") else host
 
 
-async def read_body(protocol: Any, headers: Mapping[str, str], limit: int) -> bytes:
+async def read_body(protocol: Any, headers: RequestHeaders, limit: int) -> bytes:
     """The body; a declared length was checked by the size guard, so it is read whole, else it
     is streamed and refused as soon as it passes ``limit``."""
     try:

@@ -45,7 +45,7 @@ from mcp_types.version import (
 
 from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
 from engine.version import PACKAGE_VERSION
-from server.api import STATUS
+from server.api import STATUS, RequestHeaders
 from server.mcp.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -82,7 +82,7 @@ MAX_BATCH = 16
 class Gate(Protocol):
     """The service's keys, limits, quota and request log, as seen by the MCP route."""
 
-    def admit(self, headers: Mapping[str, str]) -> tuple[Any, HarmonyError | None]:
+    def admit(self, headers: RequestHeaders) -> tuple[Any, HarmonyError | None]:
         """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
         ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
 
@@ -109,7 +109,7 @@ class _Request:
     method: str
     params: dict[str, Any]
     modern: bool  # per-request era: results carry resultType and the serverInfo stamp
-    headers: Mapping[str, str]
+    headers: RequestHeaders
     gate: Gate | None
     extra_headers: Headers = field(default_factory=list)
 
@@ -128,9 +128,9 @@ class McpEndpoint:
             "ping": self._ping, "tools/list": self._tools_list, "tools/call": self._tools_call,
         }
 
-    async def handle(self, method: str, headers: Mapping[str, str], body: bytes,
+    async def handle(self, method: str, headers: RequestHeaders, body: bytes,
                      gate: Gate | None = None, throttle: Throttle | None = None) -> Reply:
-        """One HTTP exchange. ``headers`` are keyed by lower-case name."""
+        """One HTTP exchange. ``headers`` are looked up by lower-case name."""
         if method != "POST":
             return Reply(405, [("allow", "POST"), JSON], error_body(
                 None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
@@ -159,7 +159,7 @@ class McpEndpoint:
     # Below, everything but a batch (which yields between its elements) runs without waiting:
     # plain calls, no coroutine per layer.
 
-    def _message(self, message: Any, headers: Mapping[str, str],
+    def _message(self, message: Any, headers: RequestHeaders,
                        gate: Gate | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
@@ -170,7 +170,7 @@ class McpEndpoint:
             return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return self._request(message, headers, gate)
 
-    async def _batch(self, messages: list[Any], headers: Mapping[str, str],
+    async def _batch(self, messages: list[Any], headers: RequestHeaders,
                      gate: Gate | None, throttle: Throttle | None) -> Reply:
         """A JSON-RPC batch of at most ``MAX_BATCH`` messages: each answered as if posted alone,
         in order, the answers in one array; notifications and responses get none (only those:
@@ -198,7 +198,7 @@ class McpEndpoint:
         merged[JSON[0]] = JSON[1]
         return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
 
-    def _element(self, message: Any, headers: Mapping[str, str], gate: Gate | None,
+    def _element(self, message: Any, headers: RequestHeaders, gate: Gate | None,
                        throttle: Throttle | None) -> Reply:
         """One message of a batch, counted by ``throttle`` first. When it refuses, a valid
         request gets the refusal as its error, under its id; anything else runs nothing anyway,
@@ -212,7 +212,7 @@ class McpEndpoint:
                     return service_reply(message["id"], refused, [])
         return self._message(message, headers, gate)
 
-    def _request(self, message: dict[str, Any], headers: Mapping[str, str],
+    def _request(self, message: dict[str, Any], headers: RequestHeaders,
                        gate: Gate | None) -> Reply:
         rid, name = message["id"], message.get("method")
         if isinstance(rid, bool) or not isinstance(rid, int | str):
@@ -366,7 +366,7 @@ def _is_request(message: Any) -> bool:
         and not isinstance(rid, bool)
 
 
-def _envelope(method: str, params: dict[str, Any], headers: Mapping[str, str]
+def _envelope(method: str, params: dict[str, Any], headers: RequestHeaders
               ) -> tuple[int, str, Any] | None:
     """The 2026-07-28 per-request checks, in the SDK's order (``mcp.shared.inbound``): the
     envelope in ``params._meta``, the routing headers mirroring the body, a served version.

@@ -33,7 +33,7 @@ CONTRACT_ERROR: dict[int, type[HarmonyError]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made on every call: 0.15 µs, frozen 0.37 µs (its setattr per field)
 class Reply:
     status: int
     headers: Headers
@@ -44,7 +44,7 @@ class Reply:
 def result_body(rid: int | str, result: bytes) -> bytes:
     # an integer id (bools never get here) is its digits: no encoder call
     encoded = b"%d" % rid if type(rid) is int else orjson.dumps(rid)
-    return b'{"jsonrpc":"2.0","id":' + encoded + b',"result":' + result + b"}"
+    return b"".join((b'{"jsonrpc":"2.0","id":', encoded, b',"result":', result, b"}"))
 
 
 def error_body(rid: int | str | None, code: int, message: str, data: Any = None) -> bytes:

@@ -8,12 +8,11 @@ show an account, and a new key's secret once).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
-from server.api import Headers
+from server.api import Headers, RequestHeaders
 
 COOKIE = "harmony_session"
 CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
@@ -32,7 +31,7 @@ class PageRequest:
     method: str
     path: str
     query: str
-    headers: Mapping[str, str]
+    headers: RequestHeaders
     body: bytes = b""
 
     def param(self, name: str) -> str:
@@ -51,7 +50,7 @@ class PageRequest:
         """The session cookie's token, '' when there is none."""
         cookie: SimpleCookie = SimpleCookie()
         try:
-            cookie.load(self.headers.get("cookie", ""))
+            cookie.load(self.headers.get("cookie") or "")
         except CookieError:
             return ""
         morsel = cookie.get(COOKIE)
