@@ -239,9 +239,10 @@ class HarmonyApp:
 
     def _flood_guard(self, ctx: Context) -> None:
         try:
-            self.throttle(ctx.client)
+            self.flood.check(ctx.client)  # as ``throttle`` does (a call less a request)
         except RateLimited:
             ctx.flooded = True
+            self.metrics.flood_refusals.inc()
             raise
 
     def throttle(self, client: str) -> None:

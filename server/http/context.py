@@ -62,7 +62,7 @@ class Route:
     page: bool = False                # an account page: UA policy applies; never logged
 
 
-@dataclass
+@dataclass(slots=True)
 class Context:
     """One request on its way through the pipeline."""
 

@@ -17,6 +17,7 @@ page's CSRF token and SameSite cookie are what protect it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from engine.errors import BlockedUserAgent, ForbiddenOrigin
 from server.api import Headers
@@ -85,6 +86,7 @@ class Gateway:
                                    "naming your application")
 
 
+@lru_cache(maxsize=1024)  # a client sends the same User-Agent each time; splitting it costs
 def is_library_default(user_agent: str) -> bool:
     """True when any product token is a library default ('Python/3.12 aiohttp/3.9')."""
     return any(token.split("/", 1)[0].lower() in BLOCKED_PRODUCTS
