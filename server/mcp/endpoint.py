@@ -26,8 +26,8 @@ import asyncio
 import base64
 import binascii
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -103,7 +103,7 @@ class _RpcError(Exception):
         self.code, self.message, self.data = code, message, data
 
 
-@dataclass
+@dataclass(slots=True)
 class _Request:
     id: int | str
     method: str
@@ -111,7 +111,7 @@ class _Request:
     modern: bool  # per-request era: results carry resultType and the serverInfo stamp
     headers: RequestHeaders
     gate: Gate | None
-    extra_headers: Headers = field(default_factory=list)
+    extra_headers: Sequence[tuple[str, str]] = ()  # the gate's, once a tool call is settled
 
 
 class McpEndpoint:
@@ -164,6 +164,8 @@ class McpEndpoint:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
+        if "id" in message and "method" in message:  # a request: the common case, first
+            return self._request(message, headers, gate)
         if _is_notification_or_response(message):
             return Reply(202, [])  # nothing to answer, so no body and no content-type
         if "id" not in message:
