@@ -7,10 +7,14 @@ GET /health. ``docs/request-cost.md`` holds the table and what the load test add
 (granian, the event loop, the background writer).
 
     .venv/bin/python bench/run_request_budget.py
+
+``--drive rest|mcp|health --calls N`` only makes N whole calls of one kind, after one warm-up
+call, and prints nothing: the program ``bench/run_instructions.py`` counts under valgrind.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -73,7 +77,12 @@ def per_call_us(fn: Callable[[], Any], calls: int = CALLS) -> float:
     return statistics.median(rounds)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--drive", choices=("rest", "mcp", "health"),
+                        help="only make --calls whole calls of this kind, then stop")
+    parser.add_argument("--calls", type=int, default=CALLS)
+    args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="harmony-budget-"))
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(tmp / "metrics")
     (tmp / "metrics").mkdir()
@@ -120,6 +129,13 @@ def main() -> int:
     health = call("GET", "/health", {"host": "bench"}, b"")
     for fn in (rest, mcp, health):
         fn()
+    if args.drive:
+        drive = {"rest": rest, "mcp": mcp, "health": health}[args.drive]
+        for _ in range(args.calls):
+            drive()
+        app.log.queue.clear()
+        loop.run_until_complete(app.shutdown())
+        return 0
 
     # the stages of one REST analyze call, each alone
     def ctx() -> Context:
