@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drive", choices=("rest", "mcp", "health"),
                         help="only make --calls whole calls of this kind, then stop")
     parser.add_argument("--calls", type=int, default=CALLS)
+    parser.add_argument("--pause", action="store_true",
+                        help="with --drive: say 'ready' and wait for a line on the standard "
+                             "input before the calls, say 'done' and wait again after them")
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="harmony-budget-"))
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(tmp / "metrics")
@@ -131,8 +134,14 @@ def main(argv: list[str] | None = None) -> int:
         fn()
     if args.drive:
         drive = {"rest": rest, "mcp": mcp, "health": health}[args.drive]
+        if args.pause:
+            print("ready", flush=True)
+            sys.stdin.readline()
         for _ in range(args.calls):
             drive()
+        if args.pause:
+            print("done", flush=True)
+            sys.stdin.readline()
         app.log.queue.clear()
         loop.run_until_complete(app.shutdown())
         return 0
