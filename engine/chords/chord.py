@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 from engine.chords.notes import PitchClass, Spelled
@@ -36,22 +37,22 @@ class Chord:
     inversion: int | None = 0
     # The hash of the fields above, computed once: parsed chords key the engine's caches
     # (``lru_cache`` on a (chord, key) pair), and hashing eleven fields again at every lookup
-    # cost 0.26 µs (in-process ``analyze`` warm 2.68 -> 2.2 µs with ``Key``'s the same).
+    # cost 0.26 µs (in-process ``analyze`` warm 2.68 -> 2.2 µs with ``Key``'s the same). At
+    # construction, not at the first hash: a lazy check cost every analyze 0.1 µs, this costs
+    # a cold parse 0.6 µs (once per distinct symbol). Written out here and in ``Key``, not
+    # shared through a decorator: one ``__hash__`` serving both classes cost 360 instructions
+    # more a cache lookup (the interpreter's attribute cache at its line flips between them).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash(self._values()))
+        object.__setattr__(self, "_hash", hash(_values(self)))
 
     def __hash__(self) -> int:
         return self._hash
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by its values, never its hash: a string's hash differs between processes.
-        return (Chord, self._values())
-
-    def _values(self) -> tuple[Any, ...]:
-        return (self.symbol, self.root, self.quality, self.intervals, self.semitones,
-                self.notes, self.pcs, self.mask, self.name, self.bass, self.inversion)
+        return (Chord, _values(self))
 
     @property
     def root_pc(self) -> PitchClass:
@@ -81,3 +82,7 @@ class Chord:
             return self.notes[self.intervals.index(label)]
         except ValueError:
             return None
+
+
+# The fields given to ``__init__``, in order: what the hash and a pickle are made of.
+_values = attrgetter(*(f.name for f in fields(Chord) if f.init))

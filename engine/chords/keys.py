@@ -13,8 +13,9 @@ one that is read (``Gx dorian`` -> G, ``cbb`` -> Bb or Bbm).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, Literal
 
 from engine.chords.notes import (
@@ -76,19 +77,23 @@ class Key:
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash((self.tonic, self.mode, self.name, self.scale)))
+        object.__setattr__(self, "_hash", hash(_key_values(self)))
 
     def __hash__(self) -> int:
         return self._hash
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by its values, never its hash: a string's hash differs between processes.
-        return (Key, (self.tonic, self.mode, self.name, self.scale))
+        return (Key, _key_values(self))
 
     @property
     def mode_index(self) -> int:
         """0 for major, 1 for minor: the first axis of the rule grid."""
         return 0 if self.mode == "major" else 1
+
+
+# The fields given to ``__init__``, in order: what the hash and a pickle are made of.
+_key_values = attrgetter(*(f.name for f in fields(Key) if f.init))
 
 
 def make_key(tonic: Spelled, mode: Mode) -> Key:

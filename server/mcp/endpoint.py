@@ -164,12 +164,11 @@ class McpEndpoint:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
-        if "id" in message and "method" in message:  # a request: the common case, first
-            return self._request(message, headers, gate)
-        if _is_notification_or_response(message):
-            return Reply(202, [])  # nothing to answer, so no body and no content-type
-        if "id" not in message:
-            return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+        if "id" not in message or "method" not in message:  # not the common case, a request
+            if _is_notification_or_response(message):
+                return Reply(202, [])  # nothing to answer, so no body and no content-type
+            if "id" not in message:
+                return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return self._request(message, headers, gate)
 
     async def _batch(self, messages: list[Any], headers: RequestHeaders,
