@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from server.api import OPERATIONS
 from server.http.app import HarmonyApp
 from server.http.rsgi import client_host
 from tests.server_fixtures import make, new_key
@@ -30,18 +31,25 @@ class Scope:
 
 @dataclass
 class Protocol:
-    """Records the answer; serves the body whole or in chunks, or fails as a closed socket."""
+    """Records the answer; serves the body whole or in chunks, or fails as a closed socket.
+    Like granian's, ``protocol()`` starts the read and gives a future of the whole body, which
+    may be awaited later or never (``asked`` counts the calls)."""
 
     chunks: list[bytes] = field(default_factory=list)
     closed: bool = False
     reads: int = 0
+    asked: int = 0
     answer: tuple[str, int, dict[str, str], bytes] | None = None
 
-    async def __call__(self) -> bytes:
+    def __call__(self) -> asyncio.Future[bytes]:
+        self.asked += 1
+        body: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         if self.closed:
-            raise RuntimeError("protocol closed")
-        self.reads += len(self.chunks)
-        return b"".join(self.chunks)
+            body.set_exception(RuntimeError("protocol closed"))
+        else:
+            self.reads += len(self.chunks)
+            body.set_result(b"".join(self.chunks))
+        return body
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self.chunks:
@@ -125,6 +133,67 @@ def test_a_client_gone_before_its_body_gets_no_answer_and_spends_no_quota(
     # The minute counted both calls; the month only the one that was answered.
     assert (status, answer_headers["x-quota-used"]) == (200, "1")
     assert answer_headers["ratelimit-remaining"] == "28"
+
+
+def test_a_body_is_asked_for_once_and_early_only_within_the_service_cap(
+        tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    body = b'{"chord":"Dm7","key":"C"}'
+    declared = {"content-length": str(len(body))}
+    protocol = Protocol([body])
+    _, status, _, _ = call(app, "POST", "/v2/analyze",
+                           {**declared, "authorization": f"Bearer {secret}"}, protocol)
+    assert (status, protocol.asked) == (200, 1)
+    # A small body is asked for while the key is checked: a refused call leaves it unread.
+    protocol = Protocol([body])
+    _, status, _, _ = call(app, "POST", "/v2/analyze",
+                           {**declared, "authorization": "Bearer hk_live_nope"}, protocol)
+    assert (status, protocol.asked) == (401, 1)
+    # Over the route's cap: refused before anything is asked of the protocol.
+    protocol = Protocol([b"x" * 70_000])
+    _, status, _, content = call(app, "POST", "/v2/analyze",
+                                 {"content-length": "70000",
+                                  "authorization": f"Bearer {secret}"}, protocol)
+    assert (status, orjson.loads(content)["error"]["code"]) == (413, "payload_too_large")
+    assert protocol.asked == 0
+
+
+def test_a_large_body_waits_for_the_key(tmp_path: Path) -> None:
+    # /v2/compose takes 1 MiB, the service 64 KiB: a larger body is read only for a caller
+    # whose key and limits passed, so an unknown caller never makes the worker buffer it.
+    app, store = make(tmp_path, operations=OPERATIONS)
+    _, secret = new_key(store, plan="enterprise")
+    big = b'{"title":"' + b"x" * 100_000 + b'"}'
+    protocol = Protocol([big])
+    _, status, _, _ = call(app, "POST", "/v2/compose",
+                           {"content-length": str(len(big)),
+                            "authorization": "Bearer hk_live_nope"}, protocol)
+    assert (status, protocol.asked) == (401, 0)
+    protocol = Protocol([big])
+    _, status, _, content = call(app, "POST", "/v2/compose",
+                                 {"content-length": str(len(big)),
+                                  "authorization": f"Bearer {secret}"}, protocol)
+    # read and judged: the compose request has no operations
+    assert (status, orjson.loads(content)["error"]["field"], protocol.asked) == \
+        (400, "operations", 1)
+
+
+def test_a_refused_mcp_call_reads_no_body_over_the_cap_to_echo_its_id(tmp_path: Path) -> None:
+    # A forbidden origin on /mcp answers the request's id, read from the body: only from a
+    # body within the cap (a declared 70,000 bytes is not read; the error has no id).
+    app, store = make(tmp_path, cors_origins=("https://app.example",))
+    _, secret = new_key(store)
+    headers = {"origin": "https://evil.example", "authorization": f"Bearer {secret}"}
+    small = b'{"jsonrpc":"2.0","id":7,"method":"tools/list"}'
+    protocol = Protocol([small])
+    _, status, _, content = call(app, "POST", "/mcp",
+                                 {**headers, "content-length": str(len(small))}, protocol)
+    assert (status, orjson.loads(content)["id"], protocol.asked) == (403, 7, 1)
+    protocol = Protocol([b" " * 70_000])
+    _, status, _, content = call(app, "POST", "/mcp",
+                                 {**headers, "content-length": "70000"}, protocol)
+    assert (status, orjson.loads(content)["id"], protocol.asked) == (403, None, 0)
 
 
 def test_client_host() -> None:

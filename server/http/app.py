@@ -138,8 +138,8 @@ class HarmonyApp:
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
                       client[0] if client else "unknown", time.perf_counter(),
-                      scope.get("query_string", b"").decode("latin-1"))
-        response = await self._respond(ctx, lambda: _read_body(receive, self._body_cap(ctx)))
+                      scope.get("query_string", b"").decode("latin-1"), _AsgiBody(receive))
+        response = await self._respond(ctx)
         if response is None:
             return
         await send({"type": "http.response.start", "status": response.status,
@@ -154,10 +154,10 @@ class HarmonyApp:
     # 204 / 285 µs over ASGI.
 
     async def __rsgi__(self, scope: Any, protocol: Any) -> None:
-        ctx = Context(scope.method, scope.path, scope.headers, rsgi.client_host(scope.client),
-                      time.perf_counter(), scope.query_string)
-        response = await self._respond(
-            ctx, lambda: rsgi.read_body(protocol, ctx.headers, self._body_cap(ctx)))
+        headers = scope.headers
+        ctx = Context(scope.method, scope.path, headers, rsgi.client_host(scope.client),
+                      time.perf_counter(), scope.query_string, rsgi.Body(protocol, headers))
+        response = await self._respond(ctx)
         if response is not None:
             rsgi.answer(protocol, ctx.method, response)
 
@@ -170,8 +170,7 @@ class HarmonyApp:
 
     # ------------------------------------------------------------------ the pipeline
 
-    async def _respond(self, ctx: Context,
-                       read_body: Callable[[], Awaitable[bytes]]) -> Response | None:
+    async def _respond(self, ctx: Context) -> Response | None:
         """Guards, body, handler and ``_finish``; None when the client has gone."""
         response: Response | None = None
         try:
@@ -182,7 +181,7 @@ class HarmonyApp:
             else:
                 assert ctx.route is not None
                 if ctx.method in _WITH_BODY:
-                    ctx.body = await read_body()
+                    ctx.body = await ctx.reader.read(self._body_cap(ctx))
                 response = await ctx.route.handler(self, ctx, ctx.body)
         except ClientDisconnected:
             if ctx.admission is not None:  # nothing was served: the month's unit goes back
@@ -195,7 +194,7 @@ class HarmonyApp:
                 # a JSON-RPC error answers the request's id, as /mcp's key refusals do:
                 # read the (size-checked) body of a policy refusal to find it
                 with contextlib.suppress(HarmonyError, ClientDisconnected):
-                    ctx.body = await read_body()
+                    ctx.body = await ctx.reader.read(self._body_cap(ctx))
             response = _refusal(ctx, exc)
         except Exception:
             # The trace goes to the server's log only; the client learns the code.
@@ -281,11 +280,16 @@ class HarmonyApp:
             self.gateway.check_user_agent(ctx.headers.get("user-agent"))
 
     def _size_guard(self, ctx: Context) -> None:
-        # A declared size is refused before one byte of the body is read.
+        # A declared size is refused before one byte of the body is read. One within the
+        # service's cap (64 KiB: what any caller may send before its key is checked) starts
+        # being read now, while the key and limits are checked (``rsgi.Body``).
         length = ctx.headers.get("content-length")
-        cap = self._body_cap(ctx)
-        if length is not None and length.isdigit() and int(length) > cap:
-            raise PayloadTooLarge(f"the body is over {size_text(cap)}")
+        if length is not None and length.isdigit():
+            size, cap = int(length), self._body_cap(ctx)
+            if size > cap:
+                raise PayloadTooLarge(f"the body is over {size_text(cap)}")
+            if size <= self.settings.max_body and ctx.method in _WITH_BODY:
+                ctx.reader.start()
 
     def _key_guard(self, ctx: Context) -> None:
         if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
@@ -394,20 +398,32 @@ def _is_preflight(ctx: Context) -> bool:
             and "access-control-request-method" in ctx.headers)
 
 
-async def _read_body(receive: Receive, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ClientDisconnected
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:  # stop reading: the rest of an oversized body is never buffered
-            raise PayloadTooLarge(f"the body is over {size_text(limit)}")
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
+class _AsgiBody:
+    """The body from ASGI's ``receive`` (``server.http.context.BodyReader``): read once the
+    guards have passed, message by message."""
+
+    __slots__ = ("receive",)
+
+    def __init__(self, receive: Receive) -> None:
+        self.receive = receive
+
+    def start(self) -> None:
+        pass  # ASGI has no read to start ahead: each message is awaited in turn
+
+    async def read(self, limit: int) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnected
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:  # stop reading: the rest of an oversized body is never buffered
+                raise PayloadTooLarge(f"the body is over {size_text(limit)}")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
 
 
 def build_app(settings: Settings | None = None, store: Store | None = None,

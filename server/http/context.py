@@ -49,6 +49,31 @@ class Service(Protocol):
 Handler = Callable[["Service", "Context", bytes], Awaitable["Response"]]
 
 
+class BodyReader(Protocol):
+    """A request's body as the server it came through gives it (RSGI or ASGI)."""
+
+    def start(self) -> None:
+        """Begin reading a body the size guard admitted, before the key and limits are checked:
+        the server collects it meanwhile (a no-op where reading cannot start early)."""
+
+    async def read(self, limit: int) -> bytes:
+        """The whole body; ``PayloadTooLarge`` past ``limit`` bytes (nothing more is buffered),
+        ``ClientDisconnected`` when the client has gone."""
+
+
+class _NoBody:
+    """The reader of a request built without one (in-process callers and tests): no body."""
+
+    def start(self) -> None:
+        pass
+
+    async def read(self, limit: int) -> bytes:
+        return b""
+
+
+NO_BODY: BodyReader = _NoBody()
+
+
 @dataclass(frozen=True)
 class Route:
     path: str
@@ -72,6 +97,7 @@ class Context:
     client: str
     started: float
     query: str = ""                   # the query string (the account page's sign-in link)
+    reader: BodyReader = NO_BODY      # the body, read by the pipeline once the guards pass
     route: Route | None = None
     key: KeyRecord | None = None
     admission: Admission | None = None
