@@ -3,16 +3,18 @@
     build_app(settings, store=None, operations=None) -> HarmonyApp
 
 ``HarmonyApp`` is a plain ASGI app (the tests drive it through httpx) and also speaks granian's
-RSGI, which ``harmony serve`` uses; both enter the same pipeline, ``_respond``. A request passes
-the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS, User-Agent policy,
-declared body size, key, limits); any guard may answer early. The body of a POST is then read
-(never more than 64 KiB), the route's handler runs, and ``_finish`` adds the CORS and quota
-headers, settles the monthly quota, queues the log row and observes metrics. A refusal is an
-error raised by a guard, so its log row carries its code. An answer the key guard did not see
-(a refusal made before it, an /mcp exchange without a tool call) still gets the quota headers
-and its log row the key id when the request holds a valid key (counting nothing), on REST and
-/mcp alike. The flood throttle's refusal is the exception: a throttle must stay cheap, so it is
-counted in the metrics (``throttle``), with no key lookup, no quota headers, no log row.
+RSGI, which ``harmony serve`` uses; both enter the same pipeline, ``_respond``. A request
+passes the guards of ``HarmonyApp.guards`` in order (flood throttle, route, CORS, User-Agent
+policy, declared body size, key, limits); any guard may answer early. The body of a POST is
+then read (never more than 64 KiB, or its route's own cap; over RSGI a declared body within
+64 KiB is asked for as soon as the size guard admits it), the route's handler runs, and
+``_finish`` adds the CORS and quota headers, settles the monthly quota, queues the log row and
+observes metrics. A refusal is an error raised by a guard, so its log row carries its code. An
+answer the key guard did not see (a refusal made before it, an /mcp exchange without a tool
+call) still gets the quota headers and its log row the key id when the request holds a valid
+key (counting nothing), on REST and /mcp alike. The flood throttle's refusal is the exception:
+a throttle must stay cheap, so it is counted in the metrics (``throttle``), with no key lookup,
+no quota headers, no log row.
 """
 
 from __future__ import annotations

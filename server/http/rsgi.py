@@ -31,9 +31,10 @@ class Body:
     length within the service's 64 KiB), so that granian collects it while the key and the
     limits are checked, and ``read`` awaits it. granian hands a body over through its own
     threads (a runtime task, then a thread that takes the GIL to resolve the future on the
-    event loop); asked for after the key and limits, a sequential analyze took 251-264 µs (wrk,
-    one connection) against 187-214 µs asked for early (``docs/request-cost.md``). A body over
-    that size, or one of unknown length, is read only once the guards have passed."""
+    event loop); asked for after the key and limits, a sequential analyze took 280-320 µs (wrk,
+    one connection; median 299) against 253-284 µs (median 279) asked for early
+    (``docs/request-cost.md``). A body over that size, or one of unknown length, is read only
+    once the guards have passed."""
 
     __slots__ = ("headers", "pending", "protocol")
 
