@@ -37,14 +37,19 @@ class Protocol:
 
     chunks: list[bytes] = field(default_factory=list)
     closed: bool = False
+    held_back: bool = False           # the client declared a body and does not send it
     reads: int = 0
     asked: int = 0
     answer: tuple[str, int, dict[str, str], bytes] | None = None
+    body: asyncio.Future[bytes] | None = None
 
     def __call__(self) -> asyncio.Future[bytes]:
         self.asked += 1
         body: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        if self.closed:
+        self.body = body
+        if self.held_back:
+            pass
+        elif self.closed:
             body.set_exception(RuntimeError("protocol closed"))
         else:
             self.reads += len(self.chunks)
@@ -157,6 +162,17 @@ def test_a_body_is_asked_for_once_and_early_only_within_the_service_cap(
                                   "authorization": f"Bearer {secret}"}, protocol)
     assert (status, orjson.loads(content)["error"]["code"]) == (413, "payload_too_large")
     assert protocol.asked == 0
+
+
+def test_a_refused_call_stops_the_read_of_a_body_held_back(tmp_path: Path) -> None:
+    # Declared, asked for early, never sent: the 401 answers at once and the read is called
+    # off, so the worker keeps nothing waiting for that body.
+    app, _ = make(tmp_path)
+    protocol = Protocol(held_back=True)
+    _, status, _, _ = call(app, "POST", "/v2/analyze",
+                           {"content-length": "30", "authorization": "Bearer hk_live_nope"},
+                           protocol)
+    assert status == 401 and protocol.body is not None and protocol.body.cancelled()
 
 
 def test_a_large_body_waits_for_the_key(tmp_path: Path) -> None:

@@ -157,11 +157,13 @@ class HarmonyApp:
 
     async def __rsgi__(self, scope: Any, protocol: Any) -> None:
         headers = scope.headers
+        body = rsgi.Body(protocol, headers)
         ctx = Context(scope.method, scope.path, headers, rsgi.client_host(scope.client),
-                      time.perf_counter(), scope.query_string, rsgi.Body(protocol, headers))
+                      time.perf_counter(), scope.query_string, body)
         response = await self._respond(ctx)
         if response is not None:
             rsgi.answer(protocol, ctx.method, response)
+        body.abandon()
 
     def __rsgi_init__(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(self.startup())

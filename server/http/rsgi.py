@@ -47,6 +47,14 @@ class Body:
         if self.pending is None:
             self.pending = self.protocol()
 
+    def abandon(self) -> None:
+        """Stop granian collecting a body asked for early and never read (its call was refused
+        by the key or the limits), so that a client which declared a body and holds it back
+        keeps no task waiting for it once it has its answer."""
+        if self.pending is not None:
+            self.pending.cancel()
+            self.pending = None
+
     async def read(self, limit: int) -> bytes:
         """The body; a declared length over ``limit`` is refused unread, a body of unknown
         length is streamed and refused as soon as it passes ``limit``."""
