@@ -38,16 +38,17 @@ class Chord:
     # The hash, computed once: parsed chords key the engine's caches (``lru_cache`` on a
     # (chord, key) pair), and hashing eleven fields again at every lookup cost 0.26 µs
     # (in-process ``analyze`` warm 2.68 -> 2.2 µs with ``Key``'s the same). At construction,
-    # not at the first hash: a lazy check cost every analyze 0.1 µs. Of four plain fields
-    # (``_hashed``), not all eleven: chords equal in every field are equal in those, and a
-    # string keeps its own hash, where the tuples are hashed item by item (all eleven cost a
-    # cold parse 0.6 µs a symbol). Written out here and in ``Key``, not shared through a
+    # not at the first hash: a lazy check cost every analyze 0.1 µs. Of four plain fields,
+    # not all eleven: chords equal in every field are equal in those, and a string keeps its
+    # own hash where the tuples are hashed item by item (all eleven cost a cold parse 0.6 µs
+    # a symbol). Written out here and in ``Key``, not shared through a
     # decorator: one ``__hash__`` serving both classes cost 360 instructions more a cache
     # lookup (the interpreter's attribute cache at its line flips between them).
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash(_hashed(self)))
+        object.__setattr__(self, "_hash",
+                           hash((self.symbol, self.quality, self.mask, self.inversion)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -88,5 +89,3 @@ class Chord:
 
 # The fields given to ``__init__``, in order: what a pickle is made of.
 _values = attrgetter(*(f.name for f in fields(Chord) if f.init))
-# What the hash is made of: strings and numbers that set chords apart.
-_hashed = attrgetter("symbol", "quality", "mask", "inversion")

@@ -63,7 +63,8 @@ from server.api import (
     size_text,
     with_corpus,
 )
-from server.http import heap, rsgi
+from server.http import asgi, heap, rsgi
+from server.http.asgi import Receive
 from server.http.context import Context
 from server.http.gateway import Gateway
 from server.http.jobs import JobPool
@@ -75,7 +76,6 @@ from server.mcp import SERVICE_ERROR, McpEndpoint, error_body, tool_table
 from server.web import AccountPages
 
 Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Guard = Callable[[Context], Response | None]
 
@@ -140,7 +140,7 @@ class HarmonyApp:
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
                       client[0] if client else "unknown", time.perf_counter(),
-                      scope.get("query_string", b"").decode("latin-1"), _AsgiBody(receive))
+                      scope.get("query_string", b"").decode("latin-1"), asgi.Body(receive))
         response = await self._respond(ctx)
         if response is None:
             return
@@ -400,34 +400,6 @@ def _request_id(body: bytes) -> int | str | None:
 def _is_preflight(ctx: Context) -> bool:
     return (ctx.method == "OPTIONS" and "origin" in ctx.headers
             and "access-control-request-method" in ctx.headers)
-
-
-class _AsgiBody:
-    """The body from ASGI's ``receive`` (``server.http.context.BodyReader``): read once the
-    guards have passed, message by message."""
-
-    __slots__ = ("receive",)
-
-    def __init__(self, receive: Receive) -> None:
-        self.receive = receive
-
-    def start(self) -> None:
-        pass  # ASGI has no read to start ahead: each message is awaited in turn
-
-    async def read(self, limit: int) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await self.receive()
-            if message["type"] == "http.disconnect":
-                raise ClientDisconnected
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:  # stop reading: the rest of an oversized body is never buffered
-                raise PayloadTooLarge(f"the body is over {size_text(limit)}")
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
 
 
 def build_app(settings: Settings | None = None, store: Store | None = None,
