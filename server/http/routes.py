@@ -51,8 +51,10 @@ async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
     ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and
     ``app.throttle`` for each element of a batch after the first."""
     gate = app.mcp_gate(ctx) if app.settings.auth else None
-    answer = await app.mcp.handle(ctx.method, ctx.headers, body, gate,
-                                  functools.partial(app.throttle, ctx.client))
+    answer = app.mcp.answer(ctx.method, ctx.headers, body, gate)
+    if isinstance(answer, list):  # a batch: its elements yield the worker between them
+        answer = await app.mcp.batch(answer, ctx.headers, gate,
+                                     functools.partial(app.throttle, ctx.client))
     ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
     # The endpoint's headers (a list made for this reply) carry its content type (none on a
     # 202): passed on as they are.
