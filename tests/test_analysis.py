@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import analyze, reharmonize
+from engine import analyze, reharmonize, resolve
 from engine.analysis.batch import ROW_FIELDS, analyze_batch
 from engine.analysis.operations import analyze_chord
 from engine.chords.keys import parse_key
@@ -244,6 +244,24 @@ def test_key_alias_default_and_errors() -> None:
 def test_same_request_same_bytes() -> None:
     req = {"chord": "Ab7", "key": "Eb"}
     assert orjson.dumps(analyze(req)) == orjson.dumps(analyze(dict(req)))
+
+
+def test_a_caller_changing_its_result_changes_no_other_answer() -> None:
+    """The engine keeps one analysis a (chord, key) and one list of scale entries a chord,
+    shared by its keys and by resolve: every caller gets its own copy to change."""
+    before = {key: orjson.dumps(an("Dm7", key)) for key in ("C", "F", "Am")}
+    resolved = orjson.dumps(resolve({"chord": "Dm7"}))
+    mine = an("Dm7", "C")
+    mine["notes"].append("X")
+    mine["scales"][0]["name"] = "mine"
+    mine["scales"][0]["notes"].append("X")
+    mine["scales"][0]["avoid"].clear()
+    mine["scales"].pop()
+    theirs = resolve({"chord": "Dm7"})
+    theirs["scales"][0]["notes"].append("X")
+    theirs["scales"][0]["character"] = "mine"
+    assert {key: orjson.dumps(an("Dm7", key)) for key in before} == before
+    assert orjson.dumps(resolve({"chord": "Dm7"})) == resolved
 
 
 _ROOTS = ["C", "C#", "Db", "D", "Eb", "E", "F", "F#", "Gb", "G", "Ab", "A", "Bb", "B", "Cb"]
