@@ -1,4 +1,5 @@
-"""analyze and resolve, warm (caches filled): microseconds per call.
+"""analyze and resolve, warm (caches filled), and analyze of (chord, key) pairs not seen
+before: microseconds per call.
 
 Run: .venv/bin/python -m pytest bench/test_analyze.py --benchmark-enable
 """
@@ -8,13 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from engine import analyze, resolve
-from engine.analysis.operations import analyze_chord, role_of
+from engine.analysis.operations import _analysis, analyze_chord, role_of
 from engine.chords.keys import parse_key
 from engine.chords.symbols import parse
 
 ANALYZE = [{"chord": c, "key": k} for c, k in (
     ("Dm7b5", "C"), ("G7b9", "C"), ("Db7", "C"), ("Fmaj7", "Am"), ("E7alt", "Am"),
     ("Abmaj7", "Eb"), ("C#dim7/E", "C"), ("Bb13", "F"))]
+# 12 roots x 12 qualities x 24 keys: 3,456 distinct pairs of 144 chords.
+_ROOTS = ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
+NEW_PAIRS = [{"chord": r + q, "key": k} for k in _ROOTS + [r + "m" for r in _ROOTS]
+             for r in _ROOTS
+             for q in ("", "m", "7", "maj7", "m7", "m7b5", "dim7", "6", "m9", "13", "7b9", "7alt")]
 RESOLVE = [{"chord": c} for c in ("G13", "C/E", "F#7#9", "Cm(maj9)", "Bbmaj7#11", "Ebdim7")]
 
 
@@ -27,6 +33,22 @@ def test_analyze_warm(benchmark: Any) -> None:
     _all(analyze, ANALYZE)
     benchmark.extra_info["calls_per_round"] = len(ANALYZE)
     benchmark(_all, analyze, ANALYZE)
+
+
+def test_analyze_new_pairs(benchmark: Any) -> None:
+    """Each call a (chord, key) pair not seen before: the kept analysis and the chord's role in
+    the key are built (the parse of the chord and of the key, and the chord's scale entries,
+    stay cached, as in a server that has met the chord in another key). The path of a REST
+    call whose answer is not kept."""
+    _all(analyze, NEW_PAIRS)
+
+    def forget() -> tuple[tuple[Any, ...], dict[str, Any]]:
+        _analysis.cache_clear()
+        role_of.cache_clear()
+        return (analyze, NEW_PAIRS), {}
+
+    benchmark.extra_info["calls_per_round"] = len(NEW_PAIRS)
+    benchmark.pedantic(_all, setup=forget, rounds=30)
 
 
 def test_resolve_warm(benchmark: Any) -> None:
