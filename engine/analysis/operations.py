@@ -10,11 +10,11 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from engine.analysis.grid import (
-    GRID,
+    GRID_ROWS,
     INTERPRETATIONS,
     PARALLEL_MODES,
-    SCALE_MASK,
-    TENSION_SOURCE,
+    SCALE_MASKS,
+    TENSION_SOURCES,
     Interpretation,
     degree_and_accidental,
     numeral_prefix,
@@ -68,6 +68,8 @@ class ChordRole(NamedTuple):
     function: str
     interpretation: Interpretation
     degree: int              # 1..7: the root's letter counted from the tonic's
+    tension_source: int      # 1 + index into PARALLEL_MODES[mode] of the first parallel scale
+    #                          holding every chord tone, 0 for none (``TENSION_SOURCE``)
 
 
 # The texts below are shared with engine.analysis.batch, so that one chord analysed alone and the same
@@ -107,22 +109,15 @@ def source_text(it: Interpretation, diatonic: bool, mode: str, tension_source: i
 def role_of(chord: Chord, key: Key) -> ChordRole:
     cls = quality_class(chord)
     offset = (chord.root.pc - key.tonic.pc) % 12
-    it = INTERPRETATIONS[GRID[key.mode_index, offset, cls]]
+    it = INTERPRETATIONS[GRID_ROWS[key.mode_index][offset][cls]]
     degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
                                                key.tonic.letter, key.tonic.pc)
     rel = transpose_mask(chord.mask, -key.tonic.pc)  # chord tones: a slash bass is not one
-    diatonic = not rel & ~int(SCALE_MASK[key.mode_index])
-    function = function_text(it, key.tonic.name, diatonic, key.mode,
-                             int(TENSION_SOURCE[key.mode_index, rel]))
+    diatonic = not rel & ~SCALE_MASKS[key.mode_index]
+    tension = TENSION_SOURCES[key.mode_index][rel]
+    function = function_text(it, key.tonic.name, diatonic, key.mode, tension)
     return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
-                     diatonic, it.target_offset, function, it, degree + 1)
-
-
-def source_of(role: ChordRole, chord: Chord, key: Key) -> str | None:
-    """``source`` of a chord in a key; computed once per pair, inside ``_analysis`` (its own
-    cache of the same pairs only added a lookup and an entry to each new pair)."""
-    tension = int(TENSION_SOURCE[key.mode_index, transpose_mask(chord.mask, -key.tonic.pc)])
-    return source_text(role.interpretation, role.diatonic, key.mode, tension)
+                     diatonic, it.target_offset, function, it, degree + 1, tension)
 
 
 def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
@@ -159,7 +154,7 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
     tuple of scale entries stay tracked: a tuple holding dicts always is). The scale entries
     are ``kept_scales``' own, shared by every key's analysis of the chord: 5.0 tracked objects
     a request (``tests/test_analyze_memory.py``), and an analysis of a pair not seen before
-    12.4 -> 8.8 µs with ``source_of`` uncached (``docs/request-cost.md``)."""
+    12.4 -> 8.8 µs with ``source`` read from the role (``docs/request-cost.md``)."""
     role = role_of(chord, key)
     return {
         "chord": chord.symbol,
@@ -178,7 +173,8 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
         "function": role.function,
         "diatonic": role.diatonic,
         "borrowed": role.interpretation.borrowed,
-        "source": source_of(role, chord, key),
+        "source": source_text(role.interpretation, role.diatonic, key.mode,
+                              role.tension_source),
         "scales": kept_scales(chord, quality_class(chord), role.interpretation.scale, True),
     }
 
