@@ -153,8 +153,8 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
     a full collection took 15 ms; with tuples 6.2 and 4.2-4.8 ms (the result dict and its
     tuple of scale entries stay tracked: a tuple holding dicts always is). The scale entries
     are ``kept_scales``' own, shared by every key's analysis of the chord: 5.0 tracked objects
-    a request (``tests/test_analyze_memory.py``), and an analysis of a pair not seen before
-    12.4 -> 8.8 µs with ``source`` read from the role (``docs/request-cost.md``)."""
+    a request (``tests/test_analyze_memory.py``); with ``source`` read from the role too, an
+    analysis of a pair not seen before 13.6 -> 7.0-7.4 µs (``docs/request-cost.md``)."""
     role = role_of(chord, key)
     return {
         "chord": chord.symbol,

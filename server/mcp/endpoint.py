@@ -18,9 +18,9 @@ two halves, ``answer`` (no waiting) and ``batch`` (a coroutine), let the app awa
 (a coroutine and a ``functools.partial`` less per call: 132,056 -> 129,946 instructions a
 ``tools/call``, ``bench/run_instructions.py``). Keys, limits, quota and the request log come in
 through a ``Gate`` per request (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share
-one implementation. Only ``mcp_types`` is imported at
-run time: the ``mcp`` package itself (client, server, starlette, httpx2) costs over a second of
-start-up per worker and is not needed here.
+one implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself
+(client, server, starlette, httpx2) costs over a second of start-up per worker and is not needed
+here.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class McpEndpoint:
         return self._request(message, headers, gate)
 
     async def batch(self, messages: list[Any], headers: RequestHeaders,
-                     gate: Gate | None, throttle: Throttle | None) -> Reply:
+                    gate: Gate | None, throttle: Throttle | None) -> Reply:
         """A JSON-RPC batch of at most ``MAX_BATCH`` messages: each answered as if posted alone,
         in order, the answers in one array; notifications and responses get none (only those:
         202). Each element after the first counts against ``throttle`` as a request of its own,
