@@ -3,16 +3,17 @@
 Timings on a shared 2-core VM drift by ±5 % between runs, and the in-process budget
 (``run_request_budget.py``) settles only to ±0.3 µs; this count repeats to a few instructions
 in 455 million (two runs of 5,000 REST calls: 455,629,719 and 455,629,746), so it shows a 1 %
-cut that a timer cannot. For each kind of call (REST analyze, MCP tools/call, GET /health) the
+cut that a timer cannot. For each kind of call (REST analyze, MCP tools/call, GET /health, and
+``floor``: ``bench/floor_app.py``'s POST, an app that does no work, through the same driver) the
 driver (``run_request_budget.py --drive KIND --pause``) runs under ``valgrind --tool=callgrind``:
 it builds the app, makes one warm-up call and says "ready"; the counters are zeroed
 (``callgrind_control -z``), it makes the calls and says "done"; they are dumped
 (``callgrind_control -d``). So start-up (imports, numba's cache, the store) is not counted;
-the driver's own stand-ins for granian's scope and protocol are, a few hundred instructions a
-call. (Counting the whole process instead, with and without the calls, varied by ±20 million
+the driver's own stand-ins for granian's scope and protocol, its loop and the coroutine's
+stepping are: the ``floor`` kind measures them, 15,698 instructions a call (2026-11-26). (Counting the whole process instead, with and without the calls, varied by ±20 million
 instructions of start-up from run to run: ±2 % of a call at 20,000 calls.)
 
-    .venv/bin/python bench/run_instructions.py [--calls 5000] [rest mcp health]
+    .venv/bin/python bench/run_instructions.py [--calls 5000] [rest mcp health floor]
 
 Needs valgrind (Debian's ``valgrind``); without it, says so and exits 0 (``make bench`` runs
 every ``run_*.py``). This VM has no hardware performance counters, so ``perf stat -e
@@ -32,7 +33,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "run_request_budget.py"
-KINDS = ("rest", "mcp", "health")
+KINDS = ("rest", "mcp", "health", "floor")
 _TOTAL = re.compile(r"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 

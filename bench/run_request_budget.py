@@ -8,8 +8,10 @@ GET /health. ``docs/request-cost.md`` holds the table and what the load test add
 
     .venv/bin/python bench/run_request_budget.py
 
-``--drive rest|mcp|health --calls N`` only makes N whole calls of one kind, after one warm-up
-call, and prints nothing: the program ``bench/run_instructions.py`` counts under valgrind.
+``--drive rest|mcp|health|floor --calls N`` only makes N whole calls of one kind, after one
+warm-up call, and prints nothing: the program ``bench/run_instructions.py`` counts under
+valgrind. ``floor`` is ``bench/floor_app.py``'s POST (an app that does no work) through the same
+stand-ins: what the driver and the coroutine alone cost, to subtract from the others.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def per_call_us(fn: Callable[[], Any], calls: int = CALLS) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--drive", choices=("rest", "mcp", "health"),
+    parser.add_argument("--drive", choices=("rest", "mcp", "health", "floor"),
                         help="only make --calls whole calls of this kind, then stop")
     parser.add_argument("--calls", type=int, default=CALLS)
     parser.add_argument("--pause", action="store_true",
@@ -115,12 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     mcp_headers = {**headers, "content-length": str(len(MCP_BODY)),
                    "accept": "application/json, text/event-stream"}
 
-    def call(method: str, path: str, hdrs: dict[str, str], body: bytes) -> Callable[[], Any]:
+    from bench.floor_app import app as floor_app
+
+    def call(method: str, path: str, hdrs: dict[str, str], body: bytes,
+             target: Any = app) -> Callable[[], Any]:
         def run() -> None:
             if len(app.log.queue) >= FLUSHED_AT:  # as the writer takes them under load
                 app.log.queue.clear()
             protocol = Protocol(body)
-            coro = app.__rsgi__(Scope(method, path, hdrs), protocol)
+            coro = target.__rsgi__(Scope(method, path, hdrs), protocol)
             with contextlib.suppress(StopIteration):
                 coro.send(None)      # nothing in the pipeline really waits: one step
             assert protocol.status == 200, protocol.status
@@ -130,10 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     rest, mcp = call("POST", "/v2/analyze", headers, BODY), call("POST", "/mcp", mcp_headers,
                                                                  MCP_BODY)
     health = call("GET", "/health", {"host": "bench"}, b"")
-    for fn in (rest, mcp, health):
+    floor = call("POST", "/v2/analyze", headers, BODY, floor_app)
+    for fn in (rest, mcp, health, floor):
         fn()
     if args.drive:
-        drive = {"rest": rest, "mcp": mcp, "health": health}[args.drive]
+        drive = {"rest": rest, "mcp": mcp, "health": health, "floor": floor}[args.drive]
         if args.pause:
             print("ready", flush=True)
             sys.stdin.readline()
@@ -190,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("whole __rsgi__: POST /v2/analyze", per_call_us(rest)))
     rows.append(("whole __rsgi__: POST /mcp tools/call analyze_chord", per_call_us(mcp)))
     rows.append(("whole __rsgi__: GET /health", per_call_us(health)))
+    rows.append(("whole __rsgi__: the floor app's POST (the driver's share)", per_call_us(floor)))
     app.log.queue.clear()
     loop.run_until_complete(app.shutdown())
     width = max(len(n) for n, _ in rows)
