@@ -161,6 +161,35 @@ def test_payload_too_large_declared_and_streamed(tmp_path: Path) -> None:
     run(scenario())
 
 
+def test_a_client_gone_before_its_body_gets_nothing_and_spends_nothing(tmp_path: Path) -> None:
+    """Over ASGI, a client that disconnects while its body is read: no answer is sent and the
+    month's unit reserved for the call goes back."""
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    sent: list[dict[str, object]] = []
+    messages = iter([{"type": "http.request", "body": b'{"chord":', "more_body": True},
+                     {"type": "http.disconnect"}])
+
+    async def receive() -> dict[str, object]:
+        return next(messages)
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    async def scenario() -> None:
+        scope = {"type": "http", "method": "POST", "path": "/v2/analyze", "query_string": b"",
+                 "client": ("203.0.113.7", 4711),
+                 "headers": [(b"authorization", f"Bearer {secret}".encode()),
+                             (b"content-type", b"application/json")]}
+        await app(scope, receive, send)
+        assert sent == []
+        async with running(app, headers=bearer(secret)) as http:
+            ok = await http.post("/v2/analyze", json={"chord": "C"})
+            assert (ok.status_code, ok.headers["x-quota-used"]) == (200, "1")
+
+    run(scenario())
+
+
 def test_keys_missing_malformed_unknown_revoked_rotated(tmp_path: Path) -> None:
     app, store = make(tmp_path)
     key_id, secret = new_key(store, plan="developer")

@@ -4,11 +4,11 @@ than the limit."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from engine.errors import PayloadTooLarge
-from server.api import ClientDisconnected, size_text
+from server.api import ClientDisconnected
+from server.http.context import collect
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -25,16 +25,13 @@ class Body:
         pass  # ASGI has no read to start ahead: each message is awaited in turn
 
     async def read(self, limit: int) -> bytes:
-        chunks: list[bytes] = []
-        size = 0
+        return await collect(self._chunks(), limit)
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
         while True:
             message = await self.receive()
             if message["type"] == "http.disconnect":
                 raise ClientDisconnected
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:  # stop reading: the rest of an oversized body is never buffered
-                raise PayloadTooLarge(f"the body is over {size_text(limit)}")
-            chunks.append(chunk)
+            yield message.get("body", b"")
             if not message.get("more_body", False):
-                return b"".join(chunks)
+                return

@@ -4,9 +4,12 @@ satisfies), so that neither imports the app module."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from engine.errors import PayloadTooLarge
+from server.api import size_text
 
 if TYPE_CHECKING:
     from engine.errors import HarmonyError
@@ -72,6 +75,19 @@ class _NoBody:
 
 
 NO_BODY: BodyReader = _NoBody()
+
+
+async def collect(chunks: AsyncIterable[bytes], limit: int) -> bytes:
+    """A body streamed in ``chunks``, joined; ``PayloadTooLarge`` as soon as it passes
+    ``limit`` bytes, so the rest is never buffered. Both readers' stream of unknown length."""
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise PayloadTooLarge(f"the body is over {size_text(limit)}")
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.errors import PayloadTooLarge
 from server.api import ClientDisconnected, RequestHeaders, Response, size_text
+from server.http.context import collect
 
 
 @lru_cache(maxsize=4096)  # one parse per connection (a kept-alive client sends many requests)
@@ -71,14 +72,7 @@ class Body:
                 # analyze p50 0.53 ms against 0.40 ms and 152 against 124 µs server CPU a call.
                 body: bytes = await self.protocol()
                 return body
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in self.protocol:
-                size += len(chunk)
-                if size > limit:  # stop reading: the rest is never buffered
-                    raise PayloadTooLarge(f"the body is over {size_text(limit)}")
-                chunks.append(chunk)
-            return b"".join(chunks)
+            return await collect(self.protocol, limit)
         except RuntimeError as exc:  # granian's RSGIProtocolClosed / RSGIProtocolError
             raise ClientDisconnected from exc
 
