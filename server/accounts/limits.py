@@ -110,9 +110,9 @@ class Admission:
     def headers(self) -> list[tuple[str, str]]:
         k, t = self.key, self.taken
         return [
-            ("x-quota-limit", str(k.per_month)),
+            k.month_limit_header,
             ("x-quota-used", str(t.month_used)),
-            ("ratelimit-limit", str(k.per_minute)),
+            k.minute_limit_header,
             ("ratelimit-remaining", str(max(0, k.per_minute - t.minute_count))),
             ("ratelimit-reset", str(self.reset)),
         ]

@@ -186,7 +186,9 @@ class HarmonyApp:
                 assert ctx.route is not None
                 if ctx.method in _WITH_BODY:
                     ctx.body = await ctx.reader.read(self._body_cap(ctx))
-                response = await ctx.route.handler(self, ctx, ctx.body)
+                answered = ctx.route.handler(self, ctx, ctx.body)
+                # a handler that must wait gives an awaitable: only then a coroutine runs
+                response = answered if isinstance(answered, Response) else await answered
         except ClientDisconnected:
             if ctx.admission is not None:  # nothing was served: the month's unit goes back
                 ctx.admission.settle(self.counters, 499)

@@ -1,26 +1,29 @@
 """Routes as data, and their handlers: an operation's route answers through its answerer
 (``server.api``: decode, validate, call the engine, encode); the meta routes read the service.
-Handlers see the app only through the ``Service`` protocol of ``server.http.context``."""
+Handlers see the app only through the ``Service`` protocol of ``server.http.context``. A handler
+returns its ``Response``, or an awaitable of it when it must wait (a render, an MCP batch)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
+from typing import Any
 
 import orjson
 
 from server.api import Operation, Response, answerer
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
+from server.mcp import Gate, Reply
 from server.web import PAGE_ROUTES, PageRequest
 
 
-async def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def operation_handler(app: Service, ctx: Context, body: bytes) -> Response:
     assert ctx.route is not None and ctx.route.answer is not None
     return Response(200, ctx.route.answer(body))
 
 
-async def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return Response(200, app.health_body)
 
 
@@ -32,36 +35,46 @@ INDEX_BODY = orjson.dumps({
     "docs": "the README and docs/ of the harmony engine repository"})
 
 
-async def index_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def index_handler(app: Service, ctx: Context, body: bytes) -> Response:
     """``GET /``: where things are, instead of a bare 404 (no key needed)."""
     return Response(200, INDEX_BODY)
 
 
-async def openapi_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def openapi_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return Response(200, app.openapi_body)
 
 
-async def metrics_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def metrics_handler(app: Service, ctx: Context, body: bytes) -> Response:
     text, content_type = app.metrics.render()
     return Response(200, text, content_type=content_type)
 
 
-async def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable[Response]:
     """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
     ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and
-    ``app.throttle`` for each element of a batch after the first."""
+    ``app.throttle`` for each element of a batch after the first. Only a batch waits (its
+    elements yield the worker between them): it alone is answered by a coroutine."""
     gate = app.mcp_gate(ctx) if app.settings.auth else None
     answer = app.mcp.answer(ctx.method, ctx.headers, body, gate)
-    if isinstance(answer, list):  # a batch: its elements yield the worker between them
-        answer = await app.mcp.batch(answer, ctx.headers, gate,
-                                     functools.partial(app.throttle, ctx.client))
+    if isinstance(answer, list):
+        return _mcp_batch(app, ctx, answer, gate)
+    return _mcp_response(ctx, answer)
+
+
+async def _mcp_batch(app: Service, ctx: Context, messages: list[Any], gate: Gate | None
+                     ) -> Response:
+    return _mcp_response(ctx, await app.mcp.batch(
+        messages, ctx.headers, gate, functools.partial(app.throttle, ctx.client)))
+
+
+def _mcp_response(ctx: Context, answer: Reply) -> Response:
     ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
     # The endpoint's headers (a list made for this reply) carry its content type (none on a
     # 202): passed on as they are.
     return Response(answer.status, answer.body, answer.headers, content_type=None)
 
 
-async def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
+def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
     """The account page (``server.web``): HTML, its own session; no key, never logged."""
     return app.pages.answer(PageRequest(ctx.method, ctx.path, ctx.query, ctx.headers, body))
 
