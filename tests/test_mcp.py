@@ -55,8 +55,11 @@ class FakeGate:
             return None, Unauthorized("a valid API key is required")
         return account, self.refuse
 
-    def settle(self, ticket: Any, **record: Any) -> list[tuple[bytes, bytes]]:
-        self.settled.append((ticket, record))
+    def settle(self, ticket: Any, operation: str, status: int, error: str | None,
+               started: float, body: bytes, symbol: str | None = None
+               ) -> list[tuple[bytes, bytes]]:
+        self.settled.append((ticket, {"operation": operation, "status": status, "error": error,
+                                      "started": started, "body": body, "symbol": symbol}))
         if ticket is None:  # no valid key: no quota to report
             return []
         used = sum(t is not None and r["status"] == 200 for t, r in self.settled)

@@ -36,7 +36,7 @@ class McpGate:
         admission = self.app.limiter.admit(key)
         return admission, admission.error
 
-    def settle(self, ticket: Admission | None, *, operation: str, status: int,
+    def settle(self, ticket: Admission | None, operation: str, status: int,
                error: str | None, started: float, body: bytes,
                symbol: str | None = None) -> list[tuple[str, str]]:
         """Spend the reserved quota only on success, log the tool call or its refusal (a chord

@@ -89,10 +89,12 @@ class Gate(Protocol):
         """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
         ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
 
-    def settle(self, ticket: Any, *, operation: str, status: int, error: str | None,
+    def settle(self, ticket: Any, operation: str, status: int, error: str | None,
                started: float, body: bytes, symbol: str | None = None) -> Headers:
         """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
-        when ``status`` is 2xx; return the quota and rate-limit headers for the response."""
+        when ``status`` is 2xx; return the quota and rate-limit headers for the response. (The
+        endpoint passes the arguments in this order, positionally: a call with six keywords
+        cost ~200 instructions more.)"""
 
 
 # Counts one more request against the flood throttle (each batch element after the first: the
@@ -166,13 +168,13 @@ class McpEndpoint:
                               f"invalid request: JSON-RPC batches were removed after protocol "
                               f"{BATCH_VERSION}; send one message a request (this one says "
                               f"{version})", 400)
-        return self._message(message, headers, gate)
+        return self._message(message, headers, gate, version)
 
     # Below, everything but a batch (which yields between its elements) runs without waiting:
     # plain calls, no coroutine per layer.
 
-    def _message(self, message: Any, headers: RequestHeaders,
-                       gate: Gate | None) -> Reply:
+    def _message(self, message: Any, headers: RequestHeaders, gate: Gate | None,
+                 version: str | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
@@ -181,7 +183,7 @@ class McpEndpoint:
                 return Reply(202, [])  # nothing to answer, so no body and no content-type
             if "id" not in message:
                 return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-        return self._request(message, headers, gate)
+        return self._request(message, headers, gate, version)
 
     async def batch(self, messages: list[Any], headers: RequestHeaders,
                     gate: Gate | None, throttle: Throttle | None) -> Reply:
@@ -223,10 +225,11 @@ class McpEndpoint:
             except HarmonyError as refused:
                 if _is_request(message):
                     return service_reply(message["id"], refused, [])
-        return self._message(message, headers, gate)
+        return self._message(message, headers, gate, headers.get("mcp-protocol-version"))
 
-    def _request(self, message: dict[str, Any], headers: RequestHeaders,
-                       gate: Gate | None) -> Reply:
+    def _request(self, message: dict[str, Any], headers: RequestHeaders, gate: Gate | None,
+                 version: str | None) -> Reply:
+        """One request; ``version`` is the MCP-Protocol-Version header."""
         rid, name = message["id"], message.get("method")
         if isinstance(rid, bool) or not isinstance(rid, int | str):
             return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
@@ -238,12 +241,12 @@ class McpEndpoint:
         if params is None:
             params = {}
         elif not isinstance(params, dict):
-            in_modern = headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
             return rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
-                              400 if in_modern else 200)
-        meta = params.get("_meta")
-        modern = (isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta) or \
-            headers.get("mcp-protocol-version") in MODERN_PROTOCOL_VERSIONS
+                              400 if version in MODERN_PROTOCOL_VERSIONS else 200)
+        modern = version in MODERN_PROTOCOL_VERSIONS
+        if not modern:
+            meta = params.get("_meta")
+            modern = isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
         if modern or name == "server/discover":
             rejection = _envelope(name, params, headers)
             if rejection is not None:
@@ -298,9 +301,8 @@ class McpEndpoint:
             status = 200 if error is None else STATUS.get(error.code, 500)
         finally:  # every admitted call is settled: quota spent on success only, one log row
             request.extra_headers = gate.settle(
-                ticket, operation=tool.operation, status=status,
-                error=None if error is None else error.code, started=started, body=encoded,
-                symbol=error.symbol if isinstance(error, InvalidChord) else None)
+                ticket, tool.operation, status, None if error is None else error.code, started,
+                encoded, error.symbol if isinstance(error, InvalidChord) else None)
         if refused is not None:
             raise refused  # an HTTP-level answer, with the headers ``settle`` gave
         return _call_result(payload, error is not None, request.modern)
