@@ -122,39 +122,46 @@ class Limiter:
     def __init__(self, counters: Counters, clock: Clock = time.time) -> None:
         self.counters = counters
         self.clock = clock
-        self._minute: tuple[int, time.struct_time, int] | None = None
+        # The current minute's window, its end (epoch seconds), UTC time and month: the
+        # calendar part (``gmtime``) computed once a minute, not once a call.
+        self._minute: tuple[int, int, time.struct_time, int] = (-1, 0, time.gmtime(0), 0)
 
     def admit(self, key: KeyRecord) -> Admission:
         now = self.clock()
-        window, reset, tm, month = self._periods(now)
+        minute = self._minute
+        if minute[0] != int(now // 60):
+            minute = self._turn(now)
+        window, end, tm, month = minute
         taken = self.counters.take(key.key_id, window, key.per_minute, key.account_id, month,
                                    key.per_month)
         error: HarmonyError | None = None
         if taken.minute_count > key.per_minute:
             error = RateLimited(f"more than {key.per_minute} calls a minute on this key",
-                                retryAfter=reset)
+                                retryAfter=math.ceil(end - now))
         elif not taken.reserved:
             wait = max(1, math.ceil(_next_month(tm) - now))
             error = QuotaExceeded(f"the monthly quota of {key.per_month} calls is used up",
                                   retryAfter=wait)
-        return Admission(key, month, taken, reset, error)
+        # the window ends after ``now``, so the reset is at least a second
+        return Admission(key, month, taken, math.ceil(end - now), error)
 
     def peek(self, key: KeyRecord) -> Admission:
         """The limit state of ``key`` for the headers of a call refused before its key was
         checked (405, 403, 413; not the flood throttle's, which stays cheap): nothing is
         counted or reserved."""
-        window, reset, _, month = self._periods(self.clock())
+        now = self.clock()
+        minute = self._minute
+        if minute[0] != int(now // 60):
+            minute = self._turn(now)
+        window, end, _, month = minute
         taken = self.counters.peek(key.key_id, window, key.account_id, month)
-        return Admission(key, month, taken, reset, None)
+        return Admission(key, month, taken, math.ceil(end - now), None)
 
-    def _periods(self, now: float) -> tuple[int, int, time.struct_time, int]:
-        """``_periods``, its calendar part (``gmtime``, the month) computed once a minute."""
-        window = int(now // 60)
-        cached = self._minute
-        if cached is None or cached[0] != window:
-            cached = self._minute = (window, *_periods(now)[2:])
-        return window, max(1, math.ceil((window + 1) * 60 - now)), cached[1], cached[2]
-
+    def _turn(self, now: float) -> tuple[int, int, time.struct_time, int]:
+        """A new minute: its window, end, UTC time and month, kept until the next one."""
+        window, _, tm, month = _periods(now)
+        self._minute = (window, (window + 1) * 60, tm, month)
+        return self._minute
 
     def month_used(self, account_id: int) -> int:
         """The account's successful calls this month (UTC), as ``X-Quota-Used`` counts them;
