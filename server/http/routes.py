@@ -14,7 +14,7 @@ import orjson
 from server.api import Operation, Response, answerer
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
-from server.mcp import Gate, Reply
+from server.mcp import Gate
 from server.web import PAGE_ROUTES, PageRequest
 
 
@@ -52,26 +52,23 @@ def metrics_handler(app: Service, ctx: Context, body: bytes) -> Response:
 def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable[Response]:
     """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
     ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and
-    ``app.throttle`` for each element of a batch after the first. Only a batch waits (its
-    elements yield the worker between them): it alone is answered by a coroutine."""
+    ``app.throttle`` for each element of a batch after the first. The endpoint's ``Reply`` is
+    the response. Only a batch waits (its elements yield the worker between them): it alone
+    is answered by a coroutine."""
     gate = app.mcp_gate(ctx) if app.settings.auth else None
-    answer = app.mcp.answer(ctx.method, ctx.headers, body, gate)
-    if isinstance(answer, list):
-        return _mcp_batch(app, ctx, answer, gate)
-    return _mcp_response(ctx, answer)
+    reply = app.mcp.answer(ctx.method, ctx.headers, body, gate)
+    if isinstance(reply, list):
+        return _mcp_batch(app, ctx, reply, gate)
+    ctx.error = reply.error  # a JSON-RPC failure's contract error, for the log row
+    return reply
 
 
 async def _mcp_batch(app: Service, ctx: Context, messages: list[Any], gate: Gate | None
                      ) -> Response:
-    return _mcp_response(ctx, await app.mcp.batch(
-        messages, ctx.headers, gate, functools.partial(app.throttle, ctx.client)))
-
-
-def _mcp_response(ctx: Context, answer: Reply) -> Response:
-    ctx.error = answer.error  # a JSON-RPC failure's contract error, for the log row
-    # The endpoint's headers (a list made for this reply) carry its content type (none on a
-    # 202): passed on as they are.
-    return Response(answer.status, answer.body, answer.headers, content_type=None)
+    reply = await app.mcp.batch(messages, ctx.headers, gate,
+                                functools.partial(app.throttle, ctx.client))
+    ctx.error = reply.error
+    return reply
 
 
 def page_handler(app: Service, ctx: Context, body: bytes) -> Response:

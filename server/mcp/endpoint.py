@@ -48,7 +48,7 @@ from mcp_types.version import (
 
 from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
 from engine.version import PACKAGE_VERSION
-from server.api import STATUS, RequestHeaders
+from server.api import STATUS, Headers, RequestHeaders
 from server.mcp.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -57,7 +57,6 @@ from server.mcp.jsonrpc import (
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
-    Headers,
     Reply,
     error_body,
     result_body,
@@ -146,10 +145,10 @@ class McpEndpoint:
         """``handle`` without waiting: the ``Reply``, or for a JSON-RPC batch (whose elements
         yield the worker between them) its messages, to pass to ``batch``."""
         if method != "POST":
-            return Reply(405, [("allow", "POST"), JSON], error_body(
+            return Reply(405, error_body(
                 None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
-                {"code": "method_not_allowed", "message": "use POST"}),
-                MethodNotAllowed("/mcp accepts POST only"))
+                {"code": "method_not_allowed", "message": "use POST"}), [("allow", "POST"), JSON],
+                error=MethodNotAllowed("/mcp accepts POST only"))
         if len(body) > MAX_BODY:
             return rpc_reply(None, PARSE_ERROR, "request body is over 64 KiB", 413)
         version = headers.get("mcp-protocol-version")
@@ -180,7 +179,7 @@ class McpEndpoint:
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
         if "id" not in message or "method" not in message:  # not the common case, a request
             if _is_notification_or_response(message):
-                return Reply(202, [])  # nothing to answer, so no body and no content-type
+                return Reply(202)  # nothing to answer, so no body and no content-type
             if "id" not in message:
                 return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
         return self._request(message, headers, gate, version)
@@ -209,9 +208,9 @@ class McpEndpoint:
                 answers.append(reply.body)
                 merged.update(reply.headers)
         if not answers:
-            return Reply(202, [])
+            return Reply(202)
         merged[JSON[0]] = JSON[1]
-        return Reply(200, list(merged.items()), b"[" + b",".join(answers) + b"]")
+        return Reply(200, b"[" + b",".join(answers) + b"]", list(merged.items()))
 
     def _element(self, message: Any, headers: RequestHeaders, gate: Gate | None,
                        throttle: Throttle | None) -> Reply:
@@ -264,7 +263,7 @@ class McpEndpoint:
             return rpc_reply(rid, e.code, e.message, status, e.data)
         except HarmonyError as e:  # refused by the gate: an HTTP-level answer
             return service_reply(rid, e, request.extra_headers)
-        return Reply(200, [JSON, *request.extra_headers], result_body(rid, result))
+        return Reply(200, result_body(rid, result), [JSON, *request.extra_headers])
 
     # -- methods: each returns the ``result`` as JSON bytes ------------------------------------
 

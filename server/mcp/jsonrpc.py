@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from engine.errors import HarmonyError, InvalidRequest, NotFound, PayloadTooLarge
-from server.api import Headers, error_response
+from server.api import Response, error_response
 
 # JSON-RPC 2.0 codes, and the MCP ones for the per-request era.
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
@@ -33,11 +33,13 @@ CONTRACT_ERROR: dict[int, type[HarmonyError]] = {
 }
 
 
-@dataclass(slots=True)  # made on every call: 0.15 µs, frozen 0.37 µs (its setattr per field)
-class Reply:
-    status: int
-    headers: Headers
+@dataclass
+class Reply(Response):
+    """A ``Response`` (the app writes it as it is: no second object a call) whose headers carry
+    its own content type (none on a 202), and the contract's error for the request log."""
+
     body: bytes = b""
+    content_type: str | None = None
     error: HarmonyError | None = None   # for the request log: the contract's error, if any
 
 
@@ -57,8 +59,8 @@ def error_body(rid: int | str | None, code: int, message: str, data: Any = None)
 def rpc_reply(rid: int | str | None, code: int, message: str, status: int,
               data: Any = None) -> Reply:
     contract = CONTRACT_ERROR.get(status)
-    return Reply(status, [JSON], error_body(rid, code, message, data),
-                 contract(message) if contract else None)
+    return Reply(status, error_body(rid, code, message, data), [JSON],
+                 error=contract(message) if contract else None)
 
 
 def service_reply(rid: int | str | None, e: HarmonyError,
@@ -67,5 +69,5 @@ def service_reply(rid: int | str | None, e: HarmonyError,
     ``Retry-After``) from the one error table, the error object inside a JSON-RPC error. (The
     gate logged it: ``error`` stays empty.)"""
     rest = error_response(e)
-    return Reply(rest.status, [JSON, *rest.headers, *extra],
-                 error_body(rid, SERVICE_ERROR, e.message, e.to_dict()["error"]))
+    return Reply(rest.status, error_body(rid, SERVICE_ERROR, e.message, e.to_dict()["error"]),
+                 [JSON, *rest.headers, *extra])
