@@ -46,7 +46,7 @@ class FakeGate:
         self.keys, self.refuse, self.settled = keys, refuse, []  # type: ignore[var-annotated]
         self.admitted = 0
 
-    def admit(self, headers: Any) -> tuple[str | None, Exception | None]:
+    def admit(self, context: Any, headers: Any) -> tuple[str | None, Exception | None]:
         self.admitted += 1
         auth = headers.get("authorization", "")
         account = self.keys.get(auth.removeprefix("Bearer ")) if auth.startswith("Bearer ") \
@@ -55,7 +55,7 @@ class FakeGate:
             return None, Unauthorized("a valid API key is required")
         return account, self.refuse
 
-    def settle(self, ticket: Any, operation: str, status: int, error: str | None,
+    def settle(self, context: Any, ticket: Any, operation: str, status: int, error: str | None,
                started: float, body: bytes, symbol: str | None = None
                ) -> list[tuple[bytes, bytes]]:
         self.settled.append((ticket, {"operation": operation, "status": status, "error": error,

@@ -285,17 +285,17 @@ def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -
     async def scenario() -> None:
         await app.startup()
         ctx = Context("POST", "/mcp", {}, "127.0.0.1", 0.0)
-        gate = app.mcp_gate(ctx)
-        ticket, refused = gate.admit({})
+        gate = app.mcp_gate
+        ticket, refused = gate.admit(ctx, {})
         assert ticket is None and isinstance(refused, HarmonyError)
         assert refused.code == "unauthorized"
-        ticket, refused = gate.admit({"authorization": f"Bearer {secret}"})
+        ticket, refused = gate.admit(ctx, {"authorization": f"Bearer {secret}"})
         assert refused is None
-        headers = dict(gate.settle(ticket, operation="analyze", status=200, error=None,
+        headers = dict(gate.settle(ctx, ticket, operation="analyze", status=200, error=None,
                                    started=time.perf_counter(), body=b"{}"))
         assert headers["x-quota-used"] == "1"
-        ticket, _ = gate.admit({"authorization": f"Bearer {secret}"})
-        headers = dict(gate.settle(ticket, operation="analyze", status=400,
+        ticket, _ = gate.admit(ctx, {"authorization": f"Bearer {secret}"})
+        headers = dict(gate.settle(ctx, ticket, operation="analyze", status=400,
                                    error="invalid_chord", started=time.perf_counter(),
                                    body=b"{}"))
         assert headers["x-quota-used"] == "1" and headers["ratelimit-remaining"] == "28"

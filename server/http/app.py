@@ -72,7 +72,7 @@ from server.http.mcp_gate import McpGate
 from server.http.openapi import openapi_document
 from server.http.routes import build_routes
 from server.http.settings import Settings
-from server.mcp import SERVICE_ERROR, McpEndpoint, error_body, tool_table
+from server.mcp import SERVICE_ERROR, Gate, McpEndpoint, error_body, tool_table
 from server.web import AccountPages
 
 Scope = dict[str, Any]
@@ -115,6 +115,7 @@ class HarmonyApp:
         answers = {r.operation.name: r.answer for r in self.routes.values()
                    if r.operation and r.answer}
         self.mcp = McpEndpoint(tool_table([op for op in available if op.hosted_tool], answers))
+        self.mcp_gate: Gate = McpGate(self)  # keys, limits, quota and log of each tool call
         # The pipeline: read top to bottom, this is the order every request meets.
         self.guards: tuple[Guard, ...] = (
             self._flood_guard,
@@ -361,10 +362,6 @@ class HarmonyApp:
             return
         ctx.admission = self.limiter.peek(ctx.key)
 
-    # ------------------------------------------------------------------ MCP
-
-    def mcp_gate(self, ctx: Context) -> McpGate:
-        return McpGate(self, ctx)
 
 
 _ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})

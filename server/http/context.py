@@ -43,8 +43,7 @@ class Service(Protocol):
     pages: AccountPages
     health_body: bytes
     openapi_body: bytes
-
-    def mcp_gate(self, ctx: Context) -> Gate: ...
+    mcp_gate: Gate      # called with the request's Context
 
     def throttle(self, client: str) -> None: ...
 

@@ -1,6 +1,7 @@
-"""The service side of one POST /mcp: keys, limits, quota and the request log for each tool
-call, in the shape of ``server.mcp``'s ``Gate`` protocol (``HarmonyApp.mcp_gate`` builds one
-per request)."""
+"""The service side of POST /mcp: keys, limits, quota and the request log for each tool call,
+in the shape of ``server.mcp``'s ``Gate`` protocol. One per app (``HarmonyApp.mcp_gate``); the
+request's ``Context`` comes with each call, so nothing is made per request (an object a call
+cost ~1.5k instructions)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,15 @@ if TYPE_CHECKING:
 
 
 class McpGate:
-    """The service's keys, limits, quota and log for one POST /mcp, in the shape of the
-    ``Gate`` protocol of ``server.mcp``: ``admit`` before a tool call, ``settle`` after it, so
-    REST and MCP share one implementation (tools/list needs no key and calls neither)."""
+    """The service's keys, limits, quota and log for POST /mcp, in the shape of the ``Gate``
+    protocol of ``server.mcp``: ``admit`` before a tool call, ``settle`` after it, so REST and
+    MCP share one implementation (tools/list needs no key and calls neither)."""
 
-    def __init__(self, app: Service, ctx: Context) -> None:
-        self.app, self.ctx = app, ctx
+    def __init__(self, app: Service) -> None:
+        self.app = app
 
-    def admit(self, headers: RequestHeaders) -> tuple[Admission | None, HarmonyError | None]:
+    def admit(self, context: Context, headers: RequestHeaders
+              ) -> tuple[Admission | None, HarmonyError | None]:
         """Check the bearer key and count the call in its minute and month: the ticket, and the
         401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
         if not self.app.settings.auth:
@@ -32,21 +34,22 @@ class McpGate:
             key = self.app.auth.authenticate(headers.get("authorization"))
         except HarmonyError as refused:
             return None, refused
-        self.ctx.key = key
+        context.key = key
         admission = self.app.limiter.admit(key)
         return admission, admission.error
 
-    def settle(self, ticket: Admission | None, operation: str, status: int,
+    def settle(self, context: Context, ticket: Admission | None, operation: str, status: int,
                error: str | None, started: float, body: bytes,
                symbol: str | None = None) -> list[tuple[str, str]]:
         """Spend the reserved quota only on success, log the tool call or its refusal (a chord
         symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
-        self.ctx.logged = True
-        self.app.log.record(LogRow(  # positional, in LogRow's order (twice as fast)
+        context.logged = True
+        app = self.app
+        app.log.record(LogRow(  # positional, in LogRow's order (twice as fast)
             time.time(), ticket.key.key_id if ticket else None, "mcp", operation, status, error,
             max(0, int((time.perf_counter() - started) * 1e6)),
-            body if self.app.settings.store_bodies and body else None, symbol))
+            body if app.settings.store_bodies and body else None, symbol))
         if ticket is None:
             return []
-        ticket.settle(self.app.counters, status)
+        ticket.settle(app.counters, status)
         return ticket.headers()

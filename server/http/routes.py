@@ -51,12 +51,12 @@ def metrics_handler(app: Service, ctx: Context, body: bytes) -> Response:
 
 def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable[Response]:
     """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
-    ``app.mcp_gate(ctx)`` for the key, limits, quota and log of each tool call, and
+    ``app.mcp_gate`` (with ``ctx``) for the key, limits, quota and log of each tool call, and
     ``app.throttle`` for each element of a batch after the first. The endpoint's ``Reply`` is
     the response. Only a batch waits (its elements yield the worker between them): it alone
     is answered by a coroutine."""
-    gate = app.mcp_gate(ctx) if app.settings.auth else None
-    reply = app.mcp.answer(ctx.method, ctx.headers, body, gate)
+    gate = app.mcp_gate if app.settings.auth else None
+    reply = app.mcp.answer(ctx.method, ctx.headers, body, gate, ctx)
     if isinstance(reply, list):
         return _mcp_batch(app, ctx, reply, gate)
     ctx.error = reply.error  # a JSON-RPC failure's contract error, for the log row
@@ -66,7 +66,7 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
 async def _mcp_batch(app: Service, ctx: Context, messages: list[Any], gate: Gate | None
                      ) -> Response:
     reply = await app.mcp.batch(messages, ctx.headers, gate,
-                                functools.partial(app.throttle, ctx.client))
+                                functools.partial(app.throttle, ctx.client), ctx)
     ctx.error = reply.error
     return reply
 

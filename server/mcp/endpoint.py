@@ -12,13 +12,14 @@ Both eras of the protocol that the installed ``mcp`` SDK client speaks are serve
 - per-request era (2026-07-28): ``server/discover`` and requests carrying the version, client
   info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
-The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate, throttle)``
+The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate, throttle,
+context)``
 returns a ``Reply`` (``server.mcp.jsonrpc``, with the JSON-RPC bodies) and the app writes it; its
 two halves, ``answer`` (no waiting) and ``batch`` (a coroutine), let the app await only a batch
 (a coroutine and a ``functools.partial`` less per call: 132,056 -> 129,946 instructions a
 ``tools/call``, ``bench/run_instructions.py``). Keys, limits, quota and the request log come in
-through a ``Gate`` per request (``None`` = no auth, the ``--no-auth`` mode), so REST and MCP share
-one implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself
+through the service's ``Gate`` (``None`` = no auth, the ``--no-auth`` mode), called with the
+caller's context of the exchange, so REST and MCP share one implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself
 (client, server, starlette, httpx2) costs over a second of start-up per worker and is not needed
 here.
 """
@@ -82,13 +83,15 @@ BATCH_VERSION = "2025-03-26"
 MAX_BATCH = 16
 
 class Gate(Protocol):
-    """The service's keys, limits, quota and request log, as seen by the MCP route."""
+    """The service's keys, limits, quota and request log, as seen by the MCP route. One for the
+    service; ``context`` is the exchange's own (what the caller passed to ``handle``/``answer``:
+    the app's request context), so no gate object is made per request."""
 
-    def admit(self, headers: RequestHeaders) -> tuple[Any, HarmonyError | None]:
+    def admit(self, context: Any, headers: RequestHeaders) -> tuple[Any, HarmonyError | None]:
         """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
         ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
 
-    def settle(self, ticket: Any, operation: str, status: int, error: str | None,
+    def settle(self, context: Any, ticket: Any, operation: str, status: int, error: str | None,
                started: float, body: bytes, symbol: str | None = None) -> Headers:
         """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
         when ``status`` is 2xx; return the quota and rate-limit headers for the response. (The
@@ -115,6 +118,7 @@ class _Request:
     modern: bool  # per-request era: results carry resultType and the serverInfo stamp
     headers: RequestHeaders
     gate: Gate | None
+    context: Any
     extra_headers: Sequence[tuple[str, str]] = ()  # the gate's, once a tool call is settled
 
 
@@ -133,15 +137,17 @@ class McpEndpoint:
         }
 
     async def handle(self, method: str, headers: RequestHeaders, body: bytes,
-                     gate: Gate | None = None, throttle: Throttle | None = None) -> Reply:
-        """One HTTP exchange. ``headers`` are looked up by lower-case name."""
-        answer = self.answer(method, headers, body, gate)
+                     gate: Gate | None = None, throttle: Throttle | None = None,
+                     context: Any = None) -> Reply:
+        """One HTTP exchange. ``headers`` are looked up by lower-case name; ``context`` goes to
+        each of ``gate``'s calls."""
+        answer = self.answer(method, headers, body, gate, context)
         if isinstance(answer, list):
-            return await self.batch(answer, headers, gate, throttle)
+            return await self.batch(answer, headers, gate, throttle, context)
         return answer
 
     def answer(self, method: str, headers: RequestHeaders, body: bytes,
-               gate: Gate | None = None) -> Reply | list[Any]:
+               gate: Gate | None = None, context: Any = None) -> Reply | list[Any]:
         """``handle`` without waiting: the ``Reply``, or for a JSON-RPC batch (whose elements
         yield the worker between them) its messages, to pass to ``batch``."""
         if method != "POST":
@@ -167,13 +173,13 @@ class McpEndpoint:
                               f"invalid request: JSON-RPC batches were removed after protocol "
                               f"{BATCH_VERSION}; send one message a request (this one says "
                               f"{version})", 400)
-        return self._message(message, headers, gate, version)
+        return self._message(message, headers, gate, context, version)
 
     # Below, everything but a batch (which yields between its elements) runs without waiting:
     # plain calls, no coroutine per layer.
 
     def _message(self, message: Any, headers: RequestHeaders, gate: Gate | None,
-                 version: str | None) -> Reply:
+                 context: Any, version: str | None) -> Reply:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
@@ -182,10 +188,11 @@ class McpEndpoint:
                 return Reply(202)  # nothing to answer, so no body and no content-type
             if "id" not in message:
                 return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-        return self._request(message, headers, gate, version)
+        return self._request(message, headers, gate, context, version)
 
     async def batch(self, messages: list[Any], headers: RequestHeaders,
-                    gate: Gate | None, throttle: Throttle | None) -> Reply:
+                    gate: Gate | None, throttle: Throttle | None, context: Any = None
+                    ) -> Reply:
         """A JSON-RPC batch of at most ``MAX_BATCH`` messages: each answered as if posted alone,
         in order, the answers in one array; notifications and responses get none (only those:
         202). Each element after the first counts against ``throttle`` as a request of its own,
@@ -203,7 +210,8 @@ class McpEndpoint:
         for index, message in enumerate(messages):
             if index:
                 await asyncio.sleep(0)
-            reply = self._element(message, headers, gate, throttle if index else None)
+            reply = self._element(message, headers, gate, context,
+                                  throttle if index else None)
             if reply.status != 202:
                 answers.append(reply.body)
                 merged.update(reply.headers)
@@ -213,7 +221,7 @@ class McpEndpoint:
         return Reply(200, b"[" + b",".join(answers) + b"]", list(merged.items()))
 
     def _element(self, message: Any, headers: RequestHeaders, gate: Gate | None,
-                       throttle: Throttle | None) -> Reply:
+                 context: Any, throttle: Throttle | None) -> Reply:
         """One message of a batch, counted by ``throttle`` first. When it refuses, a valid
         request gets the refusal as its error, under its id; anything else runs nothing anyway,
         so it is answered as without the throttle: a notification or response is dropped (202),
@@ -224,10 +232,11 @@ class McpEndpoint:
             except HarmonyError as refused:
                 if _is_request(message):
                     return service_reply(message["id"], refused, [])
-        return self._message(message, headers, gate, headers.get("mcp-protocol-version"))
+        return self._message(message, headers, gate, context,
+                             headers.get("mcp-protocol-version"))
 
     def _request(self, message: dict[str, Any], headers: RequestHeaders, gate: Gate | None,
-                 version: str | None) -> Reply:
+                 context: Any, version: str | None) -> Reply:
         """One request; ``version`` is the MCP-Protocol-Version header."""
         rid, name = message["id"], message.get("method")
         if isinstance(rid, bool) or not isinstance(rid, int | str):
@@ -252,7 +261,7 @@ class McpEndpoint:
                 code, text, data = rejection
                 return rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
             modern = True
-        request = _Request(rid, name, params, modern, headers, gate)
+        request = _Request(rid, name, params, modern, headers, gate, context)
         handler = self._methods.get(name)
         try:
             if handler is None or (modern and name == "initialize"):
@@ -292,7 +301,7 @@ class McpEndpoint:
         if gate is None:
             payload, error = _outcome(tool, arguments, encoded)
             return _call_result(payload, error is not None, request.modern)
-        ticket, refused = gate.admit(request.headers)
+        ticket, refused = gate.admit(request.context, request.headers)
         payload, error, status = b"", refused, 499  # 499 stands until the call has an outcome
         try:
             if refused is None:
@@ -300,8 +309,9 @@ class McpEndpoint:
             status = 200 if error is None else STATUS.get(error.code, 500)
         finally:  # every admitted call is settled: quota spent on success only, one log row
             request.extra_headers = gate.settle(
-                ticket, tool.operation, status, None if error is None else error.code, started,
-                encoded, error.symbol if isinstance(error, InvalidChord) else None)
+                request.context, ticket, tool.operation, status,
+                None if error is None else error.code, started, encoded,
+                error.symbol if isinstance(error, InvalidChord) else None)
         if refused is not None:
             raise refused  # an HTTP-level answer, with the headers ``settle`` gave
         return _call_result(payload, error is not None, request.modern)
