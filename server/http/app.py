@@ -90,7 +90,7 @@ class HarmonyApp:
                  counters: Counters | None = None) -> None:
         self.settings = settings
         self.store = store
-        self.routes = build_routes(operations)
+        self.routes = build_routes(operations, settings.max_body)
         self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
                                allow_loopback=settings.profile == "local")
         self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
@@ -186,7 +186,7 @@ class HarmonyApp:
             else:
                 assert ctx.route is not None
                 if ctx.method in _WITH_BODY:
-                    ctx.body = await ctx.reader.read(self._body_cap(ctx))
+                    ctx.body = await ctx.reader.read(ctx.route.max_body)
                 answered = ctx.route.handler(self, ctx, ctx.body)
                 # a handler that must wait gives an awaitable: only then a coroutine runs
                 response = answered if isinstance(answered, Response) else await answered
@@ -201,7 +201,7 @@ class HarmonyApp:
                 # a JSON-RPC error answers the request's id, as /mcp's key refusals do:
                 # read the (size-checked) body of a policy refusal to find it
                 with contextlib.suppress(HarmonyError, ClientDisconnected):
-                    ctx.body = await ctx.reader.read(self._body_cap(ctx))
+                    ctx.body = await ctx.reader.read(ctx.route.max_body)
             response = _refusal(ctx, exc)
         except Exception:
             # The trace goes to the server's log only; the client learns the code.
@@ -267,7 +267,7 @@ class HarmonyApp:
             raise NotFound(f"no route {ctx.path}")
         ctx.route = route
         if ctx.method not in route.methods and not _is_preflight(ctx):
-            ctx.extra_headers.append(("allow", ", ".join(sorted(route.methods))))
+            ctx.extra_headers = (("allow", ", ".join(sorted(route.methods))),)
             raise MethodNotAllowed(f"{ctx.method} is not allowed on {ctx.path}")
 
     def _cors_guard(self, ctx: Context) -> Response | None:
@@ -292,7 +292,8 @@ class HarmonyApp:
         # being read now, while the key and limits are checked (``rsgi.Body``).
         length = ctx.headers.get("content-length")
         if length is not None and length.isdigit():
-            size, cap = int(length), self._body_cap(ctx)
+            # the route's cap: the route guard, before this one, found it or refused the call
+            size, cap = int(length), ctx.route.max_body if ctx.route else self.settings.max_body
             if size > cap:
                 raise PayloadTooLarge(f"the body is over {size_text(cap)}")
             if size <= self.settings.max_body and ctx.method in _WITH_BODY:
@@ -301,20 +302,12 @@ class HarmonyApp:
     def _key_guard(self, ctx: Context) -> None:
         if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
             ctx.key = self.auth.authenticate(ctx.headers.get("authorization"))
-            ctx.operation = ctx.route.operation.name if ctx.route.operation else None
 
     def _limit_guard(self, ctx: Context) -> None:
         if ctx.key is not None:
             ctx.admission = self.limiter.admit(ctx.key)
             if ctx.admission.error is not None:
                 raise ctx.admission.error
-
-    def _body_cap(self, ctx: Context) -> int:
-        """The largest body this request may send: its route's own cap (1 MiB on /v2/render
-        and /v2/compose), else the service's (64 KiB)."""
-        if ctx.route is not None and ctx.route.max_body is not None:
-            return ctx.route.max_body
-        return self.settings.max_body
 
     # ------------------------------------------------------------------ after the answer
 
@@ -330,19 +323,20 @@ class HarmonyApp:
         if ctx.admission is not None:
             ctx.admission.settle(self.counters, response.status)
             response.headers += ctx.admission.headers()
-        response.headers += ctx.extra_headers
+        if ctx.extra_headers:
+            response.headers += ctx.extra_headers
         elapsed = time.perf_counter() - ctx.started
         self.metrics.observe(route.path if route else "unmatched", response.status, elapsed)
         if route is not None and route.surface is not None and not (ctx.logged or ctx.flooded):
-            if ctx.operation is None and route.operation is not None:
-                ctx.operation = route.operation.name
             error = ctx.error
-            self.log.record(LogRow(  # positional, in LogRow's order (twice as fast)
+            # the row made from its values' tuple, in LogRow's order (0.11 µs; LogRow(...)
+            # runs the NamedTuple's Python __new__: 0.26 µs)
+            self.log.record(_new_tuple(LogRow, (
                 time.time(), ctx.key.key_id if ctx.key else None, route.surface,
-                ctx.operation, response.status, error.code if error else None,
-                int(elapsed * 1e6),
+                route.operation.name if route.operation is not None else None,
+                response.status, error.code if error else None, int(elapsed * 1e6),
                 ctx.body if self.settings.store_bodies and ctx.body else None,
-                error.symbol if isinstance(error, InvalidChord) else None))
+                error.symbol if isinstance(error, InvalidChord) else None)))
 
     def _identify(self, ctx: Context) -> None:
         """The valid key of a REST or /mcp request whose key was not checked, for its log row
@@ -364,6 +358,7 @@ class HarmonyApp:
 
 
 
+_new_tuple = tuple.__new__
 _ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})
 
 

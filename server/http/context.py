@@ -5,7 +5,7 @@ satisfies), so that neither imports the app module."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from engine.errors import PayloadTooLarge
@@ -100,7 +100,7 @@ class Route:
     needs_key: bool = False           # the bearer key is checked before the handler runs
     operation: Operation | None = None
     answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
-    max_body: int | None = None       # its own body cap; None: the service's
+    max_body: int = 64 * 1024         # the largest body it takes (``build_routes`` sets it)
     page: bool = False                # an account page: UA policy applies; never logged
 
 
@@ -119,10 +119,9 @@ class Context:
     key: KeyRecord | None = None
     admission: Admission | None = None
     error: HarmonyError | None = None
-    operation: str | None = None      # for the log; the MCP handler sets the tool's operation
     logged: bool = False              # the MCP gate logged its tool call itself
     flooded: bool = False             # refused by the flood throttle: not logged, no key lookup
     body: bytes = b""
-    extra_headers: list[tuple[str, str]] = field(default_factory=list)
+    extra_headers: tuple[tuple[str, str], ...] = ()   # a refusal's own (405's Allow)
 
 

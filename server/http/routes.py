@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -80,7 +81,9 @@ def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
 HANDLERS: dict[str, Handler] = {"render": render_handler}
 
 
-def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
+def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str, Route]:
+    """The service's routes; ``max_body`` is the service's body cap, each route's own unless
+    its operation has a larger one (1 MiB on /v2/render and /v2/compose)."""
     routes = [
         Route("/", frozenset({"GET", "HEAD"}), index_handler),
         Route("/health", frozenset({"GET", "HEAD"}), health_handler),
@@ -90,9 +93,10 @@ def build_routes(operations: Mapping[str, Operation]) -> dict[str, Route]:
     ]
     routes += [Route(path, methods, page_handler, page=True)
                for path, methods in PAGE_ROUTES.items()]
+    routes = [replace(r, max_body=max_body) for r in routes]  # the service's cap
     routes += [Route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
                      surface="rest", needs_key=True, operation=op,
                      answer=None if op.name in HANDLERS else answerer(op),
-                     max_body=op.max_body)
+                     max_body=max_body if op.max_body is None else op.max_body)
                for op in operations.values() if op.available]
     return {r.path: r for r in routes}
