@@ -321,8 +321,7 @@ class HarmonyApp:
                 and self.settings.auth and not (ctx.logged or ctx.flooded):
             self._identify(ctx)
         if ctx.admission is not None:
-            ctx.admission.settle(self.counters, response.status)
-            response.headers += ctx.admission.headers()
+            response.headers += ctx.admission.settle(self.counters, response.status)
         if ctx.extra_headers:
             response.headers += ctx.extra_headers
         elapsed = time.perf_counter() - ctx.started

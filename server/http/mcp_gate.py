@@ -53,5 +53,4 @@ class McpGate:
             body if app.settings.store_bodies and body else None, symbol)))
         if ticket is None:
             return []
-        ticket.settle(app.counters, status)
-        return ticket.headers()
+        return ticket.settle(app.counters, status)
