@@ -356,8 +356,7 @@ class HarmonyApp:
         ctx.admission = self.limiter.peek(ctx.key)
 
 
-
-_new_tuple = tuple.__new__
+_new_tuple = tuple.__new__  # a NamedTuple made from its values' tuple, as its own _make does
 _ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})
 
 

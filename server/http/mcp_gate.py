@@ -12,7 +12,7 @@ from engine.errors import HarmonyError
 from server.accounts import Admission, LogRow
 from server.api import RequestHeaders
 
-_new_tuple = tuple.__new__
+_new_tuple = tuple.__new__  # a NamedTuple made from its values' tuple, as its own _make does
 
 if TYPE_CHECKING:
     from server.http.context import Context, Service

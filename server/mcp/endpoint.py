@@ -13,15 +13,15 @@ Both eras of the protocol that the installed ``mcp`` SDK client speaks are serve
   info and capabilities in ``params._meta`` and mirrored in routing headers (``_envelope``).
 
 The handler knows nothing of ASGI: ``McpEndpoint.handle(method, headers, body, gate, throttle,
-context)``
-returns a ``Reply`` (``server.mcp.jsonrpc``, with the JSON-RPC bodies) and the app writes it; its
-two halves, ``answer`` (no waiting) and ``batch`` (a coroutine), let the app await only a batch
-(a coroutine and a ``functools.partial`` less per call: 132,056 -> 129,946 instructions a
-``tools/call``, ``bench/run_instructions.py``). Keys, limits, quota and the request log come in
-through the service's ``Gate`` (``None`` = no auth, the ``--no-auth`` mode), called with the
-caller's context of the exchange, so REST and MCP share one implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package itself
-(client, server, starlette, httpx2) costs over a second of start-up per worker and is not needed
-here.
+context)`` returns a ``Reply`` (``server.mcp.jsonrpc``: a ``server.api.Response`` with the
+JSON-RPC body) and the app writes it; its two halves, ``answer`` (no waiting) and ``batch`` (a
+coroutine), let the app await only a batch (a coroutine and a ``functools.partial`` less per
+call: 132,056 -> 129,946 instructions a ``tools/call``, ``bench/run_instructions.py``). Keys,
+limits, quota and the request log come in through the service's one ``Gate`` (``None`` = no
+auth, the ``--no-auth`` mode), called with the caller's ``context`` of the exchange, so REST and
+MCP share one implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package
+itself (client, server, starlette, httpx2) costs over a second of start-up per worker and is not
+needed here.
 """
 
 from __future__ import annotations
