@@ -157,8 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         return Context("POST", "/v2/analyze", headers, "127.0.0.1", time.perf_counter())
 
     c = ctx()
-    for guard in app.guards:
-        guard(c)
+    app.guard(c)
     route = c.route
     assert route is not None and route.answer is not None
     key = c.key
