@@ -268,11 +268,13 @@ class HarmonyApp:
 
     def _cors_guard(self, ctx: Context) -> Response | None:
         origin = ctx.headers.get("origin")
+        if origin is None:  # not a browser's cross-origin call: nothing to check or answer
+            return None
         if ctx.route is not None and ctx.route.page and self.gateway.own_page(
                 origin, ctx.headers.get("host"), ctx.headers.get("sec-fetch-site")):
             return None  # a page's own form: not a cross-origin request
         self.gateway.check_origin(origin)
-        if origin is not None and _is_preflight(ctx):
+        if _is_preflight(ctx):
             assert ctx.route is not None
             return Response(204, b"", self.gateway.preflight_headers(origin, ctx.route.methods),
                             content_type="text/plain")
