@@ -125,7 +125,7 @@ class Limiter:
         self.clock = clock
         # The current minute's window, its end (epoch seconds), UTC time and month: the
         # calendar part (``gmtime``) computed once a minute, not once a call.
-        self._minute: tuple[int, int, time.struct_time, int] = (-1, 0, time.gmtime(0), 0)
+        self._minute = self._turn(clock())
 
     def admit(self, key: KeyRecord) -> Admission:
         now = self.clock()
