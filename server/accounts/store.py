@@ -437,44 +437,34 @@ class Store:
         return len(rows)
 
     def _insert_log(self, c: Any, rows: list[LogRow]) -> None:
-        # The writer's Python work holds the GIL the requests need: a batch without bodies
-        # (the default) goes to JSON as it is, with no loop over its rows here.
-        if not any(r.body for r in rows):
-            self._insert_json(c, rows)
-            return
-        batch: list[tuple[Any, ...]] = []
-        odd: list[tuple[Any, ...]] = []      # bodies not UTF-8 or with a NUL (rare): one by one
-        for r in rows:
-            values = (r.ts, r.key_id, r.surface, r.operation, r.status, r.error, r.latency_us)
-            text = _as_text(r.body)
-            if r.body and text is None:
-                odd.append((*values, r.body))
-            else:
-                batch.append((*values, text))
-        self._insert_json(c, batch)
-        c.executemany(
-            "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
-            "latency_us, body) VALUES (?,?,?,?,?,?,?,?)", odd)
+        """The batch's rows, LOG_CHUNK a statement: each statement reads one JSON text, which
+        SQLite parses with the GIL released. Row by row (executemany) took the GIL back at every
+        row, in a tug of war with the event loop: server CPU per analyze call was ~127 µs that
+        way, ~106 µs so, ~87 µs with no log at all (bench/load.py's figure, 4 runs each).
 
-    @staticmethod
-    def _insert_json(c: Any, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Rows whose first eight values are the columns in order (text bodies or None)."""
-        # Each chunk of rows is one statement reading one JSON text: SQLite parses it with the
-        # GIL released. Row by row (executemany) took the GIL back at every row, in a tug of
-        # war with the event loop: server CPU per analyze call was ~127 µs that way, ~106 µs
-        # so, ~87 µs with no log at all (bench/load.py's figure, 4 runs each).
-        # The CPU is given up between chunks: a whole batch in one statement held a core for
-        # ~3 ms, and the scheduler let requests wait that long behind it (sequential analyze
-        # p99 1.9-2.6 ms, 0.39 ms with no log); chunks of 64 rows measured 0.63-0.78 ms, for
-        # ~0.1 µs a row more (2.0 against 2.1 µs a row written).
+        The CPU is given up between chunks: a whole batch in one statement held a core for
+        ~3 ms, and the scheduler let requests wait that long behind it (sequential analyze p99
+        1.9-2.6 ms, 0.39 ms with no log); chunks of 64 rows measured 0.63-0.78 ms, for ~0.1 µs
+        a row more. A chunk's bodies (stored by default) are made text just before its
+        statement, so the writer holds the GIL for one chunk's Python at a time (~25 µs), not
+        for the whole batch's (0.6 µs a row: ~2 ms for the 3,500 rows of a busy worker's
+        quarter second). A body that is not UTF-8 or holds a NUL (rare) is inserted alone."""
+        odd: list[tuple[Any, ...]] = []
         for start in range(0, len(rows), LOG_CHUNK):
             if start:
                 os.sched_yield()
+            chunk: Sequence[tuple[Any, ...]] = rows[start:start + LOG_CHUNK]
+            if any(r[7] for r in chunk):   # LogRow.body
+                chunk = _with_text_bodies(chunk, odd)
             c.execute(
                 "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
                 "latency_us, body) SELECT value->>0, value->>1, value->>2, value->>3, "
                 "value->>4, value->>5, value->>6, CAST(value->>7 AS BLOB) FROM json_each(?)",
-                (orjson.dumps(rows[start:start + LOG_CHUNK], default=_plain_tuple),))
+                (orjson.dumps(chunk, default=_plain_tuple),))
+        if odd:
+            c.executemany(
+                "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
+                "latency_us, body) VALUES (?,?,?,?,?,?,?,?)", odd)
 
     def log_rows(self) -> list[tuple[Any, ...]]:
         return self.conn.execute(
@@ -525,15 +515,26 @@ def _plain_tuple(value: Any) -> tuple[Any, ...]:
     raise TypeError(f"not JSON: {type(value).__name__}")
 
 
-def _as_text(body: bytes | None) -> str | None:
-    """The body as text that SQLite's JSON functions give back byte for byte, else None (a NUL
-    would end SQLite's text early)."""
-    if not body or b"\0" in body:
-        return None
-    try:
-        return body.decode()
-    except UnicodeDecodeError:
-        return None
+def _with_text_bodies(rows: Sequence[tuple[Any, ...]], odd: list[tuple[Any, ...]]
+                      ) -> list[tuple[Any, ...]]:
+    """``rows`` as their first eight values, each body as text that SQLite's JSON functions give
+    back byte for byte; a row whose body cannot be (not UTF-8, or a NUL, which would end
+    SQLite's text early) goes to ``odd`` with its bytes instead."""
+    out: list[tuple[Any, ...]] = []
+    keep = out.append
+    for r in rows:
+        body = r[7]
+        if body:
+            if b"\0" not in body:
+                try:
+                    keep(r[:7] + (body.decode(),))  # noqa: RUF005 (the faster form here)
+                    continue
+                except UnicodeDecodeError:
+                    pass
+            odd.append(r[:8])
+        else:
+            keep(r[:8])
+    return out
 
 
 def _percentile(sorted_values: list[int], q: float) -> int:
