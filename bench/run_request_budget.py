@@ -12,12 +12,16 @@ GET /health. ``docs/request-cost.md`` holds the table and what the load test add
 warm-up call, and prints nothing: the program ``bench/run_instructions.py`` counts under
 valgrind. ``floor`` is ``bench/floor_app.py``'s POST (an app that does no work) through the same
 stand-ins: what the driver and the coroutine alone cost, to subtract from the others.
+``--drive KIND --opcodes`` makes the calls, then runs one more under ``sys.settrace`` and prints
+the bytecodes it ran, by function and (with ``--lines``) by line: where a call's Python goes,
+which neither a timer nor callgrind (which sees only the interpreter's C) can rank.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import os
 import statistics
@@ -26,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -69,6 +74,32 @@ class Protocol:
         self.status = status
 
 
+def print_opcodes(call: Callable[[], Any], by_line: bool) -> None:
+    """The bytecodes one ``call`` runs, by function (``file:function``, a dataclass's generated
+    ``__init__`` named by its class) or by line, most first, and their total."""
+    counts: collections.Counter[str] = collections.Counter()
+
+    def trace(frame: FrameType, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            code = frame.f_code
+            name = code.co_name
+            if code.co_filename == "<string>" and "self" in frame.f_locals:
+                name = f"{type(frame.f_locals['self']).__name__}.{name}"
+            where = f"{Path(code.co_filename).name}:{name}"
+            counts[f"{where}:{frame.f_lineno}" if by_line else where] += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    for where, n in counts.most_common():
+        print(f"{n:6d}  {where}")
+    print(f"{sum(counts.values()):6d}  in all")
+
+
 def per_call_us(fn: Callable[[], Any], calls: int = CALLS) -> float:
     rounds = []
     for _ in range(7):
@@ -87,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pause", action="store_true",
                         help="with --drive: say 'ready' and wait for a line on the standard "
                              "input before the calls, say 'done' and wait again after them")
+    parser.add_argument("--opcodes", action="store_true",
+                        help="with --drive: print the bytecodes one more call runs, by function")
+    parser.add_argument("--lines", action="store_true", help="with --opcodes: by line")
     args = parser.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="harmony-budget-"))
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(tmp / "metrics")
@@ -148,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.pause:
             print("done", flush=True)
             sys.stdin.readline()
+        if args.opcodes:
+            print_opcodes(drive, args.lines)
         app.log.queue.clear()
         loop.run_until_complete(app.shutdown())
         return 0
