@@ -11,7 +11,15 @@ from server.accounts.plans import PLANS
 from server.accounts.redis_counters import RedisCounters, counters_in_redis
 from server.accounts.requestlog import RequestLog
 from server.accounts.signin import LINK_SECONDS, SESSION_SECONDS, SignIn, csrf_ok, csrf_token
-from server.accounts.store import USAGE_GROUPS, AccountRecord, KeyRecord, LogRow, Store, StoreError
+from server.accounts.store import (
+    USAGE_GROUPS,
+    AccountRecord,
+    KeyRecord,
+    LogRow,
+    Store,
+    StoreError,
+    from_values,
+)
 
 __all__ = [
     "LINK_SECONDS",
@@ -37,6 +45,7 @@ __all__ = [
     "counters_in_redis",
     "csrf_ok",
     "csrf_token",
+    "from_values",
     "is_postgres",
     "local_path",
     "open_store",

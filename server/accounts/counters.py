@@ -41,7 +41,7 @@ from numba import njit
 
 from server.accounts import atomics
 from server.accounts.limits import Taken
-from server.accounts.store import Store
+from server.accounts.store import Store, from_values
 
 MAGIC = b"HARMCNT2"
 HEADER = struct.Struct("<8sI4x32s")      # magic, slot count, database instance id (< 64 B)
@@ -118,9 +118,6 @@ def _compile() -> None:
     _read(scratch, 2)
 
 
-_new_tuple = tuple.__new__  # a NamedTuple made from its values' tuple, as its own _make does
-
-
 def _entry(kernel: Any) -> Any:
     """The compiled machine code of a kernel that has one signature, called without numba's
     dispatcher (which matches the arguments' types first: a ``take`` cost 8.0k instructions
@@ -163,7 +160,7 @@ class SharedCounters:
         if closed:  # this call turned the month: the old one's final total, for the flush
             with self._thread_lock:
                 self._ended.append((account, month_text(closed), final, version))
-        return _new_tuple(Taken, (count, used, reserved))  # no Python __new__: 0.10 against 0.20 µs
+        return from_values(Taken, (count, used, reserved))
 
     def refund(self, account: int, month: int) -> None:
         _refund(self._words, self._account_slot(account), month)

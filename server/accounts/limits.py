@@ -20,10 +20,9 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from engine.errors import HarmonyError, QuotaExceeded, RateLimited
-from server.accounts.store import KeyRecord, Store
+from server.accounts.store import KeyRecord, Store, from_values
 
 Clock = Callable[[], float]
-_new_tuple = tuple.__new__  # a NamedTuple made from its values' tuple, as its own _make does
 
 
 class Taken(NamedTuple):  # made on every call: 0.36 µs, a frozen dataclass 0.79 µs
@@ -129,10 +128,8 @@ class Limiter:
 
     def admit(self, key: KeyRecord) -> Admission:
         now = self.clock()
-        minute = self._minute
-        if minute[0] != int(now // 60):
-            minute = self._turn(now)
-        window, end, tm, month = minute
+        minute = self._minute  # ``_current``, written out: its frame cost ~400 instructions
+        window, end, tm, month = minute if minute[0] == int(now // 60) else self._turn(now)
         taken = self.counters.take(key.key_id, window, key.per_minute, key.account_id, month,
                                    key.per_month)
         error: HarmonyError | None = None
@@ -144,19 +141,21 @@ class Limiter:
             error = QuotaExceeded(f"the monthly quota of {key.per_month} calls is used up",
                                   retryAfter=wait)
         # the window ends after ``now``, so the reset is at least a second
-        return _new_tuple(Admission, (key, month, taken, math.ceil(end - now), error))
+        return from_values(Admission, (key, month, taken, math.ceil(end - now), error))
 
     def peek(self, key: KeyRecord) -> Admission:
         """The limit state of ``key`` for the headers of a call refused before its key was
         checked (405, 403, 413; not the flood throttle's, which stays cheap): nothing is
         counted or reserved."""
         now = self.clock()
-        minute = self._minute
-        if minute[0] != int(now // 60):
-            minute = self._turn(now)
-        window, end, _, month = minute
+        window, end, _, month = self._current(now)
         taken = self.counters.peek(key.key_id, window, key.account_id, month)
-        return _new_tuple(Admission, (key, month, taken, math.ceil(end - now), None))
+        return from_values(Admission, (key, month, taken, math.ceil(end - now), None))
+
+    def _current(self, now: float) -> tuple[int, int, time.struct_time, int]:
+        """The minute of ``now``: the one kept, or a new one."""
+        minute = self._minute
+        return minute if minute[0] == int(now // 60) else self._turn(now)
 
     def _turn(self, now: float) -> tuple[int, int, time.struct_time, int]:
         """A new minute: its window, end, UTC time and month, kept until the next one."""

@@ -127,6 +127,8 @@ MIGRATIONS: tuple[str, ...] = (
 )
 USAGE_GROUPS = ("key", "day", "operation")
 LOG_CHUNK = 64     # log rows a statement (``Store._insert_log``)
+_INSERT_LOG = ("INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
+               "latency_us, body) ")
 
 
 def hash_secret(secret: str) -> str:
@@ -156,6 +158,12 @@ class KeyRecord:
     def __post_init__(self) -> None:
         object.__setattr__(self, "month_limit_header", ("x-quota-limit", str(self.per_month)))
         object.__setattr__(self, "minute_limit_header", ("ratelimit-limit", str(self.per_minute)))
+
+
+# A NamedTuple made from its values' tuple, as its own ``_make`` does: ``from_values(LogRow,
+# (...))``. Calling the class by name runs its Python ``__new__`` (0.20-0.26 µs); this 0.10 µs.
+# The request path makes its log rows, limit counts and admissions so.
+from_values = tuple.__new__
 
 
 class LogRow(NamedTuple):
@@ -457,14 +465,11 @@ class Store:
             if any(r[7] for r in chunk):   # LogRow.body
                 chunk = _with_text_bodies(chunk, odd)
             c.execute(
-                "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
-                "latency_us, body) SELECT value->>0, value->>1, value->>2, value->>3, "
-                "value->>4, value->>5, value->>6, CAST(value->>7 AS BLOB) FROM json_each(?)",
+                _INSERT_LOG + "SELECT value->>0, value->>1, value->>2, value->>3, value->>4, "
+                "value->>5, value->>6, CAST(value->>7 AS BLOB) FROM json_each(?)",
                 (orjson.dumps(chunk, default=_plain_tuple),))
         if odd:
-            c.executemany(
-                "INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
-                "latency_us, body) VALUES (?,?,?,?,?,?,?,?)", odd)
+            c.executemany(_INSERT_LOG + "VALUES (?,?,?,?,?,?,?,?)", odd)
 
     def log_rows(self) -> list[tuple[Any, ...]]:
         return self.conn.execute(

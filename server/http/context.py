@@ -5,7 +5,7 @@ satisfies), so that neither imports the app module."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from engine.errors import PayloadTooLarge
@@ -100,8 +100,8 @@ class Route:
     needs_key: bool = False           # the bearer key is checked before the handler runs
     operation: Operation | None = None
     answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
-    max_body: int = 64 * 1024         # the largest body it takes (``build_routes`` sets it)
     page: bool = False                # an account page: UA policy applies; never logged
+    max_body: int = field(kw_only=True)   # the largest body it takes (``build_routes``)
 
 
 @dataclass(slots=True)

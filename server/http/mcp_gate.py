@@ -9,10 +9,8 @@ import time
 from typing import TYPE_CHECKING
 
 from engine.errors import HarmonyError
-from server.accounts import Admission, LogRow
+from server.accounts import Admission, LogRow, from_values
 from server.api import RequestHeaders
-
-_new_tuple = tuple.__new__  # a NamedTuple made from its values' tuple, as its own _make does
 
 if TYPE_CHECKING:
     from server.http.context import Context, Service
@@ -47,7 +45,7 @@ class McpGate:
         symbol that failed to parse is counted for vocab-gaps, as on REST), give the headers."""
         context.logged = True
         app = self.app
-        app.log.record(_new_tuple(LogRow, (  # its values' tuple: no NamedTuple __new__ frame
+        app.log.record(from_values(LogRow, (
             time.time(), ticket.key.key_id if ticket else None, "mcp", operation, status, error,
             max(0, int((time.perf_counter() - started) * 1e6)),
             body if app.settings.store_bodies and body else None, symbol)))

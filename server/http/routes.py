@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -84,16 +83,16 @@ HANDLERS: dict[str, Handler] = {"render": render_handler}
 def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str, Route]:
     """The service's routes; ``max_body`` is the service's body cap, each route's own unless
     its operation has a larger one (1 MiB on /v2/render and /v2/compose)."""
+    route = functools.partial(Route, max_body=max_body)  # the service's cap
     routes = [
-        Route("/", frozenset({"GET", "HEAD"}), index_handler),
-        Route("/health", frozenset({"GET", "HEAD"}), health_handler),
-        Route("/openapi.json", frozenset({"GET", "HEAD"}), openapi_handler),
-        Route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
-        Route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
+        route("/", frozenset({"GET", "HEAD"}), index_handler),
+        route("/health", frozenset({"GET", "HEAD"}), health_handler),
+        route("/openapi.json", frozenset({"GET", "HEAD"}), openapi_handler),
+        route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
+        route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
     ]
-    routes += [Route(path, methods, page_handler, page=True)
+    routes += [route(path, methods, page_handler, page=True)
                for path, methods in PAGE_ROUTES.items()]
-    routes = [replace(r, max_body=max_body) for r in routes]  # the service's cap
     routes += [Route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
                      surface="rest", needs_key=True, operation=op,
                      answer=None if op.name in HANDLERS else answerer(op),
