@@ -1,7 +1,9 @@
-"""The granian floor for ``bench/load.py``: an RSGI app that does no work at all.
+"""The granian floor for ``bench/load.py``: an app that does no work at all, over RSGI
+(``app``, ``sized``) and over WSGI (``wsgi_app``, ``wsgi_sized``).
 
-``GET`` answers ``/health``'s bytes; ``POST`` reads the body (one ``await protocol()``, as
-``server.http.rsgi.read_body`` does) and answers a constant. Run on the same granian settings as
+``GET`` answers ``/health``'s bytes; ``POST`` reads the body (one ``await protocol()`` as
+``server.http.rsgi.Body`` does, or one ``wsgi.input.read`` of the declared length as
+``server.http.wsgi.Body`` does) and answers a constant. Run on the same granian settings as
 ``harmony serve``, it shows what a POST costs granian before any app code runs: the ceiling of
 the analyze/health ratio on this machine.
 """
@@ -52,3 +54,18 @@ class SizedFloorApp:
 
 
 sized = SizedFloorApp()
+
+
+def _wsgi(body: bytes, headers: list[tuple[str, str]]) -> Any:
+    def wsgi_app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        if environ["REQUEST_METHOD"] == "POST":
+            environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            start_response("200 OK", headers)
+            return [body]
+        start_response("200 OK", _HEADERS)
+        return [_HEALTH]
+    return wsgi_app
+
+
+wsgi_app = _wsgi(_POSTED, _HEADERS)
+wsgi_sized = _wsgi(sized.body, sized.headers)

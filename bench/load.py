@@ -1,6 +1,8 @@
 """Load benchmark of the real service: ``harmony serve --workers 2`` on loopback with auth,
 limits and logging on, a temporary database; beside it the granian floor (``bench/floor_app.py``,
-an app that does no work) on the same settings.
+an app that does no work) on the same settings. The service and its floor run over WSGI (the
+local profile's interface) unless ``--interface rsgi``; over WSGI the RSGI floor's POST is
+measured too, the floor issue 21 was written against.
 
 Targets: GET /health, POST /v2/analyze with one repeated body (the common case of a popular
 chord, answered from the worker's kept answers) and with 8,640 distinct bodies cycled so that no
@@ -17,6 +19,7 @@ Uses wrk when it is installed (``apt-get install wrk``); otherwise a small async
 keep-alive client. Loopback only, bounded: about 2.5 minutes with the defaults.
 
     .venv/bin/python bench/load.py [--rounds 3] [--seconds 5] [--connections 32] [--no-floor]
+                                   [--interface wsgi|rsgi]
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ from statistics import median, quantiles
 
 REPO = Path(__file__).resolve().parent.parent
 HARMONY = [sys.executable, "-m", "server.cli"]
+sys.path.insert(0, str(REPO))
+from server.http.settings import Settings  # noqa: E402  (the repository's own, as run)
+
+THREADS = Settings.threads  # harmony serve's request threads a worker over WSGI
 ROOTS = ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
 QUALITIES = ["", "m", "7", "maj7", "m7", "m7b5", "dim7", "6", "m6", "9", "m9", "maj9", "13",
              "7b9", "7#9", "7#11", "7alt", "sus4", "7sus4", "aug", "dim", "add9", "6/9",
@@ -267,13 +274,15 @@ def ratio(a: Target, b: Target) -> tuple[float, float, float]:
 
 
 @contextlib.contextmanager
-def floor_server(target: str, workers: int) -> Iterator[tuple[int, Callable[[], float]]]:
-    """``bench/floor_app.py``'s ``target`` on granian with ``harmony serve``'s settings: its
-    port and a reader of its CPU seconds."""
+def floor_server(target: str, workers: int, interface: str
+                 ) -> Iterator[tuple[int, Callable[[], float]]]:
+    """``bench/floor_app.py``'s ``target`` on granian with ``harmony serve``'s settings for
+    ``interface`` ("rsgi" or "wsgi"): its port and a reader of its CPU seconds."""
     port = free_port()
     code = ("from granian import Granian; from granian.constants import Interfaces, Loops; "
             f"Granian('bench.floor_app:{target}', address='127.0.0.1', port={port}, "
-            f"workers={workers}, interface=Interfaces.RSGI, loop=Loops.uvloop).serve()")
+            f"workers={workers}, interface=Interfaces.{interface.upper()}, loop=Loops.uvloop"
+            + (f", blocking_threads={THREADS}" if interface == "wsgi" else "") + ").serve()")
     server = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -306,9 +315,13 @@ def report(targets: dict[str, Target], args: argparse.Namespace) -> None:
               f"bytes and headers costs it {m['floor POST, sized'].cpu_us - m['floor POST'].cpu_us:.0f}"
               f" µs more; the app adds {m['analyze'].cpu_us - m['floor POST'].cpu_us:.0f} µs "
               f"to a POST and {m['health'].cpu_us - m['floor GET'].cpu_us:.0f} µs to a GET")
-        print(f"analyze / floor POST: {fmt(ratio(one, post))} (one body, aim >= 0.7); varied "
-              f"{fmt(ratio(varied, post))}; against the floor answering the same bytes "
-              f"{fmt(ratio(one, sized))}")
+        print(f"analyze / floor POST ({args.interface}): {fmt(ratio(one, post))} (one body, "
+              f"aim >= 0.7); varied {fmt(ratio(varied, post))}; against the floor answering "
+              f"the same bytes {fmt(ratio(one, sized))}")
+    if "RSGI floor POST" in targets:
+        print(f"analyze / RSGI floor POST (issue 21's floor): "
+              f"{fmt(ratio(one, targets['RSGI floor POST']))}; the WSGI floor's POST / the "
+              f"RSGI floor's: {fmt(ratio(targets['floor POST'], targets['RSGI floor POST']))}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
@@ -326,6 +339,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-floor", dest="floor", action="store_false",
                         help="skip the no-op granian app (bench/floor_app.py)")
+    parser.add_argument("--interface", choices=("wsgi", "rsgi"), default="wsgi",
+                        help="granian's interface for the service and its floor (wsgi: the "
+                             "local profile's; with wsgi the RSGI floor's POST is measured too)")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="harmony-bench-"))
@@ -335,7 +351,8 @@ def main() -> int:
             "--per-month", "1000000000")
     secret = harmony(db, "keys", "create", "bench")
     port = free_port()
-    env = {**os.environ, "HARMONY_FLOOD_PER_MINUTE": "1000000000"}
+    env = {**os.environ, "HARMONY_FLOOD_PER_MINUTE": "1000000000",
+           "HARMONY_INTERFACE": args.interface}
     server = subprocess.Popen([*HARMONY, "--db", str(db), "serve", "--port", str(port),
                                "--workers", str(args.workers)], cwd=REPO, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -354,12 +371,17 @@ def main() -> int:
                 # "analyze" is the like-for-like comparison, "analyze, varied" REST computing.
                 Target("mcp analyze", port, "/mcp", [MCP_BODY], server_cpu))}
             if args.floor:
-                for app, name in (("app", "floor"), ("sized", "floor POST, sized")):
-                    floor_port, floor_cpu = stack.enter_context(floor_server(app, args.workers))
-                    if app == "app":
+                prefix = "wsgi_" if args.interface == "wsgi" else ""
+                floors = [(prefix + "app", "floor POST", args.interface),
+                          (prefix + "sized", "floor POST, sized", args.interface)]
+                if args.interface == "wsgi":   # the floor issue 21 was written against
+                    floors.append(("app", "RSGI floor POST", "rsgi"))
+                for app, name, interface in floors:
+                    floor_port, floor_cpu = stack.enter_context(
+                        floor_server(app, args.workers, interface))
+                    if name == "floor POST":
                         targets["floor GET"] = Target("floor GET", floor_port, "/health", None,
                                                       floor_cpu)
-                        name = "floor POST"
                     targets[name] = Target(name, floor_port, "/v2/analyze", [ONE_BODY],
                                            floor_cpu)
             # Interleaved: each round measures every target once, so a ratio compares figures

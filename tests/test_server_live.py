@@ -1,5 +1,6 @@
 """A real ``harmony serve --workers 2`` on a free loopback port with a temporary database, set up
-through the environment (hosted profile, no request bodies kept): the first-start ``local``
+through the environment (hosted profile, no request bodies kept), over RSGI and over WSGI in
+turn: the first-start ``local``
 key, limits and the monthly quota exact across workers, CLI-made keys, quota headers on a
 refusal, /metrics summed over the workers, the log complete after SIGTERM, ``harmony usage``,
 and the secret written nowhere. Nothing here waits for the clock."""
@@ -67,15 +68,18 @@ def call(server: Server, secret: str, **headers: str) -> httpx.Response:
         return http.post(f"/v2/{OPERATION}", content=orjson.dumps(REQUEST))
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+@pytest.fixture(scope="module", params=["rsgi", "wsgi"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[Server]:
+    """The server over each of granian's two interfaces (the hosted profile's own, RSGI, and
+    WSGI, the local profile's, set by HARMONY_INTERFACE): the same guarantees over both."""
     tmp = tmp_path_factory.mktemp("live")
     (tmp / "state").mkdir()
     db = tmp / "state" / "harmony.db"   # the logs (the printed key) sit outside its folder
     port = free_port()
     out, err = tmp / "stdout.log", tmp / "stderr.log"
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "HARMONY_PROFILE": "hosted",
-           "HARMONY_STORE_BODIES": "0"}
+           "HARMONY_STORE_BODIES": "0", "HARMONY_INTERFACE": request.param}
     with out.open("wb") as o, err.open("wb") as e:
         process = subprocess.Popen(
             [*HARMONY, "--db", str(db), "serve", "--port", str(port), "--workers", "2"],

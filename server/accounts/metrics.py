@@ -11,13 +11,15 @@ counts (0.3 µs) and ``publish`` moves them into the Prometheus values, a file w
 and status that was seen rather than per request (which cost 2.55 µs a request). The app
 publishes every log interval (0.25 s, on the event loop, ``RequestLog``'s ``before``), before
 every scrape and at shutdown: a scrape sees the worker it reached exactly and the others as of
-their last interval.
+their last interval. Over WSGI the requests of a worker run on several threads and the publish
+on its loop thread, so both take the pending counts under a lock (uncontended: ~0.05 µs).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import threading
 from bisect import bisect_left
 from pathlib import Path
 from typing import Any
@@ -75,19 +77,22 @@ class Metrics:
         self._children: dict[tuple[str, int], tuple[Counter, Histogram]] = {}
         # (route, status) -> [requests, seconds in all, requests per bucket] not yet published
         self._pending: dict[tuple[str, int], list[Any]] = {}
+        self._lock = threading.Lock()
 
     def observe(self, route: str, status: int, seconds: float) -> None:
-        pending = self._pending.get((route, status))
-        if pending is None:
-            pending = self._pending[(route, status)] = [0, 0.0, [0] * len(_BOUNDS)]
-        pending[0] += 1
-        pending[1] += seconds
-        pending[2][bisect_left(_BOUNDS, seconds)] += 1   # the first bound >= seconds
+        with self._lock:
+            pending = self._pending.get((route, status))
+            if pending is None:
+                pending = self._pending[(route, status)] = [0, 0.0, [0] * len(_BOUNDS)]
+            pending[0] += 1
+            pending[1] += seconds
+            pending[2][bisect_left(_BOUNDS, seconds)] += 1   # the first bound >= seconds
 
     def publish(self) -> None:
         """Move the pending observations into the Prometheus values (as ``Histogram.observe``
         would have put them, one bucket each, through the histogram child's values)."""
-        pending, self._pending = self._pending, {}
+        with self._lock:
+            pending, self._pending = self._pending, {}
         for (route, status), (count, seconds, buckets) in pending.items():
             children = self._children.get((route, status))
             if children is None:

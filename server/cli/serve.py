@@ -63,9 +63,14 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     # runtime_threads=2, http=1-only, backpressure 32 or 4096 (default backlog/workers),
     # task_impl=rust (experimental; faster /health, not analyze). blocking_threads must be 1
     # for RSGI (granian refuses more).
-    Granian("server.http:make_app", address=ns.host, port=ns.port,
-            # RSGI: granian's own interface, the lower latency (HarmonyApp.__rsgi__).
-            interface=Interfaces.RSGI,
+    # WSGI (local profile): one thread hand-over a request, ~1.6x RSGI's throughput here;
+    # RSGI (hosted): a client holding its body back costs a task, not a thread
+    # (server.http.wsgi; docs/request-cost.md, seventh round).
+    wsgi = settings.served_interface == "wsgi"
+    Granian("server.http:make_wsgi_app" if wsgi else "server.http:make_app",
+            address=ns.host, port=ns.port,
+            interface=Interfaces.WSGI if wsgi else Interfaces.RSGI,
+            blocking_threads=settings.threads if wsgi else None,
             # uvloop, named rather than "auto" (which would prefer rloop when present): over
             # the asyncio loop, analyze p50 0.333 ms against 0.395 ms (mean of 5 runs, lower in
             # all 5), 14.8k against 12.9k req/s, server CPU 106 against 124 µs/req; /health

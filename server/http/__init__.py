@@ -1,9 +1,9 @@
-"""HTTP: the ASGI/RSGI app and its guards (``app``), routes as data and their handlers
-(``routes``, ``context``), the gateway policy (CORS, User-Agent), RSGI I/O, the OpenAPI
+"""HTTP: the ASGI/RSGI/WSGI app and its guards (``app``), routes as data and their handlers
+(``routes``, ``context``), the gateway policy (CORS, User-Agent), RSGI and WSGI I/O, the OpenAPI
 document, the service side of ``/mcp`` (``mcp_gate``) and the settings of ``harmony serve``."""
 
-from server.http.app import HarmonyApp, build_app, make_app
+from server.http.app import HarmonyApp, build_app, make_app, make_wsgi_app
 from server.http.settings import PROFILES, Settings, env_db_path, parse_origins
 
 __all__ = ["PROFILES", "HarmonyApp", "Settings", "build_app", "env_db_path", "make_app",
-           "parse_origins"]
+           "make_wsgi_app", "parse_origins"]

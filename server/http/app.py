@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import multiprocessing.util
 import sys
 import time
 import traceback
@@ -64,7 +65,7 @@ from server.api import (
     size_text,
     with_corpus,
 )
-from server.http import asgi, heap, rsgi
+from server.http import asgi, heap, rsgi, wsgi
 from server.http.asgi import Receive
 from server.http.context import Context
 from server.http.gateway import Gateway
@@ -84,6 +85,8 @@ _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})  # a GET's body, if any, is nev
 
 
 class HarmonyApp:
+    loop_thread: wsgi.LoopThread  # over WSGI only (``start_wsgi``)
+
     def __init__(self, settings: Settings, store: Store, operations: Mapping[str, Operation],
                  clock: Callable[[], float] = time.time,
                  monotonic: Callable[[], float] = time.monotonic,
@@ -162,6 +165,37 @@ class HarmonyApp:
 
     def __rsgi_del__(self, loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(self.shutdown())
+
+    # ------------------------------------------------------------------ WSGI (granian)
+    # The same pipeline again, called on granian's blocking threads: one thread hand-over a
+    # request instead of RSGI's three-thread round trips (``server.http.wsgi``).
+
+    def wsgi(self, environ: wsgi.Environ, start_response: Any) -> list[bytes]:
+        path = environ["PATH_INFO"]
+        ctx = Context(environ["REQUEST_METHOD"], path, wsgi.Headers(environ),
+                      environ.get("REMOTE_ADDR") or "unknown", time.perf_counter(),
+                      environ.get("QUERY_STRING", ""), wsgi.Body(environ))
+        route = self.routes.get(path)
+        if route is not None and route.waits:  # on the worker's loop, this thread waiting
+            response = self.loop_thread.run(self._respond(ctx))
+        else:
+            response = wsgi.run(self._respond(ctx))
+        if response is None:  # the client has gone: nothing to answer
+            start_response("499 Client Closed Request", [])
+            return []
+        return wsgi.answer(start_response, ctx.method, response)
+
+    def start_wsgi(self) -> None:
+        """Start the app for the WSGI interface: its loop thread, the log writer on it (the
+        startup RSGI's ``__rsgi_init__`` and ASGI's lifespan run), the heap settled."""
+        self.loop_thread = wsgi.LoopThread()
+        self.loop_thread.run(self.startup())
+        heap.settle()
+
+    def stop_wsgi(self) -> None:
+        """The shutdown (the log's last rows written), then the loop thread's end."""
+        self.loop_thread.run(self.shutdown())
+        self.loop_thread.stop()
 
     # ------------------------------------------------------------------ the pipeline
 
@@ -406,3 +440,13 @@ def build_app(settings: Settings | None = None, store: Store | None = None,
 def make_app() -> HarmonyApp:
     """The granian factory: settings from the environment ``harmony serve`` prepared."""
     return build_app(Settings.from_env())
+
+
+def make_wsgi_app() -> Callable[[wsgi.Environ, Any], list[bytes]]:
+    """The granian factory of the WSGI interface: the app started, stopped when its worker
+    process ends (granian's worker returns once its last request is answered; a
+    ``multiprocessing`` finalizer then runs the shutdown, which writes the log's last rows)."""
+    app = build_app(Settings.from_env())
+    app.start_wsgi()
+    multiprocessing.util.Finalize(app, app.stop_wsgi, exitpriority=10)
+    return app.wsgi

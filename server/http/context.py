@@ -101,6 +101,7 @@ class Route:
     operation: Operation | None = None
     answer: Callable[[bytes], bytes] | None = None  # request bytes -> response bytes
     page: bool = False                # an account page: UA policy applies; never logged
+    waits: bool = False               # its handler waits on the event loop (a render's pool)
     max_body: int = field(kw_only=True)   # the largest body it takes (``build_routes``)
 
 

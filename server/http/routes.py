@@ -76,8 +76,10 @@ def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return app.pages.answer(PageRequest(ctx.method, ctx.path, ctx.query, ctx.headers, body))
 
 
-# Operations whose route is not a plain answerer: a render runs in the job pool.
+# Operations whose route is not a plain answerer: a render runs in the job pool, and waits
+# for it on the event loop (over WSGI, the worker's loop thread: ``Route.waits``).
 HANDLERS: dict[str, Handler] = {"render": render_handler}
+WAITING = frozenset({"render"})
 
 
 def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str, Route]:
@@ -94,7 +96,7 @@ def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str
     routes += [route(path, methods, page_handler, page=True)
                for path, methods in PAGE_ROUTES.items()]
     routes += [Route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
-                     surface="rest", needs_key=True, operation=op,
+                     surface="rest", needs_key=True, operation=op, waits=op.name in WAITING,
                      answer=None if op.name in HANDLERS else answerer(op),
                      max_body=max_body if op.max_body is None else op.max_body)
                for op in operations.values() if op.available]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 PROFILES = ("local", "hosted")
+INTERFACES = ("", "wsgi", "rsgi")
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,10 @@ class Settings:
     render_max_seconds: int = 300           # longest audio a render may make (at most 900)
     soundfont: str = ""                     # a .sf2/.sf3; blank: the system's default GM font
     corpus: str = ""                        # search: an index folder or chart files (os.pathsep)
+    # granian's interface: "wsgi" (the faster), "rsgi" (a held-back body costs no thread), or
+    # "" for the profile's: wsgi when local, rsgi when hosted (``server.http.wsgi``)
+    interface: str = ""
+    threads: int = 8                        # WSGI: request threads per worker
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -47,6 +52,10 @@ class Settings:
                              "longest audio of 1 to 900 seconds")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
+        if self.interface not in INTERFACES:
+            raise ValueError(f"unknown interface {self.interface!r}; use wsgi or rsgi")
+        if self.threads < 1:
+            raise ValueError("a worker needs at least 1 request thread")
         if self.machines < 1:
             raise ValueError("HARMONY_MACHINES counts the machines sharing the limits: 1 or "
                              "more")
@@ -76,6 +85,11 @@ class Settings:
             variable = ENV_VARIABLES["auth"][0]
             raise ValueError(f"{variable}={e[variable]!r} is only allowed in the local profile")
         return cls(**fields)
+
+    @property
+    def served_interface(self) -> str:
+        """The interface granian serves: the one set, else the profile's."""
+        return self.interface or ("wsgi" if self.profile == "local" else "rsgi")
 
     def to_env(self) -> dict[str, str]:
         """The variables that reproduce these settings in a worker process."""
@@ -165,6 +179,8 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "key_cache_seconds": ("HARMONY_KEY_CACHE_SECONDS", NUMBER),
     "redis_url": ("HARMONY_REDIS_URL", TEXT),
     "machines": ("HARMONY_MACHINES", INT),
+    "interface": ("HARMONY_INTERFACE", TEXT),
+    "threads": ("HARMONY_THREADS", INT),
 }
 
 
