@@ -3,7 +3,9 @@ drive /mcp and the stdio proxy with the SDK's clients (test_mcp_client.py, test_
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -58,7 +60,8 @@ def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
             "--workers", "1", *(["--no-auth"] if no_auth else [])]
     log = (tmp / "server.log").open("wb")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, env={**os.environ, "HARMONY_DB": str(db)})
+                            stdin=subprocess.DEVNULL, env={**os.environ, "HARMONY_DB": str(db)},
+                            start_new_session=True)  # its own group: the workers go with it
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -70,16 +73,22 @@ def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("harmony serve did not start: "
-                                   + (tmp / "server.log").read_text(errors="replace")[-2000:])
+                                   + (tmp / "server.log").read_text(errors="replace")[-2000:]
+                                 ) from None
             time.sleep(0.1)
         yield LiveServer(url, key, db)
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        except subprocess.TimeoutExpired:   # its workers too: the whole group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+            log.close()
+            raise AssertionError("harmony serve did not stop within 15 s of SIGTERM: "
+                                 + (tmp / "server.log").read_text(errors="replace")[-2000:]
+                                 ) from None
         log.close()
 
 

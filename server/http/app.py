@@ -448,5 +448,7 @@ def make_wsgi_app() -> Callable[[wsgi.Environ, Any], list[bytes]]:
     ``multiprocessing`` finalizer then runs the shutdown, which writes the log's last rows)."""
     app = build_app(Settings.from_env())
     app.start_wsgi()
-    multiprocessing.util.Finalize(app, app.stop_wsgi, exitpriority=10)
+    # Before multiprocessing's own finalizers (priority 10 closes a queue's feeder: the render
+    # pool's would then never hear its shutdown, and the worker would wait for it forever).
+    multiprocessing.util.Finalize(app, app.stop_wsgi, exitpriority=100)
     return app.wsgi
