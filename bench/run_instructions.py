@@ -1,10 +1,11 @@
-"""Instructions per call of the app's whole ``__rsgi__`` call, counted under valgrind.
+"""Instructions per call of the app's whole ``__rsgi__`` (or WSGI) call, counted under valgrind.
 
 Timings on a shared 2-core VM drift by ±5 % between runs, and the in-process budget
 (``run_request_budget.py``) settles only to ±0.3 µs; this count repeats to a few instructions
 in 455 million (two runs of 5,000 REST calls: 455,629,719 and 455,629,746), so it shows a 1 %
 cut that a timer cannot. For each kind of call (REST analyze, MCP tools/call, GET /health, and
-``floor``: ``bench/floor_app.py``'s POST, an app that does no work, through the same driver) the
+``floor``: ``bench/floor_app.py``'s POST, an app that does no work, through the same driver;
+``wsgi-rest``, ``wsgi-mcp`` and ``wsgi-floor``: the same through the WSGI entry) the
 driver (``run_request_budget.py --drive KIND --pause``) runs under ``valgrind --tool=callgrind``:
 it builds the app, makes one warm-up call and says "ready"; the counters are zeroed
 (``callgrind_control -z``), it makes the calls and says "done"; they are dumped
@@ -33,7 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "run_request_budget.py"
-KINDS = ("rest", "mcp", "health", "floor")
+KINDS = ("rest", "mcp", "health", "floor", "wsgi-rest", "wsgi-mcp", "wsgi-floor")
 _TOTAL = re.compile(r"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{'call':8}  instructions per call (callgrind, {args.calls:,} calls)")
     for kind in args.kinds or KINDS:
-        print(f"{kind:8}  {instructions(kind, args.calls) / args.calls:,.0f}", flush=True)
+        print(f"{kind:10}  {instructions(kind, args.calls) / args.calls:,.0f}", flush=True)
     return 0
 
 

@@ -12,6 +12,8 @@ GET /health. ``docs/request-cost.md`` holds the table and what the load test add
 warm-up call, and prints nothing: the program ``bench/run_instructions.py`` counts under
 valgrind. ``floor`` is ``bench/floor_app.py``'s POST (an app that does no work) through the same
 stand-ins: what the driver and the coroutine alone cost, to subtract from the others.
+``wsgi-rest``, ``wsgi-mcp`` and ``wsgi-floor`` are the same calls through the WSGI entry
+(``HarmonyApp.wsgi``, and the floor's ``wsgi_app``) with an environ as granian makes it.
 ``--drive KIND --opcodes`` makes the calls, then runs one more under ``sys.settrace`` and prints
 the bytecodes it ran, by function and (with ``--lines``) by line: where a call's Python goes,
 which neither a timer nor callgrind (which sees only the interpreter's C) can rank.
@@ -23,6 +25,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import io
 import os
 import statistics
 import sys
@@ -44,6 +47,9 @@ FLUSHED_AT = 3_500
 BODY = b'{"chord":"Dm7b5","key":"C"}'
 MCP_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_chord",'
             b'"arguments":' + BODY + b'}}')
+
+
+DRIVES = ("rest", "mcp", "health", "floor", "wsgi-rest", "wsgi-mcp", "wsgi-floor")
 
 
 class Headers(dict[str, str]):
@@ -112,7 +118,7 @@ def per_call_us(fn: Callable[[], Any], calls: int = CALLS) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--drive", choices=("rest", "mcp", "health", "floor"),
+    parser.add_argument("--drive", choices=DRIVES,
                         help="only make --calls whole calls of this kind, then stop")
     parser.add_argument("--calls", type=int, default=CALLS)
     parser.add_argument("--pause", action="store_true",
@@ -165,15 +171,41 @@ def main(argv: list[str] | None = None) -> int:
             assert protocol.status == 200, protocol.status
         return run
 
+    from bench.floor_app import wsgi_app as wsgi_floor_app
+
+    def wsgi_call(path: str, hdrs: dict[str, str], body: bytes,
+                  target: Callable[..., list[bytes]] = app.wsgi) -> Callable[[], Any]:
+        """The same call through the WSGI entry, with an environ as granian makes it."""
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": "",
+                   "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": str(len(body))}
+        environ.update({"HTTP_" + k.upper().replace("-", "_"): v for k, v in hdrs.items()
+                        if k != "content-length"})
+        answered: list[str] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]]) -> None:
+            answered.append(status)
+
+        def run() -> None:
+            if len(app.log.queue) >= FLUSHED_AT:
+                app.log.queue.clear()
+            target({**environ, "wsgi.input": io.BytesIO(body)}, start_response)
+            assert answered.pop() == "200 OK"
+        return run
+
     rows: list[tuple[str, float]] = []
     rest, mcp = call("POST", "/v2/analyze", headers, BODY), call("POST", "/mcp", mcp_headers,
                                                                  MCP_BODY)
     health = call("GET", "/health", {"host": "bench"}, b"")
     floor = call("POST", "/v2/analyze", headers, BODY, floor_app)
-    for fn in (rest, mcp, health, floor):
+    wsgi_rest = wsgi_call("/v2/analyze", headers, BODY)
+    wsgi_mcp = wsgi_call("/mcp", mcp_headers, MCP_BODY)
+    wsgi_floor = wsgi_call("/v2/analyze", headers, BODY, wsgi_floor_app)
+    for fn in (rest, mcp, health, floor, wsgi_rest, wsgi_mcp, wsgi_floor):
         fn()
     if args.drive:
-        drive = {"rest": rest, "mcp": mcp, "health": health, "floor": floor}[args.drive]
+        drive = {"rest": rest, "mcp": mcp, "health": health, "floor": floor,
+                 "wsgi-rest": wsgi_rest, "wsgi-mcp": wsgi_mcp,
+                 "wsgi-floor": wsgi_floor}[args.drive]
         if args.pause:
             print("ready", flush=True)
             sys.stdin.readline()
@@ -232,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("whole __rsgi__: POST /mcp tools/call analyze_chord", per_call_us(mcp)))
     rows.append(("whole __rsgi__: GET /health", per_call_us(health)))
     rows.append(("whole __rsgi__: the floor app's POST (the driver's share)", per_call_us(floor)))
+    rows.append(("whole WSGI call: POST /v2/analyze", per_call_us(wsgi_rest)))
+    rows.append(("whole WSGI call: POST /mcp tools/call analyze_chord", per_call_us(wsgi_mcp)))
+    rows.append(("whole WSGI call: the floor app's POST (the driver's share)",
+                 per_call_us(wsgi_floor)))
     app.log.queue.clear()
     loop.run_until_complete(app.shutdown())
     width = max(len(n) for n, _ in rows)

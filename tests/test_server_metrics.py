@@ -3,6 +3,9 @@ Prometheus values is exactly what observing each request on its own would have r
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
@@ -59,3 +62,43 @@ def test_nothing_is_published_twice() -> None:
     text, _ = metrics.render()
     assert b'harmony_requests_total{route="/health",status="200"} 1.0' in text
     assert b'harmony_request_seconds_count{route="/health"} 1.0' in text
+
+
+def test_threads_observing_while_others_publish_lose_nothing() -> None:
+    # Over WSGI a worker's requests observe on several threads while its loop thread (and a
+    # scrape) publish: every observation is published once, whatever the interleaving (the
+    # switch interval is made tiny so the threads interleave all the time).
+    metrics = Metrics()
+    per_thread, observers = 20_000, 4
+    stop = threading.Event()
+
+    def observe() -> None:
+        for n in range(per_thread):
+            metrics.observe("/v2/analyze", 200, SECONDS[n % len(SECONDS)])
+
+    def publish() -> None:
+        while not stop.is_set():
+            metrics.publish()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        publishers = [threading.Thread(target=publish) for _ in range(2)]
+        workers = [threading.Thread(target=observe) for _ in range(observers)]
+        for thread in publishers + workers:
+            thread.start()
+        for thread in workers:
+            thread.join()
+        stop.set()
+        for thread in publishers:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    text, _ = metrics.render()
+    total = per_thread * observers
+    assert f'harmony_requests_total{{route="/v2/analyze",status="200"}} {total}.0'.encode() \
+        in text
+    assert f'harmony_request_seconds_count{{route="/v2/analyze"}} {total}.0'.encode() in text
+    expected = sum(SECONDS[n % len(SECONDS)] for n in range(per_thread)) * observers
+    assert _samples(text)[b'harmony_request_seconds_sum{route="/v2/analyze"}'] == \
+        pytest.approx(expected, rel=1e-9)

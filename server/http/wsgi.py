@@ -18,6 +18,14 @@ The pipeline is a coroutine (one pipeline for ASGI, RSGI and WSGI); over WSGI no
 waits on a loop, so ``run`` steps it to its end on the request's thread. A route that must wait
 (a render, for its process pool) runs whole on the worker's ``LoopThread`` instead, which also
 carries the request log's writer.
+
+A worker's request threads (``HARMONY_THREADS``) run the pipeline under the GIL, which passes
+between them at a body read, a compiled counter call (``nogil``) or a switch interval. What they
+share: the limit counters (compare-and-swap in shared memory, exact), the log queue (a row is
+one ``list.append``, taken by one swap), the metrics' pending counts (under a lock, as the loop
+thread publishes them), the key cache and the engine's ``lru_cache``s (one dict operation
+each, safe), and the flood throttle's per-address counts (a read and a write: two threads may
+count one call less, and a flood guard may let one more through).
 """
 
 from __future__ import annotations
