@@ -1,5 +1,5 @@
-"""The RSGI entry (``harmony serve`` runs granian's RSGI interface) gives the same answers as the
-ASGI app: driven here in-process with a scope and protocol shaped like granian's."""
+"""The RSGI entry (``harmony serve``'s interface in the hosted profile) gives the same answers as
+the ASGI app: driven here in-process with a scope and protocol shaped like granian's."""
 
 from __future__ import annotations
 

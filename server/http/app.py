@@ -3,7 +3,8 @@
     build_app(settings, store=None, operations=None) -> HarmonyApp
 
 ``HarmonyApp`` is a plain ASGI app (the tests drive it through httpx) and also speaks granian's
-RSGI, which ``harmony serve`` uses; both enter the same pipeline, ``_respond``. A request
+RSGI and WSGI, which ``harmony serve`` uses (WSGI in the local profile, RSGI in the hosted one:
+``server.http.wsgi``); all three enter the same pipeline, ``_respond``. A request
 passes the guards of ``HarmonyApp.guard`` in order (flood throttle, route, CORS, User-Agent
 policy, declared body size, key, limits); any guard may answer early. The body of a POST is
 then read (never more than 64 KiB, or its route's own cap; over RSGI a declared body within
@@ -144,8 +145,8 @@ class HarmonyApp:
                     "body": b"" if ctx.method == "HEAD" else response.body})
 
     # ------------------------------------------------------------------ RSGI (granian)
-    # ``harmony serve`` runs granian's RSGI interface: the same pipeline, but the answer
-    # leaves in one synchronous call instead of two awaited ASGI sends. Measured on this
+    # ``harmony serve`` runs granian's RSGI interface in the hosted profile: the same pipeline,
+    # but the answer leaves in one synchronous call instead of two awaited ASGI sends. On this
     # 2-core machine with a no-op app: sequential p50 72 µs (GET) / 108 µs (POST) against
     # 204 / 285 µs over ASGI.
 
