@@ -48,7 +48,7 @@ HARMONY = [sys.executable, "-m", "server.cli"]
 sys.path.insert(0, str(REPO))
 from server.http.settings import Settings  # noqa: E402  (the repository's own, as run)
 
-THREADS = Settings.threads  # harmony serve's request threads a worker over WSGI
+THREADS = Settings().request_threads  # harmony serve's request threads a worker over WSGI
 ROOTS = ["C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B"]
 QUALITIES = ["", "m", "7", "maj7", "m7", "m7b5", "dim7", "6", "m6", "9", "m9", "maj9", "13",
              "7b9", "7#9", "7#11", "7alt", "sus4", "7sus4", "aug", "dim", "add9", "6/9",

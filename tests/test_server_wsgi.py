@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -224,5 +225,7 @@ def test_the_interface_follows_the_profile_unless_set() -> None:
     assert Settings(interface="wsgi").to_env()["HARMONY_INTERFACE"] == "wsgi"
     with pytest.raises(ValueError, match="unknown interface"):
         Settings(interface="asgi")
-    with pytest.raises(ValueError, match="request thread"):
-        Settings(threads=0)
+    assert Settings().request_threads == 2 * (os.cpu_count() or 1) + 1
+    assert Settings(threads=3).request_threads == 3
+    with pytest.raises(ValueError, match="request threads"):
+        Settings(threads=-1)

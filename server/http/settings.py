@@ -36,7 +36,7 @@ class Settings:
     # granian's interface: "wsgi" (the faster), "rsgi" (a held-back body costs no thread), or
     # "" for the profile's: wsgi when local, rsgi when hosted (``server.http.wsgi``)
     interface: str = ""
-    threads: int = 8                        # WSGI: request threads per worker
+    threads: int = 0                        # WSGI: request threads a worker; 0: 2 a core + 1
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -54,8 +54,9 @@ class Settings:
             raise ValueError("the log is flushed at least once a second")
         if self.interface not in INTERFACES:
             raise ValueError(f"unknown interface {self.interface!r}; use wsgi or rsgi")
-        if self.threads < 1:
-            raise ValueError("a worker needs at least 1 request thread")
+        if self.threads < 0:
+            raise ValueError("HARMONY_THREADS is a worker's request threads: 1 or more, or 0 "
+                             "for two a core and one")
         if self.machines < 1:
             raise ValueError("HARMONY_MACHINES counts the machines sharing the limits: 1 or "
                              "more")
@@ -90,6 +91,12 @@ class Settings:
     def served_interface(self) -> str:
         """The interface granian serves: the one set, else the profile's."""
         return self.interface or ("wsgi" if self.profile == "local" else "rsgi")
+
+    @property
+    def request_threads(self) -> int:
+        """A WSGI worker's request threads: the ones set, else granian's own ceiling (two a
+        core and one, above which it warns that the interpreter is oversubscribed)."""
+        return self.threads or 2 * (os.cpu_count() or 1) + 1
 
     def to_env(self) -> dict[str, str]:
         """The variables that reproduce these settings in a worker process."""
