@@ -6,8 +6,9 @@ granian calls a WSGI app on one of its blocking threads, which holds the GIL: th
 reaches Python through one thread hand-over, where RSGI takes three threads and, for a POST,
 two round trips (the coroutine scheduled on the event loop, then the body's future resolved on
 it; ``docs/request-cost.md``, seventh round). Measured on the 2-core VM, two workers, wrk 32
-connections, interleaved: ``POST /v2/analyze`` 29-35k req/s against 19-20k over RSGI,
-sequential p50 0.11-0.15 ms against 0.24-0.27 ms.
+connections (``bench/load.py``, three runs over WSGI and one over RSGI the same hour):
+``POST /v2/analyze`` 29.6-40.6k req/s against 21.8k over RSGI, sequential p50 0.13-0.19 ms
+against 0.26 ms.
 
 The price: a body is read on the request's thread, which waits while a client holds its body
 back (granian has no body timeout), where RSGI waits with a task. So ``harmony serve`` runs
@@ -22,9 +23,9 @@ carries the request log's writer.
 A worker's request threads (``HARMONY_THREADS``) run the pipeline under the GIL, which passes
 between them at a body read, a compiled counter call (``nogil``) or a switch interval. What they
 share: the limit counters (compare-and-swap in shared memory, exact), the log queue (a row is
-one ``list.append``, taken by one swap), the metrics' pending counts (under a lock, as the loop
-thread publishes them), the key cache and the engine's ``lru_cache``s (one dict operation
-each, safe), and the flood throttle's per-address counts (a read and a write: two threads may
+one ``list.append``, taken by one swap), the metrics' running totals (each addition one
+statement; ``publish`` moves what they gained), the key cache and the engine's ``lru_cache``s
+(one dict operation each, safe), and the flood throttle's per-address counts (a read and a write: two threads may
 count one call less, and a flood guard may let one more through).
 """
 
@@ -107,11 +108,6 @@ class Body:
         if len(body) > limit:
             raise PayloadTooLarge(f"the body is over {size_text(limit)}")
         return body
-
-
-def client_host(environ: Environ) -> str:
-    host: str = environ.get("REMOTE_ADDR") or "unknown"
-    return host
 
 
 def run(pipeline: Coroutine[Any, Any, T]) -> T:
