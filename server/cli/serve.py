@@ -63,7 +63,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     # runtime_threads=2, http=1-only, backpressure 32 or 4096 (default backlog/workers),
     # task_impl=rust (experimental; faster /health, not analyze). blocking_threads must be 1
     # for RSGI (granian refuses more).
-    # WSGI (local profile): one thread hand-over a request, ~1.6x RSGI's throughput here;
+    # WSGI (local profile): one thread hand-over a request, 1.4-1.9x RSGI's throughput here;
     # RSGI (hosted): a client holding its body back costs a task, not a thread
     # (server.http.wsgi; docs/request-cost.md, seventh round).
     wsgi = settings.served_interface == "wsgi"

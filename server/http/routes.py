@@ -6,6 +6,7 @@ returns its ``Response``, or an awaitable of it when it must wait (a render, an 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
@@ -76,16 +77,20 @@ def page_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return app.pages.answer(PageRequest(ctx.method, ctx.path, ctx.query, ctx.headers, body))
 
 
-# Operations whose route is not a plain answerer: a render runs in the job pool, and waits
-# for it on the event loop (over WSGI, the worker's loop thread: ``Route.waits``).
+# Operations whose route is not a plain answerer: a render runs in the job pool.
 HANDLERS: dict[str, Handler] = {"render": render_handler}
-WAITING = frozenset({"render"})
 
 
 def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str, Route]:
     """The service's routes; ``max_body`` is the service's body cap, each route's own unless
-    its operation has a larger one (1 MiB on /v2/render and /v2/compose)."""
-    route = functools.partial(Route, max_body=max_body)  # the service's cap
+    its operation has a larger one (1 MiB on /v2/render and /v2/compose). A route whose handler
+    is a coroutine function waits on the event loop (a render, for its process pool): over
+    WSGI it runs on the worker's loop thread (``Route.waits``)."""
+
+    def route(path: str, methods: frozenset[str], handler: Handler, **fields: Any) -> Route:
+        return Route(path, methods, handler, waits=inspect.iscoroutinefunction(handler),
+                     **{"max_body": max_body, **fields})
+
     routes = [
         route("/", frozenset({"GET", "HEAD"}), index_handler),
         route("/health", frozenset({"GET", "HEAD"}), health_handler),
@@ -95,8 +100,8 @@ def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str
     ]
     routes += [route(path, methods, page_handler, page=True)
                for path, methods in PAGE_ROUTES.items()]
-    routes += [Route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
-                     surface="rest", needs_key=True, operation=op, waits=op.name in WAITING,
+    routes += [route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
+                     surface="rest", needs_key=True, operation=op,
                      answer=None if op.name in HANDLERS else answerer(op),
                      max_body=max_body if op.max_body is None else op.max_body)
                for op in operations.values() if op.available]
