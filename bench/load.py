@@ -46,6 +46,8 @@ from statistics import median, quantiles
 REPO = Path(__file__).resolve().parent.parent
 HARMONY = [sys.executable, "-m", "server.cli"]
 sys.path.insert(0, str(REPO))
+from bench.floor_app import ANALYZE_BODY  # noqa: E402
+from bench.floor_app import MCP_BODY as FLOOR_MCP_BODY  # noqa: E402
 from server.http.settings import Settings  # noqa: E402  (the repository's own, as run)
 
 THREADS = Settings().request_threads  # harmony serve's request threads a worker over WSGI
@@ -54,10 +56,9 @@ QUALITIES = ["", "m", "7", "maj7", "m7", "m7b5", "dim7", "6", "m6", "9", "m9", "
              "7b9", "7#9", "7#11", "7alt", "sus4", "7sus4", "aug", "dim", "add9", "6/9",
              "m(maj7)", "11", "m11", "13#11", "7b13", "maj7#11", "5"]
 KEYS = ROOTS + [r + "m" for r in ROOTS]
-ONE_BODY = b'{"chord":"Dm7b5","key":"C"}'
-# The same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the same run.
-MCP_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_chord",'
-            b'"arguments":' + ONE_BODY + b'}}')
+# One analysis, and the same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the
+# same run: the bodies the sized floor answers as the service does.
+ONE_BODY, MCP_BODY = ANALYZE_BODY, FLOOR_MCP_BODY
 # 12 x 30 x 24 = 8,640 distinct requests, twice the kept answers (4,096): cycled, never a hit.
 VARIED = [b'{"chord":"%s","key":"%s"}' % (f"{r}{q}".encode(), k.encode())
           for k, r, q in itertools.product(KEYS, ROOTS, QUALITIES)]
@@ -318,6 +319,12 @@ def report(targets: dict[str, Target], args: argparse.Namespace) -> None:
         print(f"analyze / floor POST ({args.interface}): {fmt(ratio(one, post))} (one body, "
               f"aim >= 0.7); varied {fmt(ratio(varied, post))}; against the floor answering "
               f"the same bytes {fmt(ratio(one, sized))}")
+        mcp_sized = targets["floor MCP, sized"]
+        print(f"the floor answering MCP's bytes / REST's (the ceiling the exchange's size sets "
+              f"for mcp / REST): {fmt(ratio(mcp_sized, sized))}; mcp / that floor "
+              f"{fmt(ratio(mcp, mcp_sized))}; the app's own CPU a call over the floor answering "
+              f"the same bytes: REST {m['analyze'].cpu_us - m['floor POST, sized'].cpu_us:.0f} "
+              f"µs, MCP {m['mcp analyze'].cpu_us - m['floor MCP, sized'].cpu_us:.0f} µs")
     if "RSGI floor POST" in targets:
         print(f"analyze / RSGI floor POST (issue 21's floor): "
               f"{fmt(ratio(one, targets['RSGI floor POST']))}; the WSGI floor's POST / the "
@@ -384,6 +391,9 @@ def main() -> int:
                                                       floor_cpu)
                     targets[name] = Target(name, floor_port, "/v2/analyze", [ONE_BODY],
                                            floor_cpu)
+                    if name == "floor POST, sized":  # and the bytes of MCP's answer
+                        targets["floor MCP, sized"] = Target(
+                            "floor MCP, sized", floor_port, "/mcp", [MCP_BODY], floor_cpu)
             # Interleaved: each round measures every target once, so a ratio compares figures
             # taken a few seconds apart.
             for n in range(args.rounds):

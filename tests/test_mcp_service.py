@@ -286,6 +286,7 @@ def test_mcp_gate_checks_keys_spends_quota_on_success_and_logs(tmp_path: Path) -
         await app.startup()
         ctx = Context("POST", "/mcp", {}, "127.0.0.1", 0.0)
         gate = app.mcp_gate
+        assert gate is not None  # auth is on
         ticket, refused = gate.admit(ctx, {})
         assert ticket is None and isinstance(refused, HarmonyError)
         assert refused.code == "unauthorized"

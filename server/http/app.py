@@ -119,7 +119,8 @@ class HarmonyApp:
         answers = {r.operation.name: r.answer for r in self.routes.values()
                    if r.operation and r.answer}
         self.mcp = McpEndpoint(tool_table([op for op in available if op.hosted_tool], answers))
-        self.mcp_gate: Gate = McpGate(self)  # keys, limits, quota and log of each tool call
+        # keys, limits, quota and log of each tool call; none in the --no-auth mode
+        self.mcp_gate: Gate | None = McpGate(self) if settings.auth else None
 
     # ------------------------------------------------------------------ ASGI
 

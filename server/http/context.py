@@ -43,7 +43,7 @@ class Service(Protocol):
     pages: AccountPages
     health_body: bytes
     openapi_body: bytes
-    mcp_gate: Gate      # called with the request's Context
+    mcp_gate: Gate | None  # called with the request's Context; None: no auth
 
     def throttle(self, client: str) -> None: ...
 

@@ -28,8 +28,6 @@ class McpGate:
               ) -> tuple[Admission | None, HarmonyError | None]:
         """Check the bearer key and count the call in its minute and month: the ticket, and the
         401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
-        if not self.app.settings.auth:
-            return None, None
         try:
             key = self.app.auth.authenticate(headers.get("authorization"))
         except HarmonyError as refused:

@@ -56,10 +56,9 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
     ``app.throttle`` for each element of a batch after the first. The endpoint's ``Reply`` is
     the response. Only a batch waits (its elements yield the worker between them): it alone
     is answered by a coroutine."""
-    gate = app.mcp_gate if app.settings.auth else None
-    reply = app.mcp.answer(ctx.method, ctx.headers, body, gate, ctx)
+    reply = app.mcp.answer(ctx.method, ctx.headers, body, app.mcp_gate, ctx)
     if isinstance(reply, list):
-        return _mcp_batch(app, ctx, reply, gate)
+        return _mcp_batch(app, ctx, reply, app.mcp_gate)
     ctx.error = reply.error  # a JSON-RPC failure's contract error, for the log row
     return reply
 
