@@ -19,6 +19,7 @@ from server.accounts.store import (
     LogRow,
     Store,
     StoreError,
+    _chunk_sizes,
     hash_secret,
 )
 
@@ -51,6 +52,17 @@ def test_a_batch_longer_than_a_statement_is_written_whole_and_in_order(
     assert store.write_log(rows, retention_days=30) == len(rows)
     assert store.log_rows() == [(r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
                                  r.latency_us, r.body) for r in rows]
+
+
+def test_a_batch_is_cut_into_few_statement_shapes() -> None:
+    # Every row once, in order; only LOG_CHUNK and the powers of two below it, so the
+    # connection prepares at most seven INSERTs however the batches fall.
+    shapes = set()
+    for rows in range(0, 5 * LOG_CHUNK):
+        sizes = list(_chunk_sizes(rows))
+        assert sum(sizes) == rows and sizes == sorted(sizes, reverse=True)
+        shapes.update(sizes)
+    assert shapes == {LOG_CHUNK >> k for k in range(7)}
 
 
 def test_retention_drops_old_bodies_only(store_address: str, opened: Opener) -> None:
