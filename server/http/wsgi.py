@@ -21,7 +21,7 @@ waits on a loop, so ``run`` steps it to its end on the request's thread. A route
 carries the request log's writer.
 
 A worker's request threads (``HARMONY_THREADS``) run the pipeline under the GIL, which passes
-between them at a body read, a compiled counter call (``nogil``) or a switch interval. What they
+between them at a body read, the answer's hand-back or a switch interval. What they
 share: the limit counters (compare-and-swap in shared memory, exact), the log queue (a row is
 one ``list.append``, taken by one swap), the metrics' running totals (each addition one
 statement; ``publish`` moves what they gained), the key cache and the engine's ``lru_cache``s
