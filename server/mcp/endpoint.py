@@ -363,7 +363,7 @@ def _is_notification_or_response(message: dict[str, Any]) -> bool:
 
 
 def _is_request(message: Any) -> bool:
-    """A JSON-RPC 2.0 request that ``_request`` would run: a method and a valid id."""
+    """A JSON-RPC 2.0 request that ``_message`` would run: a method and a valid id."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return False
     rid = message.get("id")
