@@ -515,7 +515,7 @@ def _chunk_sizes(rows: int) -> Iterator[int]:
     while rows >= LOG_CHUNK:
         rows -= LOG_CHUNK
         yield LOG_CHUNK
-    size = LOG_CHUNK
+    size = 1 << (LOG_CHUNK - 1).bit_length()  # LOG_CHUNK itself when it is a power of two
     while rows:
         size >>= 1
         if rows & size:
