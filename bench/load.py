@@ -46,8 +46,10 @@ from statistics import median, quantiles
 REPO = Path(__file__).resolve().parent.parent
 HARMONY = [sys.executable, "-m", "server.cli"]
 sys.path.insert(0, str(REPO))
-from bench.floor_app import ANALYZE_BODY  # noqa: E402
-from bench.floor_app import MCP_BODY as FLOOR_MCP_BODY  # noqa: E402
+# One analysis, and the same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the
+# same run: the bodies the sized floor answers as the service does.
+from bench.floor_app import ANALYZE_BODY as ONE_BODY  # noqa: E402
+from bench.floor_app import MCP_BODY  # noqa: E402
 from server.http.settings import Settings  # noqa: E402  (the repository's own, as run)
 
 THREADS = Settings().request_threads  # harmony serve's request threads a worker over WSGI
@@ -56,9 +58,6 @@ QUALITIES = ["", "m", "7", "maj7", "m7", "m7b5", "dim7", "6", "m6", "9", "m9", "
              "7b9", "7#9", "7#11", "7alt", "sus4", "7sus4", "aug", "dim", "add9", "6/9",
              "m(maj7)", "11", "m11", "13#11", "7b13", "maj7#11", "5"]
 KEYS = ROOTS + [r + "m" for r in ROOTS]
-# One analysis, and the same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the
-# same run: the bodies the sized floor answers as the service does.
-ONE_BODY, MCP_BODY = ANALYZE_BODY, FLOOR_MCP_BODY
 # 12 x 30 x 24 = 8,640 distinct requests, twice the kept answers (4,096): cycled, never a hit.
 VARIED = [b'{"chord":"%s","key":"%s"}' % (f"{r}{q}".encode(), k.encode())
           for k, r, q in itertools.product(KEYS, ROOTS, QUALITIES)]

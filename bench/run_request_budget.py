@@ -44,9 +44,6 @@ CALLS = 20_000
 # and the collector's passes over it were charged to whatever allocated next (orjson.loads
 # of an MCP body measured 2.4 µs in the pipeline against 0.4 µs alone).
 FLUSHED_AT = 3_500
-BODY = b'{"chord":"Dm7b5","key":"C"}'
-MCP_BODY = (b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"analyze_chord",'
-            b'"arguments":' + BODY + b'}}')
 
 
 DRIVES = ("rest", "mcp", "health", "floor", "wsgi-rest", "wsgi-mcp", "wsgi-floor")
@@ -151,13 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     loop.run_until_complete(app.startup())
     from server.http import heap
     heap.settle()  # as a worker does when granian starts it (``__rsgi_init__``)
+    # bench/load.py's bodies (an analysis, the same as an MCP tool call) and the floor apps
+    from bench.floor_app import ANALYZE_BODY as BODY
+    from bench.floor_app import MCP_BODY
+    from bench.floor_app import app as floor_app
+    from bench.floor_app import wsgi_app as wsgi_floor_app
+
     headers = {"authorization": f"Bearer {secret}", "content-type": "application/json",
                "user-agent": "harmony-bench", "content-length": str(len(BODY)),
                "host": "bench"}
     mcp_headers = {**headers, "content-length": str(len(MCP_BODY)),
                    "accept": "application/json, text/event-stream"}
-
-    from bench.floor_app import app as floor_app
 
     def call(method: str, path: str, hdrs: dict[str, str], body: bytes,
              target: Any = app) -> Callable[[], Any]:
@@ -170,8 +171,6 @@ def main(argv: list[str] | None = None) -> int:
                 coro.send(None)      # nothing in the pipeline really waits: one step
             assert protocol.status == 200, protocol.status
         return run
-
-    from bench.floor_app import wsgi_app as wsgi_floor_app
 
     def wsgi_call(path: str, hdrs: dict[str, str], body: bytes,
                   target: Callable[..., list[bytes]] = app.wsgi) -> Callable[[], Any]:

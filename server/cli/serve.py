@@ -59,7 +59,8 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     os.environ[MULTIPROC_ENV] = str(reset_metrics_dir(local))
     # Each setting measured with bench/load.py (2 workers, wrk, 2-core shared machine, 2-5
     # runs interleaved with the default; docs/granian-settings.md has the table). Left at
-    # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI; mt no better),
+    # granian's defaults, no gain beyond the noise: runtime_mode (auto = st for RSGI, mt no better;
+    # mt for WSGI, st slower),
     # runtime_threads=2, http=1-only, backpressure 32 or 4096 (default backlog/workers),
     # task_impl=rust (experimental; faster /health, not analyze). blocking_threads must be 1
     # for RSGI (granian refuses more).

@@ -167,6 +167,8 @@ class McpEndpoint:
 
     def _message(self, message: Any, headers: RequestHeaders, gate: Gate | None,
                  context: Any, version: str | None) -> Reply:
+        """One JSON-RPC message: a notification or response (202), else a request, checked
+        and answered; ``version`` is the MCP-Protocol-Version header."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return rpc_reply(None, INVALID_REQUEST,
                               "invalid request: expected one JSON-RPC 2.0 object", 400)
@@ -175,10 +177,9 @@ class McpEndpoint:
                 return Reply(202)  # nothing to answer, so no body and no content-type
             if "id" not in message:
                 return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-        # A request (one function with the checks above: a frame less a call). ``version`` is
-        # the MCP-Protocol-Version header. Types are checked with ``type(...) is``: orjson makes
-        # exact ``dict``, ``str`` and ``int`` objects, a bool is not an ``int`` that way, and
-        # ``isinstance(x, int | str)`` built a union every call.
+        # A request, in this same function (a frame less a call). Types are checked with
+        # ``type(...) is``: orjson makes exact ``dict``, ``str`` and ``int`` objects, a bool is
+        # not an ``int`` that way, and ``isinstance(x, int | str)`` built a union every call.
         rid, name = message["id"], message.get("method")
         if type(rid) not in _ID_TYPES:
             return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
