@@ -26,6 +26,7 @@ import asyncio
 import collections
 import contextlib
 import io
+import itertools
 import os
 import statistics
 import sys
@@ -157,26 +158,34 @@ def main(argv: list[str] | None = None) -> int:
     headers = {"authorization": f"Bearer {secret}", "content-type": "application/json",
                "user-agent": "harmony-bench", "content-length": str(len(BODY)),
                "host": "bench"}
-    mcp_headers = {**headers, "content-length": str(len(MCP_BODY)),
+    # An MCP client numbers its requests: the calls cycle through ids 1000-1999 (one length,
+    # so one content-length), as a client's would, never the same body twice in a row.
+    assert MCP_BODY.count(b'"id":1,') == 1
+    mcp_bodies = [MCP_BODY.replace(b'"id":1,', b'"id":%d,' % i) for i in range(1000, 2000)]
+    mcp_headers = {**headers, "content-length": str(len(mcp_bodies[0])),
                    "accept": "application/json, text/event-stream"}
 
-    def call(method: str, path: str, hdrs: dict[str, str], body: bytes,
+    def call(method: str, path: str, hdrs: dict[str, str], body: bytes | list[bytes],
              target: Any = app) -> Callable[[], Any]:
+        bodies = itertools.cycle([body] if isinstance(body, bytes) else body)
+
         def run() -> None:
             if len(app.log.queue) >= FLUSHED_AT:  # as the writer takes them under load
                 app.log.queue.clear()
-            protocol = Protocol(body)
+            protocol = Protocol(next(bodies))
             coro = target.__rsgi__(Scope(method, path, hdrs), protocol)
             with contextlib.suppress(StopIteration):
                 coro.send(None)      # nothing in the pipeline really waits: one step
             assert protocol.status == 200, protocol.status
         return run
 
-    def wsgi_call(path: str, hdrs: dict[str, str], body: bytes,
+    def wsgi_call(path: str, hdrs: dict[str, str], body: bytes | list[bytes],
                   target: Callable[..., list[bytes]] = app.wsgi) -> Callable[[], Any]:
         """The same call through the WSGI entry, with an environ as granian makes it."""
+        bodies = [body] if isinstance(body, bytes) else body
+        cycle = itertools.cycle(bodies)
         environ = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": "",
-                   "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": str(len(body))}
+                   "REMOTE_ADDR": "127.0.0.1", "CONTENT_LENGTH": str(len(bodies[0]))}
         environ.update({"HTTP_" + k.upper().replace("-", "_"): v for k, v in hdrs.items()
                         if k != "content-length"})
         answered: list[str] = []
@@ -187,17 +196,17 @@ def main(argv: list[str] | None = None) -> int:
         def run() -> None:
             if len(app.log.queue) >= FLUSHED_AT:
                 app.log.queue.clear()
-            target({**environ, "wsgi.input": io.BytesIO(body)}, start_response)
+            target({**environ, "wsgi.input": io.BytesIO(next(cycle))}, start_response)
             assert answered.pop() == "200 OK"
         return run
 
     rows: list[tuple[str, float]] = []
     rest, mcp = call("POST", "/v2/analyze", headers, BODY), call("POST", "/mcp", mcp_headers,
-                                                                 MCP_BODY)
+                                                                 mcp_bodies)
     health = call("GET", "/health", {"host": "bench"}, b"")
     floor = call("POST", "/v2/analyze", headers, BODY, floor_app)
     wsgi_rest = wsgi_call("/v2/analyze", headers, BODY)
-    wsgi_mcp = wsgi_call("/mcp", mcp_headers, MCP_BODY)
+    wsgi_mcp = wsgi_call("/mcp", mcp_headers, mcp_bodies)
     wsgi_floor = wsgi_call("/v2/analyze", headers, BODY, wsgi_floor_app)
     for fn in (rest, mcp, health, floor, wsgi_rest, wsgi_mcp, wsgi_floor):
         fn()

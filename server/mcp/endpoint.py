@@ -2,7 +2,11 @@
 
 Why not the SDK's streamable-HTTP session manager: it builds a transport, memory streams and a
 task group for every POST, about 1.3-2.2 ms of CPU per request (~600 req/s on two cores). This
-handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs.
+handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs. A
+``tools/call`` whose body differs from one seen before only in its integer id (a client numbers
+its requests) is not decoded or checked again: its plan is kept by the body's bytes around the
+id (``_kept_call``, the counterpart of REST's kept answers; a WSGI call 107,512 -> 101,495
+instructions, ``bench/run_instructions.py``).
 
 Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import re
 import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -122,6 +127,7 @@ class McpEndpoint:
             "initialize": self._initialize, "server/discover": self._discover,
             "ping": self._ping, "tools/list": self._tools_list,
         }
+        self._plans = lru_cache(maxsize=_KEPT_CALLS)(self._plan)
 
     async def handle(self, method: str, headers: RequestHeaders, body: bytes,
                      gate: Gate | None = None, throttle: Throttle | None = None,
@@ -149,6 +155,10 @@ class McpEndpoint:
             return rpc_reply(None, UNSUPPORTED_PROTOCOL_VERSION,
                               f"unsupported MCP-Protocol-Version {version!r}", 400,
                               {"supported": list(SUPPORTED_VERSIONS), "requested": version})
+        if len(body) <= _KEPT_BODY:
+            kept = self._kept_call(body, version, headers, gate, context)
+            if kept is not None:
+                return kept
         try:
             message = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -168,44 +178,15 @@ class McpEndpoint:
     def _message(self, message: Any, headers: RequestHeaders, gate: Gate | None,
                  context: Any, version: str | None) -> Reply:
         """One JSON-RPC message: a notification or response (202), else a request, checked
-        and answered; ``version`` is the MCP-Protocol-Version header."""
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            return rpc_reply(None, INVALID_REQUEST,
-                              "invalid request: expected one JSON-RPC 2.0 object", 400)
-        if "id" not in message or "method" not in message:  # not the common case, a request
-            if _is_notification_or_response(message):
-                return Reply(202)  # nothing to answer, so no body and no content-type
-            if "id" not in message:
-                return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-        # A request, in this same function (a frame less a call). Types are checked with
-        # ``type(...) is``: orjson makes exact ``dict``, ``str`` and ``int`` objects, a bool is
-        # not an ``int`` that way, and ``isinstance(x, int | str)`` built a union every call.
-        rid, name = message["id"], message.get("method")
-        if type(rid) not in _ID_TYPES:
-            return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
-                              "an integer", 400)
-        if type(name) is not str:
-            return rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string",
-                              400)
-        modern = version in MODERN_PROTOCOL_VERSIONS
-        params = message.get("params")
-        if params is None:
-            params = {}
-        elif type(params) is not dict:
-            return rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
-                              400 if modern else 200)
-        if not modern:
-            meta = params.get("_meta")
-            modern = type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta
-        if modern or name == "server/discover":
-            rejection = _envelope(name, params, headers)
-            if rejection is not None:
-                code, text, data = rejection
-                return rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
-            modern = True
+        (``_request``) and answered; ``version`` is the MCP-Protocol-Version header."""
+        request = _request(message, headers, version)
+        if isinstance(request, Reply):
+            return request
+        rid, name, params, modern = request
         try:
             if name == "tools/call":  # the one method that runs a tool: it answers itself
-                return self._tools_call(rid, params, modern, headers, gate, context)
+                tool, encoded = self._tool_arguments(params)
+                return self._tools_call(rid, tool, encoded, modern, headers, gate, context)
             handler = self._methods.get(name)
             if handler is None or (modern and name == "initialize"):
                 raise _RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
@@ -214,6 +195,51 @@ class McpEndpoint:
             status = _MODERN_STATUS.get(e.code, 200) if modern else 200
             return rpc_reply(rid, e.code, e.message, status, e.data)
         return Reply(200, result_body(rid, result), [JSON])
+
+    # -- kept calls: a tools/call seen before, but for its id ----------------------------------
+
+    def _kept_call(self, body: bytes, version: str | None, headers: RequestHeaders,
+                   gate: Gate | None, context: Any) -> Reply | None:
+        """The answer of a ``tools/call`` whose body, but for its integer id, was checked
+        before (``_plan``), without decoding or checking it again; ``None`` for any other body,
+        which takes the full path. The counterpart of REST's kept answers, keyed by the body
+        bytes: an MCP client numbers its requests, so the same call never has the same body."""
+        found = _ID.search(body)
+        if found is None:
+            return None
+        start, end = found.span(1)
+        plan = self._plans(version, body[:start], body[end:])
+        if plan is None:
+            return None
+        tool, encoded, modern, params = plan
+        if modern and _envelope("tools/call", params, headers) is not None:
+            return None  # the routing headers do not mirror the body: the full path says so
+        return self._tools_call(int(found[1]), tool, encoded, modern, headers, gate, context)
+
+    def _plan(self, version: str | None, head: bytes, tail: bytes) -> _Plan | None:
+        """What a body ``head + id + tail`` asks, for any integer id: a valid ``tools/call`` of
+        a known tool with object arguments, its routing headers aside (checked per call).
+        ``None`` for anything else, and wherever the digits cut out are not the request's id
+        (inside a string, a nested object's "id", a key given twice): the body is decoded with
+        an id whose digits appear nowhere else in it, so only the cut can have given it."""
+        if _PROBE in head or _PROBE in tail:
+            return None
+        try:
+            message = orjson.loads(head + _PROBE + tail)
+        except orjson.JSONDecodeError:
+            return None
+        if type(message) is not dict or type(message.get("id")) is not int \
+                or message["id"] != _PROBE_ID:
+            return None
+        request = _request(message, None, version)
+        if isinstance(request, Reply) or request[1] != "tools/call":
+            return None
+        _, _, params, modern = request
+        try:
+            tool, encoded = self._tool_arguments(params)
+        except _RpcError:
+            return None
+        return tool, encoded, modern, params
 
     async def batch(self, messages: list[Any], headers: RequestHeaders,
                     gate: Gate | None, throttle: Throttle | None, context: Any = None
@@ -281,15 +307,9 @@ class McpEndpoint:
 
     # -- tools/call ----------------------------------------------------------------------------
 
-    def _tools_call(self, rid: int | str, params: dict[str, Any], modern: bool,
-                    headers: RequestHeaders, gate: Gate | None, context: Any) -> Reply:
-        """Run a tool: its name and arguments checked (-32602 spends nothing), the gate's
-        admission, the call, the gate's settlement (quota spent on success only, one log row
-        either way) and the reply with the gate's headers; a refusal (401, 429) is an
-        HTTP-level answer. One function for the route's common path: with ``_message`` taking in
-        ``_request`` and no ``_Request`` object, it cut a WSGI ``tools/call`` from 115,065 to
-        108,137 instructions (``bench/run_instructions.py``)."""
-        started = time.perf_counter()
+    def _tool_arguments(self, params: dict[str, Any]) -> tuple[McpTool, bytes]:
+        """The tool a ``tools/call`` names and its arguments encoded (the key of REST's kept
+        answers); -32602 for an unknown tool or arguments not an object."""
         name, arguments = params.get("name"), params.get("arguments")
         tool = self.tools.get(name) if type(name) is str else None
         if tool is None:
@@ -299,13 +319,23 @@ class McpEndpoint:
             arguments = {}
         elif type(arguments) is not dict:
             raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
-        encoded = orjson.dumps(arguments)
+        return tool, orjson.dumps(arguments)
+
+    def _tools_call(self, rid: int | str, tool: McpTool, encoded: bytes, modern: bool,
+                    headers: RequestHeaders, gate: Gate | None, context: Any) -> Reply:
+        """Run a tool: its name and arguments checked (-32602 spends nothing), the gate's
+        admission, the call, the gate's settlement (quota spent on success only, one log row
+        either way) and the reply with the gate's headers; a refusal (401, 429) is an
+        HTTP-level answer. One function for the route's common path: with ``_message`` taking in
+        ``_request`` and no ``_Request`` object, it cut a WSGI ``tools/call`` from 115,065 to
+        108,137 instructions (``bench/run_instructions.py``)."""
+        started = time.perf_counter()
         ticket, error = (None, None) if gate is None else gate.admit(context, headers)
         refused, payload, status = error, b"", 499  # 499 stands until the call has an outcome
         try:
             if refused is None:
                 try:
-                    payload = tool.result(arguments, encoded)
+                    payload = tool.result(encoded)
                 except Exception as exc:  # the tool's error is its result
                     error = tool_error(exc)
                     payload = orjson.dumps(error.to_dict())
@@ -338,6 +368,19 @@ def _result(payload: bytes, is_error: bool, modern: bool) -> bytes:
 
 
 _ID_TYPES = (int, str)  # a request id's, as orjson makes them (``type(True)`` is bool)
+# A kept call (``McpEndpoint._kept_call``): the body's first ``"id":`` and its integer, cut out
+# to key the plan; bodies up to _KEPT_BODY bytes, the last _KEPT_CALLS plans (each holds its
+# body's bytes about twice: at most ~4 MiB).
+_ID = re.compile(rb'"id": ?(0|[1-9][0-9]{0,14})(?![0-9])')
+_KEPT_BODY = 2048
+# The id a plan's body is decoded with: a JSON integer is written one way only (no sign, no
+# leading zero; an exponent makes a float), so where these digits appear nowhere else in the
+# body, an id that comes back as this integer came from the digits put in the cut.
+_PROBE = b"918273645546372"
+_PROBE_ID = int(_PROBE)
+_KEPT_CALLS = 1024
+# tool, arguments encoded, modern (per-request era), params (for the routing headers' check)
+_Plan = tuple[McpTool, bytes, bool, dict[str, Any]]
 _KEPT_RESULT = 4096    # bytes: results of payloads up to this size are kept (analyze: ~1.5 KB)
 _kept_result = lru_cache(maxsize=4096)(_result)
 
@@ -352,6 +395,48 @@ _DISCOVER = orjson.dumps({"supportedVersions": list(SUPPORTED_VERSIONS),
 _MODERN_EMPTY = orjson.dumps({"resultType": "complete", "_meta": _STAMP})
 _MODERN_CALL_TAIL = b',"resultType":"complete","_meta":' + orjson.dumps(_STAMP) + b"}"
 
+
+
+def _request(message: Any, headers: RequestHeaders | None, version: str | None
+             ) -> Reply | tuple[int | str, str, dict[str, Any], bool]:
+    """A JSON-RPC message checked as a request: ``(id, method, params, modern)``, or the
+    ``Reply`` for anything else (202 for a notification or response, else its error).
+    ``headers`` None skips the routing headers' mirror check (a kept call's plan: checked per
+    call)."""
+    if type(message) is not dict or message.get("jsonrpc") != "2.0":
+        return rpc_reply(None, INVALID_REQUEST,
+                         "invalid request: expected one JSON-RPC 2.0 object", 400)
+    if "id" not in message or "method" not in message:  # not the common case, a request
+        if _is_notification_or_response(message):
+            return Reply(202)  # nothing to answer, so no body and no content-type
+        if "id" not in message:
+            return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
+    # Types are checked with ``type(...) is``: orjson makes exact ``dict``, ``str`` and ``int``
+    # objects, a bool is not an ``int`` that way, and ``isinstance(x, int | str)`` built a
+    # union every call.
+    rid, name = message["id"], message.get("method")
+    if type(rid) not in _ID_TYPES:
+        return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
+                         "an integer", 400)
+    if type(name) is not str:
+        return rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string", 400)
+    modern = version in MODERN_PROTOCOL_VERSIONS
+    params = message.get("params")
+    if params is None:
+        params = {}
+    elif type(params) is not dict:
+        return rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
+                         400 if modern else 200)
+    if not modern:
+        meta = params.get("_meta")
+        modern = type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta
+    if modern or name == "server/discover":
+        rejection = _envelope(name, params, headers)
+        if rejection is not None:
+            code, text, data = rejection
+            return rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
+        modern = True
+    return rid, name, params, modern
 
 
 def _is_notification_or_response(message: dict[str, Any]) -> bool:
@@ -371,22 +456,25 @@ def _is_request(message: Any) -> bool:
     return type(message.get("method")) is str and type(rid) in _ID_TYPES
 
 
-def _envelope(method: str, params: dict[str, Any], headers: RequestHeaders
+def _envelope(method: str, params: dict[str, Any], headers: RequestHeaders | None
               ) -> tuple[int, str, Any] | None:
     """The 2026-07-28 per-request checks, in the SDK's order (``mcp.shared.inbound``): the
-    envelope in ``params._meta``, the routing headers mirroring the body, a served version.
-    Returns ``(code, message, data)`` of the first failure, ``None`` when all pass."""
+    envelope in ``params._meta``, the routing headers mirroring the body (not with ``headers``
+    None), a served version. Returns ``(code, message, data)`` of the first failure, ``None``
+    when all pass."""
     meta = params.get("_meta")
     if not isinstance(meta, dict) or PROTOCOL_VERSION_META_KEY not in meta or \
             CLIENT_CAPABILITIES_META_KEY not in meta:
         return (INVALID_PARAMS, "params._meta must carry the protocol version and the client "
                 "capabilities", None)
     version = meta[PROTOCOL_VERSION_META_KEY]
-    if headers.get("mcp-protocol-version") != version or headers.get("mcp-method") != method:
-        return HEADER_MISMATCH, "MCP-Protocol-Version or Mcp-Method header does not match", None
-    name = params.get("name") if method == "tools/call" else None
-    if name is not None and _header_value(headers.get("mcp-name")) != name:
-        return HEADER_MISMATCH, "Mcp-Name header does not match the tool name", None
+    if headers is not None:
+        if headers.get("mcp-protocol-version") != version or headers.get("mcp-method") != method:
+            return (HEADER_MISMATCH, "MCP-Protocol-Version or Mcp-Method header does not match",
+                    None)
+        name = params.get("name") if method == "tools/call" else None
+        if name is not None and _header_value(headers.get("mcp-name")) != name:
+            return HEADER_MISMATCH, "Mcp-Name header does not match the tool name", None
     if version not in MODERN_PROTOCOL_VERSIONS:
         return (UNSUPPORTED_PROTOCOL_VERSION, "unsupported protocol version",
                 {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": version})

@@ -33,11 +33,13 @@ class McpTool:
     # Without it, ``call`` runs and its result is encoded.
     answer: Callable[[bytes], bytes] | None = None
 
-    def result(self, arguments: dict[str, Any], encoded: bytes) -> bytes:
-        """The result JSON of a call; ``encoded`` is ``arguments`` as JSON."""
+    def result(self, encoded: bytes) -> bytes:
+        """The result JSON of a call whose arguments are ``encoded`` (JSON bytes): decoded
+        afresh for ``call``, so no arguments object is shared between calls (``/mcp`` keeps a
+        call's encoded arguments for its next request, ``server.mcp.endpoint``)."""
         if self.answer is not None:
             return self.answer(encoded)
-        return orjson.dumps(self.call(arguments))
+        return orjson.dumps(self.call(orjson.loads(encoded)))
 
 
 _ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
