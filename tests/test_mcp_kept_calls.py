@@ -1,8 +1,9 @@
 """Kept calls of POST /mcp: a ``tools/call`` whose body differs from one seen before only in its
 integer id is answered without decoding it again (``McpEndpoint._kept_call``). What a client
 relies on: every request is answered under its own id with the result of its own arguments,
-exactly as the full path answers it, whatever the body's layout (the id first or last, an "id"
-key inside the arguments, a key given twice), in either era of the protocol."""
+exactly as the full path answers it, whatever the body's layout (the id second or last, an "id"
+key inside the arguments, a key given twice), in either era of the protocol, and the memory the
+kept calls hold is bounded."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InvalidChord
-from server.mcp.endpoint import McpEndpoint, Reply
+from server.mcp.endpoint import _KEPT_CALLS, McpEndpoint, Reply
 from server.mcp.tools import McpTool
 
 MODERN = "2026-07-28"
@@ -115,7 +116,7 @@ def test_an_id_inside_the_arguments_or_a_key_given_twice_is_never_taken_for_the_
         b'"arguments":{"id":%d,"m":%d}},"id":918273645546372}',
     ]
     for template in bodies:
-        for first, second in ((3, 4), (5, 6), (3, 6)):
+        for first, second in ((3, 4), (3, 5), (3, 6), (5, 6), (5, 7), (5, 8)):
             body = template % (first, second)
             sent = orjson.loads(body)
             answer = orjson.loads(post(endpoint, body).body)
@@ -149,10 +150,21 @@ def test_a_kept_call_is_checked_again_against_each_requests_headers():
     reply = post(endpoint, body_of(3, {}, meta=ENVELOPE), routing, gate)
     assert reply.status == 200 and orjson.loads(reply.body)["id"] == 3
     # a body kept under no version header is checked afresh under the per-request era's
-    assert post(endpoint, body_of(4, {}), gate=gate).status == 200
-    reply = post(endpoint, body_of(5, {}), routing, gate)
+    for rid in (4, 5, 6):
+        assert post(endpoint, body_of(rid, {}), gate=gate).status == 200
+    reply = post(endpoint, body_of(7, {}), routing, gate)
     assert reply.status == 400 and orjson.loads(reply.body)["error"]["code"] == -32602
-    assert len(gate.settled) == 3  # the refused requests ran nothing
+    assert len(gate.settled) == 5  # the refused requests ran nothing
+
+
+def test_the_calls_kept_are_bounded():
+    endpoint = McpEndpoint({"echo_all": ECHO})
+    for n in range(3 * _KEPT_CALLS):
+        for rid in (1, 2):
+            reply = post(endpoint, body_of(rid, {"n": n}))
+            assert orjson.loads(reply.body)["result"]["structuredContent"] == {
+                "arguments": {"n": n}}
+        assert len(endpoint._kept) <= _KEPT_CALLS
 
 
 ARGUMENTS = st.dictionaries(st.sampled_from(["id", "chord", 'x"id', "key", "n"]),

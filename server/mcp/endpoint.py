@@ -5,8 +5,8 @@ task group for every POST, about 1.3-2.2 ms of CPU per request (~600 req/s on tw
 handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs. A
 ``tools/call`` whose body differs from one seen before only in its integer id (a client numbers
 its requests) is not decoded or checked again: its plan is kept by the body's bytes around the
-id (``_kept_call``, the counterpart of REST's kept answers; a WSGI call 107,512 -> 101,495
-instructions, ``bench/run_instructions.py``).
+id (``_kept_call``, the counterpart of REST's kept answers; a WSGI call with numbered ids
+108,076 -> 101,512 instructions, ``bench/run_instructions.py``).
 
 Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
 
@@ -33,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import re
 import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -127,7 +126,9 @@ class McpEndpoint:
             "initialize": self._initialize, "server/discover": self._discover,
             "ping": self._ping, "tools/list": self._tools_list,
         }
-        self._plans = lru_cache(maxsize=_KEPT_CALLS)(self._plan)
+        # kept calls, by (version header, body before the id, body after it): a plan, False
+        # (seen once), True (not a call that can be kept)
+        self._kept: dict[tuple[str | None, bytes, bytes], _Plan | bool] = {}
 
     async def handle(self, method: str, headers: RequestHeaders, body: bytes,
                      gate: Gate | None = None, throttle: Throttle | None = None,
@@ -203,18 +204,41 @@ class McpEndpoint:
         """The answer of a ``tools/call`` whose body, but for its integer id, was checked
         before (``_plan``), without decoding or checking it again; ``None`` for any other body,
         which takes the full path. The counterpart of REST's kept answers, keyed by the body
-        bytes: an MCP client numbers its requests, so the same call never has the same body."""
-        found = _ID.search(body)
-        if found is None:
+        bytes: an MCP client numbers its requests, so the same call never has the same body.
+        A body is only remembered the first time (the full path answers it), and planned the
+        second: a call never repeated pays for no plan (planning every body cost a call seen
+        once ~2 µs in process; remembering it costs ~0.7 µs)."""
+        if body.startswith(_ID_FIRST):  # {"jsonrpc":"2.0","id":7,... (the Python SDK's)
+            end = body.find(b",", _AFTER_ID_FIRST)
+            if end < 0:
+                return None
+            digits = body[_AFTER_ID_FIRST:end]
+            key = (version, _ID_FIRST, body[end:])
+        elif body.endswith(_ID_LAST_END):  # {"method":...,"id":7} (the id last)
+            start = body.rfind(_ID_LAST)
+            if start < 0:
+                return None
+            digits = body[start + _ID_LAST_LEN:-1]
+            key = (version, body[:start + _ID_LAST_LEN], _ID_LAST_END)
+        else:
             return None
-        start, end = found.span(1)
-        plan = self._plans(version, body[:start], body[end:])
-        if plan is None:
+        if not digits.isdigit() or len(digits) > 15 or (digits[0] == 48 and len(digits) > 1):
+            return None  # not a JSON integer as a kept call's id is written (no sign, no 0s)
+        kept = self._kept
+        plan = kept.get(key)
+        if plan is None:  # the first time: remembered, answered by the full path
+            if len(kept) >= _KEPT_CALLS:
+                kept.clear()  # bounded; the calls that repeat are soon planned again
+            kept[key] = False
+            return None
+        if plan is False:  # the second time: planned (True: not a call that can be kept)
+            plan = kept[key] = self._plan(version, key[1], key[2]) or True
+        if isinstance(plan, bool):
             return None
         tool, encoded, modern, params = plan
         if modern and _envelope("tools/call", params, headers) is not None:
             return None  # the routing headers do not mirror the body: the full path says so
-        return self._tools_call(int(found[1]), tool, encoded, modern, headers, gate, context)
+        return self._tools_call(int(digits), tool, encoded, modern, headers, gate, context)
 
     def _plan(self, version: str | None, head: bytes, tail: bytes) -> _Plan | None:
         """What a body ``head + id + tail`` asks, for any integer id: a valid ``tools/call`` of
@@ -222,10 +246,11 @@ class McpEndpoint:
         ``None`` for anything else, and wherever the digits cut out are not the request's id
         (inside a string, a nested object's "id", a key given twice): the body is decoded with
         an id whose digits appear nowhere else in it, so only the cut can have given it."""
-        if _PROBE in head or _PROBE in tail:
+        probed = head + _PROBE + tail
+        if probed.count(_PROBE) != 1:
             return None
         try:
-            message = orjson.loads(head + _PROBE + tail)
+            message = orjson.loads(probed)
         except orjson.JSONDecodeError:
             return None
         if type(message) is not dict or type(message.get("id")) is not int \
@@ -368,10 +393,15 @@ def _result(payload: bytes, is_error: bool, modern: bool) -> bytes:
 
 
 _ID_TYPES = (int, str)  # a request id's, as orjson makes them (``type(True)`` is bool)
-# A kept call (``McpEndpoint._kept_call``): the body's first ``"id":`` and its integer, cut out
-# to key the plan; bodies up to _KEPT_BODY bytes, the last _KEPT_CALLS plans (each holds its
-# body's bytes about twice: at most ~4 MiB).
-_ID = re.compile(rb'"id": ?(0|[1-9][0-9]{0,14})(?![0-9])')
+# A kept call (``McpEndpoint._kept_call``): the id where clients write it, cut out to key the
+# plan: second, after "jsonrpc" (the Python SDK: httpx's compact JSON of the request's fields in
+# order), or last (a client that adds the id to a request made before). A ``"id":`` anywhere
+# else, or spaced, takes the full path. Bodies up to _KEPT_BODY bytes, at most _KEPT_CALLS
+# bodies kept (each holds its body's bytes about twice: at most ~4 MiB).
+_ID_FIRST = b'{"jsonrpc":"2.0","id":'
+_AFTER_ID_FIRST = len(_ID_FIRST)
+_ID_LAST, _ID_LAST_END = b',"id":', b"}"
+_ID_LAST_LEN = len(_ID_LAST)
 _KEPT_BODY = 2048
 # The id a plan's body is decoded with: a JSON integer is written one way only (no sign, no
 # leading zero; an exponent makes a float), so where these digits appear nowhere else in the
