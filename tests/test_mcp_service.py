@@ -335,3 +335,32 @@ def test_mcp_tool_calls_share_the_rest_answers_and_are_still_counted(tmp_path: P
     assert [r.headers["x-quota-used"] for r in (rest, *mcp)] == ["1", "2", "3", "3", "3"]
     assert [row[2] for row in store.log_rows()] == ["rest", "mcp", "mcp", "mcp", "mcp"]
     assert [(g["symbol"], g["count"]) for g in store.vocab_gaps()] == [("H7", 2)]
+
+
+def test_numbered_tool_calls_are_each_admitted_counted_and_logged(tmp_path: Path) -> None:
+    """A client numbers its calls: after the second, /mcp keeps the call and its result
+    (``server.mcp.endpoint``'s kept calls), and each one still passes the key, the limits and
+    the log, under its own id, with REST's answer."""
+    app, store = make(tmp_path)
+    key_id, secret = new_key(store, "tiny", plan="enterprise")
+    store.set_limits("tiny", per_minute=5, per_month=1000)
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
+        async with running(app, headers=bearer(secret)) as http:
+            rest = await http.post("/v2/analyze", json={"chord": "Dm7", "key": "C"})
+            mcp = [await post_mcp(http, tool_call("analyze_chord", {"chord": "Dm7", "key": "C"},
+                                                  rid=rid)) for rid in range(1, 7)]
+            return rest, mcp
+
+    rest, mcp = run(scenario())
+    for rid, answer in enumerate(mcp[:4], start=1):
+        assert answer.status_code == 200 and answer.json()["id"] == rid
+        assert answer.json()["result"]["structuredContent"] == rest.json()
+    assert [a.headers["x-quota-used"] for a in mcp[:4]] == ["2", "3", "4", "5"]
+    for rid, answer in enumerate(mcp[4:], start=5):  # the minute's five calls are spent
+        assert answer.status_code == 429 and answer.json()["id"] == rid
+        assert answer.json()["error"]["data"]["code"] == "rate_limited"
+        assert "retry-after" in answer.headers
+    assert [(r[1], r[2], r[4], r[5]) for r in store.log_rows()] == [
+        (key_id, "rest", 200, None), *[(key_id, "mcp", 200, None)] * 4,
+        *[(key_id, "mcp", 429, "rate_limited")] * 2]

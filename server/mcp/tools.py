@@ -32,6 +32,9 @@ class McpTool:
     # the same kept answers for analyze and resolve, so a repeated call skips the engine.
     # Without it, ``call`` runs and its result is encoded.
     answer: Callable[[bytes], bytes] | None = None
+    # REST keeps this operation's answers (``Operation.cache``): /mcp may keep a call's result
+    # too, once answered without an error (``server.mcp.endpoint``'s kept calls).
+    kept: bool = False
 
     def result(self, encoded: bytes) -> bytes:
         """The result JSON of a call whose arguments are ``encoded`` (JSON bytes): decoded
@@ -64,7 +67,7 @@ def tool_table(operations: Iterable[Operation] | None = None,
             "name": op.tool, "title": title, "description": op.description,
             "inputSchema": op.request_schema, "outputSchema": op.result_schema,
             "annotations": {"title": title, **_ANNOTATIONS}},
-            (answers or {}).get(op.name) or answerer(op))
+            (answers or {}).get(op.name) or answerer(op), op.cache > 0)
     return tools
 
 
