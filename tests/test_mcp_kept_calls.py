@@ -102,10 +102,16 @@ def body_of(rid: Any, arguments: Any, order: tuple[str, ...] = ("jsonrpc", "id",
     return orjson.dumps({k: fields[k] for k in order})
 
 
-def test_numbered_calls_are_each_answered_under_their_own_id_as_the_full_path_answers(tool):
+ID_SECOND = ("jsonrpc", "id", "method", "params")  # the Python SDK's order
+ID_LAST = ("method", "params", "jsonrpc", "id")
+
+
+@pytest.mark.parametrize("order", [ID_SECOND, ID_LAST], ids=["id second", "id last"])
+def test_numbered_calls_are_each_answered_under_their_own_id_as_the_full_path_answers(
+        tool, order):
     endpoint, gate, ran = McpEndpoint({"echo_all": tool}), CountingGate(), 0
     for rid in (1, 2, 10, 0, 999_999_999_999_999):
-        body = body_of(rid, {"chord": "Dm7", "key": "C"})
+        body = body_of(rid, {"chord": "Dm7", "key": "C"}, order)
         before = len(RUNS)
         reply = post(endpoint, body, gate=gate)
         ran += len(RUNS) - before
@@ -139,16 +145,19 @@ def test_an_id_inside_the_arguments_or_a_key_given_twice_is_never_taken_for_the_
     endpoint = McpEndpoint({"echo_all": tool})
     bodies = [
         # an "id" key in the arguments comes before the request's id
-        b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo_all",'
+        b'{"method":"tools/call","jsonrpc":"2.0","params":{"name":"echo_all",'
         b'"arguments":{"id":%d}},"id":%d}',
         # a key whose name ends in "id (an escaped quote) before the request's id
-        b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo_all",'
+        b'{"method":"tools/call","jsonrpc":"2.0","params":{"name":"echo_all",'
         b'"arguments":{"x\\"id":%d}},"id":%d}',
+        # an "id" key in the arguments, and then the id given again
+        b'{"method":"tools/call","params":{"name":"echo_all","arguments":{"id":%d}},'
+        b'"jsonrpc":"2.0","id":1,"id":%d}',
         # the request's id given twice: the decoder's choice is the request's id
         b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo_all",'
         b'"arguments":{}},"id":%d}',
         # the request's id is the probe's own digits (``_PROBE``), after an "id" argument
-        b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo_all",'
+        b'{"method":"tools/call","jsonrpc":"2.0","params":{"name":"echo_all",'
         b'"arguments":{"id":%d,"m":%d}},"id":918273645546372}',
     ]
     for template in bodies:

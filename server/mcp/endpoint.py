@@ -210,13 +210,13 @@ class McpEndpoint:
         A body is only remembered the first time (the full path answers it), and planned the
         second: a call never repeated pays for no plan (planning every body cost a call seen
         once ~2 µs in process; remembering it costs ~0.7 µs)."""
-        if body.startswith(_ID_FIRST):  # {"jsonrpc":"2.0","id":7,... (the Python SDK's)
+        if body.startswith(_ID_FIRST):  # {"jsonrpc":"2.0","id":7,"method":"tools/call",...
             end = body.find(b",", _AFTER_ID_FIRST)
-            if end < 0:
-                return None
+            if end < 0 or not body.startswith(_CALL_AFTER_ID, end):
+                return None  # tools/list, ping, ...: never kept
             digits = body[_AFTER_ID_FIRST:end]
             key = (version, _ID_FIRST, body[end:])
-        elif body.endswith(_ID_LAST_END):  # {"method":...,"id":7} (the id last)
+        elif body.startswith(_CALL_FIRST) and body.endswith(_ID_LAST_END):  # ...,"id":7}
             start = body.rfind(_ID_LAST)
             if start < 0:
                 return None
@@ -253,7 +253,7 @@ class McpEndpoint:
         """A kept call whose result is kept too: a tool whose REST answers are kept (the
         engine gives the same bytes for the same arguments, as those rely on), answered before
         without an error. The gate admits and settles it as ``_tools_call`` does a success or a
-        refusal; no tool runs (a WSGI call 101,512 -> 93,900 instructions)."""
+        refusal; no tool runs (a WSGI call 101,512 -> 93,792 instructions)."""
         if gate is None:
             return Reply(200, RESULT_HEAD + digits + tail, [JSON])
         started = time.perf_counter()
@@ -423,12 +423,14 @@ def _result(payload: bytes, is_error: bool, modern: bool) -> bytes:
 
 _ID_TYPES = (int, str)  # a request id's, as orjson makes them (``type(True)`` is bool)
 # A kept call (``McpEndpoint._kept_call``): the id where clients write it, cut out to key the
-# plan: second, after "jsonrpc" (the Python SDK: httpx's compact JSON of the request's fields in
-# order), or last (a client that adds the id to a request made before). A ``"id":`` anywhere
-# else, or spaced, takes the full path. Bodies up to _KEPT_BODY bytes, at most _KEPT_CALLS
+# plan: second, after "jsonrpc", the method next (the Python SDK: httpx's compact JSON of the
+# request's fields in order), or last, the method first (a client that adds the id to a request
+# made before). Any other layout, or a spaced one, takes the full path. Bodies up to _KEPT_BODY bytes, at most _KEPT_CALLS
 # bodies kept (each holds its body's bytes about twice: at most ~4 MiB).
 _ID_FIRST = b'{"jsonrpc":"2.0","id":'
 _AFTER_ID_FIRST = len(_ID_FIRST)
+_CALL_AFTER_ID = b',"method":"tools/call",'
+_CALL_FIRST = b'{"method":"tools/call",'  # the id-last layout is kept in this order only
 _ID_LAST, _ID_LAST_END = b',"id":', b"}"
 _ID_LAST_LEN = len(_ID_LAST)
 _KEPT_BODY = 2048
