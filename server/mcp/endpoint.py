@@ -5,8 +5,9 @@ task group for every POST, about 1.3-2.2 ms of CPU per request (~600 req/s on tw
 handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs. A
 ``tools/call`` whose body differs from one seen before only in its integer id (a client numbers
 its requests) is not decoded or checked again: its plan is kept by the body's bytes around the
-id (``_kept_call``, the counterpart of REST's kept answers; a WSGI call with numbered ids
-108,076 -> 101,512 instructions, ``bench/run_instructions.py``).
+id (``_kept_call``, the counterpart of REST's kept answers), and where REST keeps the tool's
+answers its result is kept with it (``_kept_answer``): a WSGI call with numbered ids 108,076 ->
+94,925 instructions (``bench/run_instructions.py``; REST's 80,221).
 
 Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
 
@@ -31,19 +32,13 @@ needed here.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import time
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Protocol
 
 import orjson
-from mcp_types import (
-    CLIENT_CAPABILITIES_META_KEY,
-    PROTOCOL_VERSION_META_KEY,
-    SERVER_INFO_META_KEY,
-)
+from mcp_types import SERVER_INFO_META_KEY
 from mcp_types.version import (
     HANDSHAKE_PROTOCOL_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
@@ -54,7 +49,6 @@ from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
 from engine.version import PACKAGE_VERSION
 from server.api import STATUS, Headers, RequestHeaders
 from server.mcp.jsonrpc import (
-    HEADER_MISMATCH,
     INVALID_PARAMS,
     INVALID_REQUEST,
     JSON,
@@ -69,16 +63,13 @@ from server.mcp.jsonrpc import (
     rpc_reply,
     service_reply,
 )
+from server.mcp.requests import MODERN_STATUS, check_request, envelope, is_request
 from server.mcp.tools import McpTool, tool_error, tool_table
 
 SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 CAPABILITIES = {"tools": {"listChanged": False}}
 
-# Per-request era: protocol errors carry an HTTP status (the SDK's table); handshake era answers
-# them with 200 except for bodies that are not JSON-RPC at all.
-_MODERN_STATUS = {PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, HEADER_MISMATCH: 400,
-                  UNSUPPORTED_PROTOCOL_VERSION: 400, METHOD_NOT_FOUND: 404}
 MAX_BODY = 64 * 1024
 # The one version whose clients may send a JSON-RPC batch (2025-06-18 removed batches). A POST
 # without MCP-Protocol-Version is taken for it, as the transport spec asks of servers.
@@ -181,8 +172,9 @@ class McpEndpoint:
     def _message(self, message: Any, headers: RequestHeaders, gate: Gate | None,
                  context: Any, version: str | None) -> Reply:
         """One JSON-RPC message: a notification or response (202), else a request, checked
-        (``_request``) and answered; ``version`` is the MCP-Protocol-Version header."""
-        request = _request(message, headers, version)
+        (``server.mcp.requests.check_request``) and answered; ``version`` is the
+        MCP-Protocol-Version header."""
+        request = check_request(message, headers, version)
         if isinstance(request, Reply):
             return request
         rid, name, params, modern = request
@@ -195,7 +187,7 @@ class McpEndpoint:
                 raise _RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
             result = handler(params, modern)
         except _RpcError as e:
-            status = _MODERN_STATUS.get(e.code, 200) if modern else 200
+            status = MODERN_STATUS.get(e.code, 200) if modern else 200
             return rpc_reply(rid, e.code, e.message, status, e.data)
         return Reply(200, result_body(rid, result), [JSON])
 
@@ -238,7 +230,7 @@ class McpEndpoint:
         if isinstance(plan, bool):
             return None
         tool, encoded, modern, params, tail = plan
-        if modern and _envelope("tools/call", params, headers) is not None:
+        if modern and envelope("tools/call", params, headers) is not None:
             return None  # the routing headers do not mirror the body: the full path says so
         if tail is not None:
             return self._kept_answer(digits, tool, encoded, tail, headers, gate, context)
@@ -281,7 +273,7 @@ class McpEndpoint:
         if type(message) is not dict or type(message.get("id")) is not int \
                 or message["id"] != _PROBE_ID:
             return None
-        request = _request(message, None, version)
+        request = check_request(message, None, version)
         if isinstance(request, Reply) or request[1] != "tools/call":
             return None
         _, _, params, modern = request
@@ -331,7 +323,7 @@ class McpEndpoint:
             try:
                 throttle()
             except HarmonyError as refused:
-                if _is_request(message):
+                if is_request(message):
                     return service_reply(message["id"], refused, [])
         return self._message(message, headers, gate, context,
                              headers.get("mcp-protocol-version"))
@@ -421,12 +413,12 @@ def _result(payload: bytes, is_error: bool, modern: bool) -> bytes:
                      _MODERN_CALL_TAIL if modern else b"}"))
 
 
-_ID_TYPES = (int, str)  # a request id's, as orjson makes them (``type(True)`` is bool)
 # A kept call (``McpEndpoint._kept_call``): the id where clients write it, cut out to key the
 # plan: second, after "jsonrpc", the method next (the Python SDK: httpx's compact JSON of the
 # request's fields in order), or last, the method first (a client that adds the id to a request
-# made before). Any other layout, or a spaced one, takes the full path. Bodies up to _KEPT_BODY bytes, at most _KEPT_CALLS
-# bodies kept (each holds its body's bytes about twice: at most ~4 MiB).
+# made before). Any other layout, or a spaced one, takes the full path. Bodies up to _KEPT_BODY
+# bytes, at most _KEPT_CALLS of them kept, each with its plan (the params decoded, the arguments
+# encoded) and for a kept tool a result of at most _KEPT_RESULT bytes.
 _ID_FIRST = b'{"jsonrpc":"2.0","id":'
 _AFTER_ID_FIRST = len(_ID_FIRST)
 _CALL_AFTER_ID = b',"method":"tools/call",'
@@ -456,98 +448,3 @@ _DISCOVER = orjson.dumps({"supportedVersions": list(SUPPORTED_VERSIONS),
                           "_meta": _STAMP})
 _MODERN_EMPTY = orjson.dumps({"resultType": "complete", "_meta": _STAMP})
 _MODERN_CALL_TAIL = b',"resultType":"complete","_meta":' + orjson.dumps(_STAMP) + b"}"
-
-
-
-def _request(message: Any, headers: RequestHeaders | None, version: str | None
-             ) -> Reply | tuple[int | str, str, dict[str, Any], bool]:
-    """A JSON-RPC message checked as a request: ``(id, method, params, modern)``, or the
-    ``Reply`` for anything else (202 for a notification or response, else its error).
-    ``headers`` None skips the routing headers' mirror check (a kept call's plan: checked per
-    call)."""
-    if type(message) is not dict or message.get("jsonrpc") != "2.0":
-        return rpc_reply(None, INVALID_REQUEST,
-                         "invalid request: expected one JSON-RPC 2.0 object", 400)
-    if "id" not in message or "method" not in message:  # not the common case, a request
-        if _is_notification_or_response(message):
-            return Reply(202)  # nothing to answer, so no body and no content-type
-        if "id" not in message:
-            return rpc_reply(None, INVALID_REQUEST, "invalid request: no method", 400)
-    # Types are checked with ``type(...) is``: orjson makes exact ``dict``, ``str`` and ``int``
-    # objects, a bool is not an ``int`` that way, and ``isinstance(x, int | str)`` built a
-    # union every call.
-    rid, name = message["id"], message.get("method")
-    if type(rid) not in _ID_TYPES:
-        return rpc_reply(None, INVALID_REQUEST, "invalid request: id must be a string or "
-                         "an integer", 400)
-    if type(name) is not str:
-        return rpc_reply(rid, INVALID_REQUEST, "invalid request: method must be a string", 400)
-    modern = version in MODERN_PROTOCOL_VERSIONS
-    params = message.get("params")
-    if params is None:
-        params = {}
-    elif type(params) is not dict:
-        return rpc_reply(rid, INVALID_PARAMS, "invalid params: params must be an object",
-                         400 if modern else 200)
-    if not modern:
-        meta = params.get("_meta")
-        modern = type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta
-    if modern or name == "server/discover":
-        rejection = _envelope(name, params, headers)
-        if rejection is not None:
-            code, text, data = rejection
-            return rpc_reply(rid, code, text, _MODERN_STATUS[code], data)
-        modern = True
-    return rid, name, params, modern
-
-
-def _is_notification_or_response(message: dict[str, Any]) -> bool:
-    """A notification (a method, no id) or a response (an id and a result or an error, no
-    method): the transport answers both 202 Accepted, with no body. (This server sends no
-    requests, so a response has nothing to complete here; it is accepted all the same.)"""
-    if "method" in message:
-        return "id" not in message and isinstance(message["method"], str)
-    return "id" in message and ("result" in message) != ("error" in message)
-
-
-def _is_request(message: Any) -> bool:
-    """A JSON-RPC 2.0 request that ``_message`` would run: a method and a valid id."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        return False
-    rid = message.get("id")
-    return type(message.get("method")) is str and type(rid) in _ID_TYPES
-
-
-def _envelope(method: str, params: dict[str, Any], headers: RequestHeaders | None
-              ) -> tuple[int, str, Any] | None:
-    """The 2026-07-28 per-request checks, in the SDK's order (``mcp.shared.inbound``): the
-    envelope in ``params._meta``, the routing headers mirroring the body (not with ``headers``
-    None), a served version. Returns ``(code, message, data)`` of the first failure, ``None``
-    when all pass."""
-    meta = params.get("_meta")
-    if not isinstance(meta, dict) or PROTOCOL_VERSION_META_KEY not in meta or \
-            CLIENT_CAPABILITIES_META_KEY not in meta:
-        return (INVALID_PARAMS, "params._meta must carry the protocol version and the client "
-                "capabilities", None)
-    version = meta[PROTOCOL_VERSION_META_KEY]
-    if headers is not None:
-        if headers.get("mcp-protocol-version") != version or headers.get("mcp-method") != method:
-            return (HEADER_MISMATCH, "MCP-Protocol-Version or Mcp-Method header does not match",
-                    None)
-        name = params.get("name") if method == "tools/call" else None
-        if name is not None and _header_value(headers.get("mcp-name")) != name:
-            return HEADER_MISMATCH, "Mcp-Name header does not match the tool name", None
-    if version not in MODERN_PROTOCOL_VERSIONS:
-        return (UNSUPPORTED_PROTOCOL_VERSION, "unsupported protocol version",
-                {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": version})
-    return None
-
-
-def _header_value(value: str | None) -> str | None:
-    """A header value, unwrapped from the ``=?base64?...?=`` form clients use for non-ASCII."""
-    if value is None or not (value.startswith("=?base64?") and value.endswith("?=")):
-        return value
-    try:
-        return base64.b64decode(value[9:-2], validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
