@@ -48,8 +48,7 @@ HARMONY = [sys.executable, "-m", "server.cli"]
 sys.path.insert(0, str(REPO))
 # One analysis, and the same call as an MCP tool (POST /mcp, tools/call analyze_chord), in the
 # same run: the bodies the sized floor answers as the service does.
-from bench.floor_app import ANALYZE_BODY as ONE_BODY  # noqa: E402
-from bench.floor_app import MCP_BODY  # noqa: E402
+from bench.floor_app import ANALYZE_BODY, MCP_BODY  # noqa: E402
 from server.http.settings import Settings  # noqa: E402  (the repository's own, as run)
 
 THREADS = Settings().request_threads  # harmony serve's request threads a worker over WSGI
@@ -371,7 +370,7 @@ def main() -> int:
 
             targets = {t.name: t for t in (
                 Target("health", port, "/health", None, server_cpu),
-                Target("analyze", port, "/v2/analyze", [ONE_BODY], server_cpu),
+                Target("analyze", port, "/v2/analyze", [ANALYZE_BODY], server_cpu),
                 Target("analyze, varied", port, "/v2/analyze", VARIED, server_cpu),
                 # MCP tool calls share REST's kept answers and MCP_BODY is one body, so
                 # "analyze" is the like-for-like comparison, "analyze, varied" REST computing.
@@ -388,7 +387,7 @@ def main() -> int:
                     if name == "floor POST":
                         targets["floor GET"] = Target("floor GET", floor_port, "/health", None,
                                                       floor_cpu)
-                    targets[name] = Target(name, floor_port, "/v2/analyze", [ONE_BODY],
+                    targets[name] = Target(name, floor_port, "/v2/analyze", [ANALYZE_BODY],
                                            floor_cpu)
                     if name == "floor POST, sized":  # and the bytes of MCP's answer
                         targets["floor MCP, sized"] = Target(

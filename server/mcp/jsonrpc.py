@@ -44,17 +44,18 @@ class Reply(Response):
 
 
 RESULT_HEAD = b'{"jsonrpc":"2.0","id":'  # a result's body: this, the id, result_tail(result)
+_RESULT_KEY = b',"result":'
 
 
 def result_body(rid: int | str, result: bytes) -> bytes:
     # an integer id (bools never get here) is its digits: no encoder call
     encoded = b"%d" % rid if type(rid) is int else orjson.dumps(rid)
-    return b"".join((RESULT_HEAD, encoded, b',"result":', result, b"}"))
+    return b"".join((RESULT_HEAD, encoded, _RESULT_KEY, result, b"}"))
 
 
 def result_tail(result: bytes) -> bytes:
     """What follows the id in ``result_body``."""
-    return b',"result":' + result + b"}"
+    return b"".join((_RESULT_KEY, result, b"}"))
 
 
 def error_body(rid: int | str | None, code: int, message: str, data: Any = None) -> bytes:
