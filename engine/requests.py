@@ -6,6 +6,8 @@ Bounds of the contract (API.md §9) live here as constants.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Collection
 from typing import Any
 
 from engine.errors import InvalidRequest
@@ -15,10 +17,28 @@ MAX_PROGRESSION = 256
 MAX_PROMPT = 2000
 MAX_PREVIOUS = 8
 
-def require_object(request: Any) -> dict[str, Any]:
+def require_object(request: Any, fields: Collection[str] | None = None) -> dict[str, Any]:
+    """``request`` as a dict; with ``fields``, every key must be one of them (API.md 0: a
+    misspelt ``"Key"`` is refused, never quietly ignored so that the chord is read in C)."""
     if not isinstance(request, dict):
         raise InvalidRequest("the request body must be a JSON object")
+    if fields is not None:
+        for name in request:
+            if name not in fields:
+                raise unknown_field(name, fields)
     return request
+
+
+def unknown_field(name: Any, fields: Collection[str]) -> InvalidRequest:
+    """The error for a field the operation does not take: it names the field, the nearest
+    field when one is close (case ignored), and every field taken."""
+    text = str(name)
+    lowered = {f.lower(): f for f in fields}
+    near = lowered.get(text.lower()) or next(
+        iter(difflib.get_close_matches(text, list(fields), n=1, cutoff=0.6)), None)
+    hint = f" (did you mean '{near}'?)" if near else ""
+    return InvalidRequest(f"unknown field '{text}'{hint}; the fields taken are "
+                          + ", ".join(fields), field=text)
 
 
 def get_str(request: dict[str, Any], field: str, *, default: str | None = None,

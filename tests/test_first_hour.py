@@ -46,10 +46,11 @@ def test_the_root_route_points_to_the_others(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with running(app) as http:
             r = await http.get("/")
-            assert r.status_code == 200
-            body = r.json()
-            assert body["health"] == "/health" and body["openapi"] == "/openapi.json"
-            assert "search" in body["operations"]
+            assert r.status_code == 404  # API.md 8, as the original service answered
+            error = r.json()["error"]
+            assert error["code"] == "not_found"
+            for where in ("/health", "/openapi.json", "/mcp", "docs/", "search"):
+                assert where in error["message"]
 
     run(scenario())
 
@@ -145,10 +146,10 @@ def test_a_batch_under_a_later_protocol_says_batches_were_removed(tmp_path: Path
     run(scenario())
 
 
-def test_an_unknown_voicing_style_is_said_on_stderr(tmp_path: Path) -> None:
+def test_an_unknown_voicing_style_is_a_usage_error_listing_the_styles(tmp_path: Path) -> None:
     done = console("harmony", "voicing", "Cmaj7", "--style", "cluster")
-    assert done.returncode == 0
-    assert "no voicing style 'cluster'; the engine uses rootless" in done.stderr
+    assert done.returncode == 2 and not done.stdout
+    assert "no voicing style 'cluster'; the styles are rootless, bill_evans" in done.stderr
     assert "drop2" in console("harmony", "voicing", "--help").stdout
 
 

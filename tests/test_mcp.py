@@ -20,6 +20,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from engine.errors import InvalidChord, QuotaExceeded, RateLimited, Unauthorized
 from server.mcp.endpoint import MAX_BATCH, McpEndpoint, Reply
 from server.mcp.tools import McpTool
+from tests.tool_results import tool_error
 
 MODERN = "2026-07-28"
 
@@ -107,7 +108,7 @@ def test_initialize_echoes_every_handshake_version_the_sdk_speaks(open_endpoint,
         "clientInfo": {"name": "t", "version": "1"}}))
     init = types.InitializeResult.model_validate(result_of(reply))
     assert init.protocol_version == version
-    assert init.server_info.name == "harmony" and init.server_info.version == "0.6.0"
+    assert init.server_info.name == "harmony" and init.server_info.version == "0.4.0"
     assert init.capabilities.tools is not None
     assert init.capabilities.resources is None and init.capabilities.prompts is None
 
@@ -160,10 +161,10 @@ def test_an_engine_error_is_a_tool_result_carrying_the_error_object(open_endpoin
     reply = call(open_endpoint, rpc("tools/call", {"name": "echo_chord",
                                                    "arguments": {"chord": "H7"}}))
     result = types.CallToolResult.model_validate(result_of(reply))
-    assert result.is_error
-    error = result.structured_content["error"]  # type: ignore[index]
+    error = tool_error(result)  # the text only: no structuredContent against the outputSchema
     assert (error["code"], error["symbol"]) == ("invalid_chord", "H7")
-    assert orjson.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    assert result.content[0].text.startswith(  # type: ignore[union-attr]
+        "Error invalid_chord: cannot parse chord symbol 'H7'")
 
 
 @pytest.mark.parametrize(("message", "code"), [
@@ -413,9 +414,7 @@ def test_an_unexpected_exception_is_an_internal_error_result_and_settled_as_500(
     reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
                  {"authorization": "Bearer k"}, gate=gate)
     result = types.CallToolResult.model_validate(result_of(reply))
-    assert result.is_error
-    assert result.structured_content == {"error": {"code": "internal_error",
-                                                   "message": "internal error"}}
+    assert tool_error(result) == {"code": "internal_error", "message": "internal error"}
     assert b"/srv/secret" not in reply.body and "/srv/secret" in capsys.readouterr().err
     [(_, record)] = gate.settled
     assert (record["status"], record["error"]) == (500, "internal_error")
@@ -440,7 +439,7 @@ def test_discover_advertises_every_version_and_stamps_server_info(open_endpoint)
     assert MODERN in response.result.supported_versions
     assert set(HANDSHAKE_PROTOCOL_VERSIONS) <= set(response.result.supported_versions)
     assert response.result.meta.io_modelcontextprotocol_server_info == {  # type: ignore[union-attr]
-        "name": "harmony", "version": "0.6.0"}
+        "name": "harmony", "version": "0.4.0"}
 
 
 def test_modern_list_and_call_have_the_wire_shapes_of_2026_07_28(open_endpoint):

@@ -19,7 +19,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 import engine
+from server.mcp.tools import MCP_DEFAULTS
 from tests.mcp_live import LiveServer, running_server
+from tests.tool_results import tool_error
 
 # The five tools of API.md §8.1, named here (not read from the schema table) so that one that
 # stopped being served fails a test instead of dropping out of it.
@@ -59,13 +61,14 @@ def test_initialize_list_and_call_every_tool(server: LiveServer, mode: str) -> N
 
     version, info, listing, calls = session(server, mode, server.key, script)
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
-    assert (info.name, info.version) == ("harmony", "0.6.0")
+    assert (info.name, info.version) == ("harmony", "0.4.0")  # API.md 8
     assert sorted(t.name for t in listing.tools) == sorted(TOOLS)
     for name, (operation, args) in TOOLS.items():
         result = calls[name]
         assert isinstance(result, types.CallToolResult) and not result.is_error, name
-        # the same result as the engine (and REST), as structured content and as text
-        expected = getattr(engine, operation)(args)
+        # the same result as the engine (and REST) for the same arguments, the MCP tool's one
+        # default of its own filled in (conduct_band: detail "summary", API.md 7)
+        expected = getattr(engine, operation)({**MCP_DEFAULTS.get(operation, {}), **args})
         assert result.structured_content == orjson.loads(orjson.dumps(expected))
         assert result.content[0].text.encode() == orjson.dumps(expected)  # type: ignore[union-attr]
 
@@ -92,10 +95,9 @@ def test_engine_errors_are_error_results(server: LiveServer, mode: str) -> None:
                 await client.call_tool("resolve_chord", {"chord": "C", "octave": 12}))
 
     bad_chord, bad_octave = session(server, mode, server.key, script)
-    assert bad_chord.is_error and bad_chord.structured_content["error"]["code"] == "invalid_chord"
-    assert bad_chord.structured_content["error"]["symbol"] == "H7"
-    assert bad_octave.is_error
-    assert bad_octave.structured_content["error"]["code"] == "invalid_request"
+    assert tool_error(bad_chord)["code"] == "invalid_chord"
+    assert tool_error(bad_chord)["symbol"] == "H7"
+    assert tool_error(bad_octave)["code"] == "invalid_request"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -146,7 +148,8 @@ def test_http_surface_of_the_route(server: LiveServer) -> None:
     assert httpx.get(server.url + "/mcp").headers["allow"] == "POST"
     assert httpx.delete(server.url + "/mcp").status_code == 405
     assert httpx.get(server.url + "/nothing").status_code == 404
-    assert httpx.get(server.url + "/").json()["mcp"] == "/mcp"
+    root = httpx.get(server.url + "/")  # API.md 8: 404 pointing to the routes
+    assert root.status_code == 404 and "POST /mcp" in root.json()["error"]["message"]
     bad = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
                      headers={"mcp-protocol-version": "2001-01-01"})
     assert bad.status_code == 400

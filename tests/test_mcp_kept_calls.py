@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from engine.errors import InvalidChord, RateLimited
 from server.mcp.endpoint import _KEPT_CALLS, McpEndpoint, Reply
 from server.mcp.tools import McpTool
+from tests.tool_results import tool_error
 
 MODERN = "2026-07-28"
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": MODERN,
@@ -136,7 +137,7 @@ def test_an_error_result_is_computed_and_settled_for_every_numbered_call(tool):
         reply = post(endpoint, body_of(rid, {"chord": "H7"}), gate=gate)
         answer = orjson.loads(reply.body)
         assert answer["id"] == rid and answer["result"]["isError"] is True
-        assert answer["result"]["structuredContent"]["error"]["code"] == "invalid_chord"
+        assert tool_error(answer["result"])["code"] == "invalid_chord"
     assert [(status, error) for status, error, _ in gate.settled] == [(400, "invalid_chord")] * 4
     assert len(RUNS) == 4  # an error is never kept: the tool ran every time
 

@@ -25,6 +25,7 @@ from tests.server_fixtures import (
 )
 from tests.test_server_rsgi import Protocol
 from tests.test_server_rsgi import call as rsgi_call
+from tests.tool_results import tool_error
 
 
 def tool_call(name: Any, arguments: Any = None, rid: int = 1) -> dict[str, Any]:
@@ -57,7 +58,7 @@ def test_conflicting_key_and_key_context_are_refused_on_rest_and_mcp(tmp_path: P
     assert rest.json()["error"]["field"] == "keyContext"
     assert rest_ok.status_code == 200 and rest_ok.json()["numeral"] == "iiø7"
     result = mcp.json()["result"]
-    assert result["isError"] is True and result["structuredContent"] == rest.json()
+    assert {"error": tool_error(result)} == rest.json()
     assert mcp_ok.json()["result"]["structuredContent"] == rest_ok.json()
 
 

@@ -180,7 +180,7 @@ def test_a_large_body_waits_for_the_key(tmp_path: Path) -> None:
     # whose key and limits passed, so an unknown caller never makes the worker buffer it.
     app, store = make(tmp_path, operations=OPERATIONS)
     _, secret = new_key(store, plan="enterprise")
-    big = b'{"title":"' + b"x" * 100_000 + b'"}'
+    big = b'{"operations":"' + b"x" * 100_000 + b'"}'
     protocol = Protocol([big])
     _, status, _, _ = call(app, "POST", "/v2/compose",
                            {"content-length": str(len(big)),
@@ -190,7 +190,7 @@ def test_a_large_body_waits_for_the_key(tmp_path: Path) -> None:
     _, status, _, content = call(app, "POST", "/v2/compose",
                                  {"content-length": str(len(big)),
                                   "authorization": f"Bearer {secret}"}, protocol)
-    # read and judged: the compose request has no operations
+    # read and judged: the compose request's operations are not a list
     assert (status, orjson.loads(content)["error"]["field"], protocol.asked) == \
         (400, "operations", 1)
 

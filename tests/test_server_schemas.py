@@ -85,9 +85,9 @@ AGREEMENT: dict[str, tuple[list[Any], list[Any]]] = {
     # (requests both accept, requests the schema refuses) - the engine must refuse the latter
     "analyze": (
         [{"chord": "Dm7b5", "key": "C"}, {"chord": "G7", "keyContext": "Cm"},
-         {"chord": "Bb13", "key": None}, {"chord": "C", "key": ""}, {"chord": "F#7", "x": 1},
+         {"chord": "Bb13", "key": None}, {"chord": "C", "key": ""},
          {"chord": "F#7(b9,#9,#11,b13)/A#"}],
-        [[], "Dm7", None, {}, {"key": "C"}, {"chord": None}, {"chord": 7}, {"chord": ""},
+        [[], "Dm7", {"chord": "F#7", "x": 1}, {"chord": "F#7", "Key": "F"}, None, {}, {"key": "C"}, {"chord": None}, {"chord": 7}, {"chord": ""},
          {"chord": ["C"]}, {"chord": "C" * 33}, {"chord": "C", "key": 5},
          {"chord": "C", "key": "C" * 33}, {"chord": "C", "keyContext": ["C"]}],
     ),

@@ -48,11 +48,17 @@ def test_previous_as_midi_numbers_equals_previous_as_names() -> None:
     assert by_name == by_midi
 
 
-def test_unknown_style_falls_back_to_rootless() -> None:
-    result = voicing({"chord": "Cmaj7", "style": "stride"})
-    assert result["style"] == "rootless"
-    assert result == voicing({"chord": "Cmaj7"})
-    assert voicing({"chord": "Cmaj7", "style": " Drop2 "})["style"] == "drop2"
+@pytest.mark.parametrize("style", ["stride", "bill evans", " Drop2 ", "SHELL", ""])
+def test_an_unknown_style_is_refused_naming_the_styles(style: str) -> None:
+    with pytest.raises(InvalidRequest) as refused:
+        voicing({"chord": "Cmaj7", "style": style})
+    assert refused.value.details["field"] == "style"
+    assert "rootless, bill_evans, shell" in refused.value.message
+
+
+def test_no_style_is_rootless() -> None:
+    assert voicing({"chord": "Cmaj7", "style": None}) == voicing({"chord": "Cmaj7"})
+    assert voicing({"chord": "Cmaj7"})["style"] == "rootless"
 
 
 def test_ii_v_i_moves_by_a_few_semitones() -> None:
@@ -171,8 +177,8 @@ def test_bad_chords_are_invalid_chord() -> None:
         voicing(["Cmaj7"])
 
 
-def test_style_named_is_case_insensitive() -> None:
-    assert style_named("SHELL").name == "shell"
+def test_style_named_takes_exact_names() -> None:
+    assert style_named("shell").name == "shell"
     assert style_named(None).name == "rootless"
 
 

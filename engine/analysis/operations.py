@@ -35,6 +35,8 @@ from engine.chords import (
 from engine.errors import InvalidRequest
 from engine.requests import MAX_SYMBOL, get_number, get_str, require_object
 
+ANALYZE_FIELDS = ("chord", "key", "keyContext")
+RESOLVE_FIELDS = ("chord", "octave", "tuning")
 DEFAULT_OCTAVE = 4
 DEFAULT_TUNING = 440.0
 TUNING_RANGE = (200.0, 1000.0)   # A4 in Hz: wide enough for any historical or modern pitch
@@ -181,7 +183,7 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
 
 def analyze(request: Any) -> dict[str, Any]:
     """``{"chord": "Dm7b5", "key": "C"}`` -> the analysis of API.md §3."""
-    req = require_object(request)
+    req = require_object(request, ANALYZE_FIELDS)
     chord = read_chord(req)
     key = parse_key(get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",)))
     return analyze_chord(chord, key)
@@ -212,7 +214,7 @@ def _frequencies(midi: tuple[int, ...], tuning: float) -> tuple[float, ...]:
 
 def resolve(request: Any) -> dict[str, Any]:
     """``{"chord": "G13", "octave": 4, "tuning": 440}`` -> notes, MIDI and frequencies."""
-    req = require_object(request)
+    req = require_object(request, RESOLVE_FIELDS)
     chord = read_chord(req)
     octave = get_number(req, "octave", default=DEFAULT_OCTAVE, integer=True)
     tuning = get_number(req, "tuning", default=DEFAULT_TUNING, low=TUNING_RANGE[0],

@@ -162,8 +162,11 @@ def apply(comp: Composition | None, operations: list[Any]) -> tuple[Composition,
     return current, results
 
 
+COMPOSE_FIELDS = ("composition", "operations", "seed")
+
+
 def compose(request: Any) -> dict[str, Any]:
-    req = require_object(request)
+    req = require_object(request, COMPOSE_FIELDS)
     comp = req.get("composition")
     if comp is not None:
         try:

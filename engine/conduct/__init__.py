@@ -24,13 +24,21 @@ from engine.voicing import voice_progression
 __all__ = ["conduct"]
 
 MIN_DURATION, MAX_DURATION = 5, 900
+CONDUCT_FIELDS = ("prompt", "durationSec", "progression", "seed", "detail")
+# "summary": the result without ``lanes`` and ``midi`` (API.md 7), for assistants that read
+# the whole answer: a 2-minute piece is ~2-3 KB instead of ~160 KB.
+DETAILS = ("full", "summary")
 DEFAULT_MIN_BARS = 16          # without a duration or a bar count, forms repeat to this length
 MAX_FIT_BARS = 2048
 Bars = list[list[tuple[int, Chord | None]]]
 
 
 def conduct(request: Any) -> dict[str, Any]:
-    req = require_object(request)
+    req = require_object(request, CONDUCT_FIELDS)
+    detail = get_str(req, "detail", default="full")
+    if detail not in DETAILS:
+        raise InvalidRequest(f"field 'detail' must be one of {', '.join(DETAILS)}; got "
+                             f"{detail!r}", field="detail")
     prompt = get_str(req, "prompt", required=True, max_len=MAX_PROMPT) or ""
     duration = get_number(req, "durationSec", low=MIN_DURATION, high=MAX_DURATION)
     seed = int(get_number(req, "seed", default=0, low=-(2**63), high=2**63 - 1, integer=True)
@@ -78,11 +86,7 @@ def conduct(request: Any) -> dict[str, Any]:
     lanes = Arranger(segs, voiced, groove, timing, energy, form_len, plan.bass, tonic.pc,
                      random.Random(seed)).lanes()
 
-    end = bars * timing.bar_ticks
-    data = midi.write_midi(
-        lanes, tempo=tempo, meter=meter, key=midi.key_signature(tonic, mode),
-        programs=groove.programs, names=(*groove.names, "Bass", "Drums"), ppq=PPQ, end=end)
-    return {
+    result: dict[str, Any] = {
         "conductor": {
             "tempo": tempo,
             "key": tonic.name,
@@ -97,11 +101,19 @@ def conduct(request: Any) -> dict[str, Any]:
         },
         "chords": [{"bar": s.bar + 1, "beat": s.beat, "symbol": _name(s.chord)} for s in segs],
         "leadSheet": _lead_sheet(segs, bars),
-        "lanes": {name: [{"tick": t, "duration": d, "pitch": p, "velocity": v}
-                         for t, d, p, v in notes] for name, notes in lanes.items()},
-        "ppq": PPQ,
-        "midi": midi.encode(data),
     }
+    if detail == "summary":
+        result["ppq"] = PPQ
+        return result
+    end = bars * timing.bar_ticks
+    data = midi.write_midi(
+        lanes, tempo=tempo, meter=meter, key=midi.key_signature(tonic, mode),
+        programs=groove.programs, names=(*groove.names, "Bass", "Drums"), ppq=PPQ, end=end)
+    result["lanes"] = {name: [{"tick": t, "duration": d, "pitch": p, "velocity": v}
+                              for t, d, p, v in notes] for name, notes in lanes.items()}
+    result["ppq"] = PPQ
+    result["midi"] = midi.encode(data)
+    return result
 
 
 def _user_bars(progression: Any, beats: int) -> list[list[str]]:

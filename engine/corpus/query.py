@@ -54,6 +54,9 @@ class Slot:
     symbol: str
 
 
+SEARCH_FIELDS = ("pattern", "title", "key", "similarTo", "exact", "limit", "offset")
+
+
 @lru_cache(maxsize=1)
 def shipped_index() -> Index:
     """The project's own corpus (``engine/corpus/data``), built once per process."""
@@ -64,7 +67,7 @@ def shipped_index() -> Index:
 
 
 def search(request: Any, index: Index | None = None) -> dict[str, Any]:
-    req = require_object(request)
+    req = require_object(request, SEARCH_FIELDS)
     pattern = get_str(req, "pattern", max_len=4 * MAX_PROGRESSION)
     title = get_str(req, "title", max_len=200)
     similar = get_str(req, "similarTo", max_len=4 * MAX_PROGRESSION)

@@ -318,6 +318,8 @@ def diminished_passing(ctx: Context) -> list[Change]:
     return out
 
 
+REHARMONIZE_FIELDS = ("progression", "key", "keyContext", "techniques")
+
 TECHNIQUE_FUNCTIONS: dict[str, Technique] = {
     "tritone_sub": tritone_sub,
     "ii_v_insertion": ii_v_insertion,
@@ -360,7 +362,7 @@ def _alternative(technique: str, symbols: list[str], changes: list[Change]) -> d
 
 def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     """Alternatives to a progression in a key, one per technique that applies (API.md §6)."""
-    req = require_object(request)
+    req = require_object(request, REHARMONIZE_FIELDS)
     if req.get("progression") is None:
         raise InvalidRequest("field 'progression' is required", field="progression")
     symbols = split_progression(req["progression"])  # the input as written, NC as given

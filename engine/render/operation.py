@@ -28,6 +28,8 @@ ENGINES = ("auto", "soundfont", "basic")
 MAX_SECONDS, HARD_MAX_SECONDS = 300, 900
 SOURCES = ("prompt", "arrangement", "midi")
 CONDUCT_FIELDS = ("prompt", "durationSec", "progression", "seed")
+RENDER_FIELDS = (*CONDUCT_FIELDS, "arrangement", "midi", "format", "sampleRate", "channels",
+                 "engine")
 
 
 def render(request: Any) -> dict[str, Any]:
@@ -37,7 +39,7 @@ def render(request: Any) -> dict[str, Any]:
 
 def render_bytes(request: Any, *, soundfont: str | None = None,
                  max_seconds: float = MAX_SECONDS) -> tuple[bytes, dict[str, Any]]:
-    req = require_object(request)
+    req = require_object(request, RENDER_FIELDS)
     if not 1 <= max_seconds <= HARD_MAX_SECONDS:
         raise ValueError(f"max_seconds must be within 1..{HARD_MAX_SECONDS}")
     fmt = _choice(req, "format", FORMATS, "wav")

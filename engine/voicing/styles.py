@@ -89,6 +89,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from engine.errors import InvalidRequest
+
 Layout = Literal["close", "drop2", "drop3", "forms", "spread"]
 
 ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13")
@@ -258,6 +260,13 @@ REGISTERS: dict[str, Register] = {
 
 
 def style_named(name: str | None) -> Style:
-    """The style called ``name`` (case and surrounding spaces ignored); unknown -> rootless."""
-    key = (name or "").strip().lower()
-    return STYLES.get(key, STYLES[DEFAULT_STYLE])
+    """The style called exactly ``name`` (absent: the default). Any other name is
+    ``invalid_request`` listing the styles (API.md 5: identifiers exact): it used to become
+    rootless without a word, so a typo such as ``"bill evans"`` went unnoticed."""
+    if name is None:
+        return STYLES[DEFAULT_STYLE]
+    style = STYLES.get(name)
+    if style is None:
+        raise InvalidRequest(f"unknown voicing style {name!r}; the styles are "
+                             + ", ".join(STYLES), field="style")
+    return style

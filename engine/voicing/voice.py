@@ -64,6 +64,7 @@ from engine.voicing import kernels
 from engine.voicing.candidates import Candidates, candidates
 from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, REGISTERS, Style, style_named
 
+VOICING_FIELDS = ("chord", "progression", "style", "previous", "range")
 DEFAULT_RANGE = (48, 84)
 MAX_VOICES = 8           # widest row of the kernel tables: previous may hold 8 notes
 
@@ -71,7 +72,7 @@ MAX_VOICES = 8           # widest row of the kernel tables: previous may hold 8 
 def voicing(request: Any) -> dict[str, Any]:
     """API.md §5: ``chord`` (+ ``previous``) -> one voicing; ``progression`` -> ``voicings``
     and ``totalVoiceLeading``."""
-    req = require_object(request)
+    req = require_object(request, VOICING_FIELDS)
     progression = req.get("progression")
     if progression is not None and req.get("chord") is not None:
         raise InvalidRequest("give either 'chord' or 'progression', not both", field="chord")

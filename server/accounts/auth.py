@@ -19,6 +19,11 @@ from server.accounts.store import KeyRecord, Store, hash_secret
 
 _KEY_SHAPE = re.compile(r"hk_live_[A-Za-z0-9_-]{32,}")
 _MAX_CACHED = 10_000
+# What a 401 says (API.md 8.1, 9): that a key is needed and how to send it, so an MCP client
+# without one shows the user this text rather than a bare "Unauthorized".
+NEEDS_KEY = ("an API key is needed: send it as the HTTP header 'Authorization: Bearer hk_live_...' "
+             "(an MCP client: add that header to the server's configuration; a key comes from "
+             "the account page /account or 'harmony keys create ACCOUNT')")
 
 
 class Authenticator:
@@ -33,14 +38,14 @@ class Authenticator:
     def authenticate(self, authorization: str | None) -> KeyRecord:
         """The key record for an ``Authorization`` header value, or a 401 error."""
         if not authorization:
-            raise Unauthorized("an API key is required: Authorization: Bearer hk_live_…")
+            raise Unauthorized(NEEDS_KEY)
         hit = self._cache.get(authorization)
         if hit is not None and hit[0] > self.clock():
             record = hit[1]
         else:
             record = self._lookup(authorization)
         if record is None:
-            raise Unauthorized("unknown API key")
+            raise Unauthorized("unknown API key: " + NEEDS_KEY)
         if record.revoked:
             raise KeyRevoked("this API key has been revoked or rotated; use its replacement")
         return record
@@ -57,7 +62,7 @@ class Authenticator:
         scheme, _, secret = authorization.strip().partition(" ")
         secret = secret.strip()
         if scheme.lower() != "bearer" or not _KEY_SHAPE.fullmatch(secret):
-            raise Unauthorized("malformed API key: expected Authorization: Bearer hk_live_…")
+            raise Unauthorized("malformed API key: " + NEEDS_KEY)
         record = self.store.lookup_key(hash_secret(secret))
         if len(self._cache) >= _MAX_CACHED:
             self._cache.clear()  # a flood of random keys cannot grow memory without bound

@@ -53,13 +53,23 @@ def _object(properties: JSON, required: list[str] | None = None, description: st
     return schema
 
 
+def _request(properties: JSON, required: list[str] | None = None, description: str = "",
+             **extra: Any) -> JSON:
+    """A request body: an object of these fields and no other (API.md 0: a field the operation
+    does not take is ``invalid_request`` naming it; the engine says so first)."""
+    return _object(properties, required, description, additionalProperties=False, **extra)
+
+
 def _or_null(schema: JSON) -> JSON:
     """An optional request field: null is read as absent (``engine.requests``), so the schema
     says so too, and REST may leave validation to the engine (``Operation.engine_checks``)."""
     if "anyOf" in schema:
         return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
     kind = schema["type"]
-    return {**schema, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+    nullable = {**schema, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+    if "enum" in schema:
+        nullable["enum"] = [*schema["enum"], None]
+    return nullable
 
 
 NULLABLE_STR = {"type": ["string", "null"]}
@@ -108,13 +118,13 @@ CHORD_FIELDS: JSON = {
 
 # ---------------------------------------------------------------- requests
 
-ANALYZE_REQUEST = _object({
+ANALYZE_REQUEST = _request({
     "chord": CHORD,
     "key": KEY,
     "keyContext": KEY_CONTEXT,
 }, ["chord"])
 
-RESOLVE_REQUEST = _object({
+RESOLVE_REQUEST = _request({
     "chord": CHORD,
     "octave": _or_null(_int("Octave of the root (C4 = MIDI 60); every note must stay within "
                             "MIDI 0..127. Default 4.")),
@@ -126,11 +136,18 @@ VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tone
                   "guide_third", "guide_seventh", "drop2", "drop3"]
 MIDI_NOTE = {"type": "integer", "minimum": 0, "maximum": 127}
 
-VOICING_REQUEST = _object({
-    "chord": _or_null(CHORD),
-    "progression": _or_null(PROGRESSION),
-    "style": _or_null(_str("Voicing style: " + ", ".join(VOICING_STYLES) +
-                           ". Default 'rootless'; an unknown style falls back to 'rootless'.")),
+# Alternatives (chord or progression; render's three sources) are a top-level oneOf/anyOf here,
+# for REST's validation and OpenAPI; the MCP tools list these schemas projected onto what every
+# assistant accepts (``server.mcp.portable``: no top-level oneOf/anyOf, which the Anthropic API
+# refuses), where they are optional properties the engine checks.
+VOICING_REQUEST = _request({
+    "chord": _or_null({**CHORD, "description": "One chord to voice, e.g. 'Cmaj7'. Give "
+                       "either 'chord' or 'progression'."}),
+    "progression": _or_null({**PROGRESSION, "description": str(PROGRESSION["description"]) +
+                             " Voiced as a whole with the least total motion; give either "
+                             "'chord' or 'progression'."}),
+    "style": _or_null(_str("Voicing style. Default 'rootless'; any other name is refused.",
+                           enum=VOICING_STYLES)),
     "previous": _or_null(_array({"type": ["string", "integer"]},
                                 "The previous voicing, as note names with octave ('E3') or MIDI "
                                 "numbers, to lead from with the least motion.",
@@ -145,7 +162,7 @@ VOICING_REQUEST = _object({
 TECHNIQUES = ["tritone_sub", "ii_v_insertion", "modal_interchange", "secondary_dominants",
               "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing"]
 
-REHARMONIZE_REQUEST = _object({
+REHARMONIZE_REQUEST = _request({
     "progression": PROGRESSION,
     "key": KEY,
     "keyContext": KEY_CONTEXT,
@@ -153,7 +170,7 @@ REHARMONIZE_REQUEST = _object({
                                   "Restrict to these techniques. Default: all.")),
 }, ["progression"])
 
-CONDUCT_REQUEST = _object({
+CONDUCT_REQUEST = _request({
     "prompt": _str("What to play, in English: style, tempo, key, form, feel, e.g. 'medium "
                    "swing blues in F, 24 bars, walking bass'.", minLength=1,
                    maxLength=MAX_PROMPT, pattern=NOT_BLANK),
@@ -162,6 +179,10 @@ CONDUCT_REQUEST = _object({
     "progression": _or_null({**PROGRESSION,
                              "description": "Your own changes to arrange ('|' marks bars)."}),
     "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
+    "detail": _or_null(_str("'full': the result with the four lanes' note events and the MIDI "
+                            "file; 'summary': without 'lanes' and 'midi' (a few KB). Default "
+                            "'full' on REST and Python, 'summary' for the MCP tool.",
+                            enum=["full", "summary"])),
 }, ["prompt"])
 
 RENDER_OPTIONS = {
@@ -174,18 +195,18 @@ RENDER_OPTIONS = {
                             "(built in) or auto (default: soundfont when one is installed).",
                             enum=["auto", "soundfont", "basic"])),
 }
-RENDER_REQUEST = _object({
+RENDER_REQUEST = _request({
     "prompt": _or_null(CONDUCT_REQUEST["properties"]["prompt"]),
-    **{k: v for k, v in CONDUCT_REQUEST["properties"].items() if k != "prompt"},
+    **{k: v for k, v in CONDUCT_REQUEST["properties"].items() if k not in ("prompt", "detail")},
     "arrangement": _or_null(_object({"midi": _str("Base64 SMF of the arrangement.")}, ["midi"],
                                     "A conduct result (its midi and conductor are read).")),
     "midi": _or_null(_str("Base64 of a Standard MIDI File, format 0 or 1.",
                           contentEncoding="base64", minLength=1)),
     **RENDER_OPTIONS,
-}, None, "One of: a conduct request (prompt), an arrangement (a conduct result), or midi.",
-    anyOf=[{"required": ["prompt"]}, {"required": ["arrangement"]}, {"required": ["midi"]}])
+}, None, "Exactly one of: a conduct request (prompt), an arrangement (a conduct result), or "
+    "midi.", anyOf=[{"required": ["prompt"]}, {"required": ["arrangement"]}, {"required": ["midi"]}])
 
-SEARCH_REQUEST = _object({
+SEARCH_REQUEST = _request({
     "pattern": _or_null(_str("Chord symbols ('Dm7 G7 Cmaj7', matched in every key) or roman "
                              "numerals ('ii7 V7 Imaj7', in songs whose key is known); '?' is "
                              "any one chord.", maxLength=4 * MAX_PROGRESSION)),
@@ -204,7 +225,7 @@ SEARCH_REQUEST = _object({
 
 COMPOSITION = {"type": "object", "description": "A composition (API.md 13): version, meta, "
                "sections, form, tracks. The client keeps it; the service stores nothing."}
-COMPOSE_REQUEST = _object({
+COMPOSE_REQUEST = _request({
     "composition": _or_null(COMPOSITION),
     "operations": _array({"type": "object", "properties": {"op": _str(
         "create, add_section, set_chords, set_form, reharmonize, voice, arrange, add_notes, "
@@ -317,7 +338,8 @@ CONDUCT_RESULT = _object({
                      ["harmony", "pattern", "bass", "drums"]),
     "ppq": {"type": "integer", "const": 480},
     "midi": _str("Base64 of a Standard MIDI File, format 1.", contentEncoding="base64"),
-}, ["conductor", "chords", "leadSheet", "lanes", "ppq", "midi"])
+}, ["conductor", "chords", "leadSheet", "ppq"], "With detail 'full' (REST's default) also "
+    "'lanes' and 'midi'; with 'summary' (the MCP tool's default) without them.")
 
 RENDER_RESULT = _object({
     "format": _str("wav, flac or mp3."),

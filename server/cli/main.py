@@ -382,11 +382,10 @@ def cmd_vocab_gaps(ns: argparse.Namespace) -> int:
 
 
 def _style(text: str) -> str:
-    """A voicing style; an unknown one goes to the engine, which falls back to rootless as
-    the contract says, and the command line says so on stderr."""
+    """A voicing style: an unknown one is a usage error listing the styles (API.md 5)."""
     if text not in STYLE_NAMES:
-        print(f"harmony: no voicing style {text!r}; the engine uses rootless (styles: "
-              f"{', '.join(STYLE_NAMES)})", file=sys.stderr)
+        raise argparse.ArgumentTypeError(f"no voicing style {text!r}; the styles are "
+                                         f"{', '.join(STYLE_NAMES)}")
     return text
 
 

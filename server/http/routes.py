@@ -10,9 +10,8 @@ import inspect
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-import orjson
-
-from server.api import Operation, Response, answerer
+from engine.errors import NotFound
+from server.api import Operation, Response, answerer, error_response
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
 from server.mcp import Gate
@@ -28,17 +27,18 @@ def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
     return Response(200, app.health_body)
 
 
-INDEX_BODY = orjson.dumps({
-    "service": "harmony", "health": "/health", "openapi": "/openapi.json", "mcp": "/mcp",
-    "metrics": "/metrics", "account": "/account (keys and usage; sign in with a link from "
-    "harmony accounts login-link NAME)", "operations": "POST /v2/<operation> with 'Authorization: Bearer "
-    "<key>': analyze, resolve, voicing, reharmonize, conduct, render, compose, search",
-    "docs": "the README and docs/ of the harmony engine repository"})
+# API.md 8: ``GET /`` answers 404, as the original service did, with the contract's error body
+# (API.md 9) whose message says where things are (no key needed).
+INDEX_ERROR = NotFound(
+    "no resource at /: GET /health (status), GET /openapi.json (the REST API), POST /mcp (MCP "
+    "over streamable HTTP), POST /v2/<operation> with 'Authorization: Bearer <key>' (analyze, "
+    "resolve, voicing, reharmonize, conduct, render, compose, search), /account (keys and "
+    "usage); docs: the README and docs/ of the harmony engine repository")
 
 
 def index_handler(app: Service, ctx: Context, body: bytes) -> Response:
-    """``GET /``: where things are, instead of a bare 404 (no key needed)."""
-    return Response(200, INDEX_BODY)
+    """``GET /``: 404 ``not_found`` whose message points to the other routes."""
+    return error_response(INDEX_ERROR)
 
 
 def openapi_handler(app: Service, ctx: Context, body: bytes) -> Response:

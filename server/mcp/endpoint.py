@@ -46,7 +46,6 @@ from mcp_types.version import (
 )
 
 from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
-from engine.version import PACKAGE_VERSION
 from server.api import STATUS, Headers, RequestHeaders
 from server.mcp.jsonrpc import (
     INVALID_PARAMS,
@@ -64,9 +63,11 @@ from server.mcp.jsonrpc import (
     service_reply,
 )
 from server.mcp.requests import MODERN_STATUS, check_request, envelope, is_request
-from server.mcp.tools import McpTool, tool_error, tool_table
+from server.mcp.tools import McpTool, error_text, result_text, tool_error, tool_table
 
-SERVER_INFO = {"name": "harmony", "version": PACKAGE_VERSION}
+# API.md 8: the hosted server's name and version as the original service reported them (the
+# package's own version is /health's and the stdio servers').
+SERVER_INFO = {"name": "harmony", "version": "0.4.0"}
 SUPPORTED_VERSIONS: tuple[str, ...] = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
 CAPABILITIES = {"tools": {"listChanged": False}}
 
@@ -406,11 +407,16 @@ def _call_result(payload: bytes, is_error: bool, modern: bool) -> bytes:
 
 
 def _result(payload: bytes, is_error: bool, modern: bool) -> bytes:
-    # structuredContent reuses the encoded bytes; the text block is the same JSON as a string.
-    return b"".join((b'{"content":[{"type":"text","text":', orjson.dumps(payload.decode()),
-                     b'}],"structuredContent":', payload,
-                     b',"isError":true' if is_error else b',"isError":false',
-                     _MODERN_CALL_TAIL if modern else b"}"))
+    """A success: structuredContent reuses the encoded bytes, the text block is the same JSON
+    as a string (abbreviated past 8 KB, ``result_text``). An error: its text only
+    (``error_text``), no structuredContent, which would not match the outputSchema."""
+    tail = _MODERN_CALL_TAIL if modern else b"}"
+    if is_error:
+        return b"".join((b'{"content":[{"type":"text","text":',
+                         orjson.dumps(error_text(orjson.loads(payload))),
+                         b'}],"isError":true', tail))
+    return b"".join((b'{"content":[{"type":"text","text":', orjson.dumps(result_text(payload)),
+                     b'}],"structuredContent":', payload, b',"isError":false', tail))
 
 
 # A kept call (``McpEndpoint._kept_call``): the id where clients write it, cut out to key the

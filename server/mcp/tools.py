@@ -17,6 +17,14 @@ import orjson
 
 from engine.errors import HarmonyError, InternalError
 from server.api import OPERATIONS, Operation, answerer, run_operation
+from server.mcp.guides import TOOL_GUIDES
+from server.mcp.portable import portable
+
+# API.md 7: the one default that differs by surface. Assistants read the whole answer, so the
+# MCP tool conduct_band answers a summary unless 'detail' is given (REST and Python: "full").
+MCP_DEFAULTS: dict[str, dict[str, Any]] = {"conduct": {"detail": "summary"}}
+# API.md 8.1: the text content is the result's JSON up to this size, else an abbreviation.
+TEXT_LIMIT = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +43,26 @@ class McpTool:
     # REST keeps this operation's answers (``Operation.cache``): /mcp may keep a call's result
     # too, once answered without an error (``server.mcp.endpoint``'s kept calls).
     kept: bool = False
+    # Arguments the MCP tool fills when absent or null (``MCP_DEFAULTS``).
+    defaults: Mapping[str, Any] | None = None
 
     def result(self, encoded: bytes) -> bytes:
         """The result JSON of a call whose arguments are ``encoded`` (JSON bytes): decoded
         afresh for ``call``, so no arguments object is shared between calls (``/mcp`` keeps a
         call's encoded arguments for its next request, ``server.mcp.endpoint``)."""
+        if self.defaults:
+            return orjson.dumps(self.call(self.arguments(orjson.loads(encoded))))
         if self.answer is not None:
             return self.answer(encoded)
         return orjson.dumps(self.call(orjson.loads(encoded)))
+
+    def arguments(self, arguments: Any) -> Any:
+        """``arguments`` with the tool's MCP defaults filled in (a new dict; anything but an
+        object is left for the engine to refuse)."""
+        if not self.defaults or not isinstance(arguments, dict):
+            return arguments
+        return {**arguments, **{k: v for k, v in self.defaults.items()
+                                if arguments.get(k) is None}}
 
 
 _ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
@@ -63,12 +83,80 @@ def tool_table(operations: Iterable[Operation] | None = None,
         if not op.available:
             continue
         title = op.tool.replace("_", " ").capitalize()
-        tools[op.tool] = McpTool(op.tool, op.name, op.path, partial(run_operation, op), {
-            "name": op.tool, "title": title, "description": op.description,
-            "inputSchema": op.request_schema, "outputSchema": op.result_schema,
+        defaults = MCP_DEFAULTS.get(op.name)
+        call = partial(run_operation, op)
+        tools[op.tool] = McpTool(op.tool, op.name, op.path, call, {
+            "name": op.tool, "title": title,
+            "description": TOOL_GUIDES.get(op.tool, op.description),
+            "inputSchema": portable(op.request_schema), "outputSchema": op.result_schema,
             "annotations": {"title": title, **_ANNOTATIONS}},
-            (answers or {}).get(op.name) or answerer(op), op.cache > 0)
+            (answers or {}).get(op.name) or answerer(op), op.cache > 0, defaults)
     return tools
+
+
+def error_text(error: Mapping[str, Any]) -> str:
+    """The text content of a failed call (API.md 8.1): a line a person or a model reads at once
+    (code, message, then the details: field, symbol, index), then the error object as JSON.
+    Clients show this text; no ``structuredContent`` goes with it (it would not match the
+    tool's ``outputSchema``, and the TypeScript SDK's client then drops the whole result)."""
+    body = error.get("error", error)
+    details = ", ".join(f"{k} {v!r}" for k, v in body.items() if k not in ("code", "message"))
+    line = f"Error {body.get('code', 'internal_error')}: {body.get('message', '')}"
+    return line + (f" ({details})" if details else "") + "\n" + \
+        orjson.dumps({"error": body}).decode()
+
+
+def result_text(payload: bytes) -> str:
+    """The text content of a successful call: the result's JSON when it is at most
+    ``TEXT_LIMIT`` bytes; else the same JSON with its largest members abbreviated (each
+    replaced by a note of its size) under a first line saying the whole result is in
+    ``structuredContent``. Documented in docs/mcp.md ("Answers sized for a model")."""
+    if len(payload) <= TEXT_LIMIT:
+        return payload.decode()
+    value = orjson.loads(payload)
+    head = (f"The full result ({len(payload):,} bytes) is in structuredContent; its largest "
+            "members are abbreviated here.\n")
+    budget = TEXT_LIMIT - len(head.encode())
+    text = _abbreviated(value, budget)
+    return head + text
+
+
+def _abbreviated(value: Any, budget: int) -> str:
+    """``value``'s JSON with its largest members replaced by size notes, largest first,
+    nested objects before their parents, until it fits ``budget`` bytes."""
+    while True:
+        encoded = orjson.dumps(value)
+        if len(encoded) <= budget or not isinstance(value, dict):
+            return encoded.decode() if len(encoded) <= budget else \
+                f'"{len(encoded):,} bytes: see structuredContent"'
+        path, size = _largest(value, ())
+        if not path:
+            return f'"{len(encoded):,} bytes: see structuredContent"'
+        holder = value
+        for key in path[:-1]:
+            holder = holder[key]
+        member = holder[path[-1]]
+        count = f"{len(member)} items, " if isinstance(member, list | dict) else ""
+        holder[path[-1]] = f"<{count}{size:,} bytes: see structuredContent>"
+
+
+def _largest(value: dict[str, Any], path: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
+    """The path of the largest member worth abbreviating: inside the largest object member
+    when that holds one over a quarter of it, else the member itself."""
+    best: tuple[tuple[str, ...], int] = ((), 0)
+    for key, member in value.items():
+        if isinstance(member, str) and member.startswith("<") and member.endswith("structuredContent>"):
+            continue
+        size = len(orjson.dumps(member))
+        if size > best[1] and size > 64:
+            best = ((*path, key), size)
+    if best[0]:
+        member = value[best[0][-1]]
+        if isinstance(member, dict):
+            inner = _largest(member, best[0])
+            if inner[0] and inner[1] * 4 > best[1]:
+                return inner
+    return best
 
 
 def tool_error(exc: Exception) -> HarmonyError:

@@ -1,0 +1,56 @@
+"""What each tool of the operation table tells a model (its MCP ``description``): what it is
+for, when to choose it rather than its neighbours, its main arguments and one example call.
+OpenAPI keeps the operation's one-sentence summary (``Operation.description``)."""
+
+from __future__ import annotations
+
+TOOL_GUIDES: dict[str, str] = {
+    "analyze_chord": (
+        "Analyze one chord symbol in a key, as a jazz theory teacher would: roman numeral "
+        "('ii7', 'V7/V', 'subV7'), harmonic function, whether it is diatonic or borrowed, and "
+        "the scales to improvise over it (primary first, with avoid notes). Choose it to explain "
+        "a chord's role in a key; for the notes of a chord with octaves and frequencies use "
+        "resolve_chord, for notes to play on a piano use generate_voicing. Arguments: 'chord' "
+        "(required), 'key' (default C; minor as 'Cm'). Example: {\"chord\": \"Dm7b5\", "
+        "\"key\": \"Cm\"}."),
+    "resolve_chord": (
+        "Spell a chord symbol: its notes with octave (root position, a slash chord's bass "
+        "first), MIDI numbers, frequencies in Hz, intervals and scales. Choose it to know what "
+        "notes a symbol contains or to check that a symbol parses; it needs no key (use "
+        "analyze_chord for the chord's role in a key). Arguments: 'chord' (required), 'octave' "
+        "of the root (default 4), 'tuning' (A4 in Hz, default 440). Example: {\"chord\": "
+        "\"G13\", \"octave\": 3}."),
+    "generate_voicing": (
+        "Voice a chord, or a whole progression with the least total voice motion, as a jazz "
+        "pianist would: notes with octave and MIDI numbers, lowest first. Choose it for what "
+        "to play; for the plain chord tones use resolve_chord. Give either 'chord' (one "
+        "symbol) or 'progression' (space-separated symbols or a list), not both. 'style': "
+        "rootless (default), bill_evans, shell, triad, pad, guide_tones, guide_third, "
+        "guide_seventh, drop2, drop3 (any other name is an error); 'previous' (notes to lead "
+        "from), 'range' ([low, high] MIDI). Example: {\"progression\": \"Dm7 G7 Cmaj7\", "
+        "\"style\": \"drop2\"}."),
+    "reharmonize": (
+        "Suggest jazz reharmonizations of a chord progression, at most one per technique "
+        "(tritone substitution, ii-V insertion, modal interchange, secondary dominants, "
+        "dominant chains, Coltrane changes, backdoor dominant, diminished passing chords), each "
+        "with the new chords, what changed and a one-sentence explanation. Choose it to vary "
+        "existing changes; to arrange or play them use conduct_band. Arguments: 'progression' "
+        "(required: string or list), 'key' (default C), 'techniques' (restrict to these). "
+        "Example: {\"progression\": \"Dm7 G7 Cmaj7\", \"key\": \"C\"}."),
+    "conduct_band": (
+        "Arrange a plain-English direction for a jazz band (piano or guitar, bass, drums): "
+        "style, tempo, key, form, the chords played bar by bar and a lead sheet. Choose it to "
+        "create a backing track or hear a form; to explain chords use analyze_chord. On MCP "
+        "the default 'detail' is 'summary' (no note events, no MIDI: a few KB); pass 'detail': "
+        "'full' for the four lanes' note events and the base64 MIDI file (about 150 KB for two "
+        "minutes). Arguments: 'prompt' (required), 'durationSec' (5-900), 'progression' (your "
+        "own changes, '|' marks bars), 'seed'. Example: {\"prompt\": \"medium swing blues in "
+        "F, walking bass\", \"durationSec\": 60}."),
+    "search_corpus": (
+        "Search a corpus of song charts by chord pattern (matched in every key, '?' any one "
+        "chord), roman numerals (in songs whose key is known), title or likeness to a "
+        "progression; answers songs with where the pattern occurs. Choose it to find tunes "
+        "that use a progression; to analyze a progression use analyze_chord or reharmonize. "
+        "Arguments: at least one of 'pattern', 'title', 'similarTo'; 'key', 'exact', 'limit' "
+        "(default 10), 'offset'. Example: {\"pattern\": \"ii7 V7 Imaj7\", \"limit\": 5}."),
+}
