@@ -5,6 +5,7 @@ instead of a bare 404 (issue 17, in part)."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,34 @@ def test_mcp_config_prints_a_snippet_that_works_from_anywhere(tmp_path: Path) ->
     assert (BIN / "harmony-compose").is_file()
     lonely = console("harmony", "mcp-config", "--key", "k")
     assert lonely.returncode == 1 and "--key goes with --url" in lonely.stderr
+
+
+def test_mcp_config_speaks_each_clients_format() -> None:
+    import json
+
+    mcp = str(BIN / "harmony-mcp")
+    vscode = console("harmony", "mcp-config", "--client", "vscode")
+    assert json.loads(vscode.stdout) == {"servers": {"harmony": {
+        "type": "stdio", "command": mcp, "args": []}}}
+    cursor = console("harmony", "mcp-config", "--client", "cursor", "--http",
+                     "https://h.example/", "--key", "hk_live_k")
+    assert json.loads(cursor.stdout) == {"mcpServers": {"harmony": {
+        "url": "https://h.example/mcp", "headers": {"Authorization": "Bearer hk_live_k"}}}}
+    hosted = console("harmony", "mcp-config", "--client", "vscode", "--http", "https://h.example")
+    assert json.loads(hosted.stdout) == {"servers": {"harmony": {
+        "type": "http", "url": "https://h.example/mcp"}}}
+    code = console("harmony", "mcp-config", "--client", "claude-code", "--conductor",
+                   "--url", "https://h.example", "--key", "hk_live_k")
+    assert shlex.split(code.stdout) == [
+        "claude", "mcp", "add", "--env", "HARMONY_BASE_URL=https://h.example",
+        "--env", "SERVICE_API_KEY=hk_live_k", "conductor", "--", str(BIN / "harmony-conductor")]
+    code_http = console("harmony", "mcp-config", "--client", "claude-code", "--http",
+                        "https://h.example", "--key", "hk_live_k")
+    assert shlex.split(code_http.stdout) == [
+        "claude", "mcp", "add", "--transport", "http", "--header",
+        "Authorization: Bearer hk_live_k", "harmony", "https://h.example/mcp"]
+    desktop = console("harmony", "mcp-config", "--http", "https://h.example")
+    assert desktop.returncode == 1 and "Claude Desktop" in desktop.stderr
 
 
 def test_accounts_create_says_what_it_did(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ from server.accounts import (
 from server.cli import compose as compose_cli
 from server.cli import corpus as corpus_cli
 from server.cli import render as render_cli
+from server.cli.mcp_config import CLIENTS
+from server.cli.mcp_config import config as mcp_config
 from server.cli.serve import cmd_serve
 from server.http import PROFILES, env_db_path
 
@@ -167,8 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     gaps.set_defaults(run=cmd_vocab_gaps)
 
     add_operation_parsers(sub)
-    m = sub.add_parser("mcp-config", help="print the JSON an MCP client needs to start a "
-                                          "harmony stdio server (absolute paths)")
+    m = sub.add_parser("mcp-config", help="print what an MCP client needs to start a harmony "
+                                          "stdio server (absolute paths) or reach a hosted "
+                                          "/mcp, in the client's own format")
+    m.add_argument("--client", choices=CLIENTS, default="claude-desktop",
+                   help="the client whose format to print (claude-code: a command line)")
     which = m.add_mutually_exclusive_group()
     which.add_argument("--conductor", action="store_const", dest="server",
                        const="harmony-conductor", help="the conductor (render, play, search)")
@@ -176,7 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
                        const="harmony-compose", help="the composer (compose_* tools)")
     m.add_argument("--url", help="proxy to this running service instead of the engine "
                                  "in-process (HARMONY_BASE_URL)")
-    m.add_argument("--key", help="the API key for --url (SERVICE_API_KEY)")
+    m.add_argument("--http", help="the hosted service's URL: the client talks to its /mcp over "
+                                  "streamable HTTP (no local process)")
+    m.add_argument("--key", help="the API key for --url (SERVICE_API_KEY) or --http (the "
+                                 "Authorization header)")
     m.set_defaults(run=cmd_mcp_config, server="harmony-mcp")
     render_cli.add_parser(sub)
     corpus_cli.add_parsers(sub)
@@ -330,18 +338,14 @@ def _os_error(exc: OSError) -> str:
 
 
 def cmd_mcp_config(ns: argparse.Namespace) -> int:
-    """``{"mcpServers": {...}}`` for a client's settings, with the executable's absolute path
-    (so it works from anywhere, without activating the virtual environment)."""
+    """The client's configuration (``server.cli.mcp_config``), with the executable's absolute
+    path (so it works from anywhere, without activating the virtual environment)."""
     command = str(Path(sys.executable).parent / ns.server)
-    entry: dict[str, Any] = {"command": command}
-    env = {"HARMONY_BASE_URL": ns.url, "SERVICE_API_KEY": ns.key}
-    if ns.key and not ns.url:
-        raise ValueError("--key goes with --url (the service to call)")
-    if ns.url:
-        entry["env"] = {k: v for k, v in env.items() if v}
-    name = {"harmony-mcp": "harmony", "harmony-conductor": "conductor",
-            "harmony-compose": "compose"}[ns.server]
-    return _json({"mcpServers": {name: entry}})
+    made = mcp_config(ns.client, command, ns.server, url=ns.url, key=ns.key, http=ns.http)
+    if isinstance(made, str):
+        print(made)
+        return 0
+    return _json(made)
 
 
 def cmd_login_link(ns: argparse.Namespace) -> int:

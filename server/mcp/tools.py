@@ -50,8 +50,8 @@ class McpTool:
         """The result JSON of a call whose arguments are ``encoded`` (JSON bytes): decoded
         afresh for ``call``, so no arguments object is shared between calls (``/mcp`` keeps a
         call's encoded arguments for its next request, ``server.mcp.endpoint``)."""
-        if self.defaults:
-            return orjson.dumps(self.call(self.arguments(orjson.loads(encoded))))
+        if self.defaults:  # ``call`` fills them in
+            return orjson.dumps(self.call(orjson.loads(encoded)))
         if self.answer is not None:
             return self.answer(encoded)
         return orjson.dumps(self.call(orjson.loads(encoded)))
@@ -84,7 +84,9 @@ def tool_table(operations: Iterable[Operation] | None = None,
             continue
         title = op.tool.replace("_", " ").capitalize()
         defaults = MCP_DEFAULTS.get(op.name)
-        call = partial(run_operation, op)
+        call: Callable[[Any], dict[str, Any]] = partial(run_operation, op)
+        if defaults:
+            call = _defaulted(call, defaults)
         tools[op.tool] = McpTool(op.tool, op.name, op.path, call, {
             "name": op.tool, "title": title,
             "description": TOOL_GUIDES.get(op.tool, op.description),
@@ -92,6 +94,17 @@ def tool_table(operations: Iterable[Operation] | None = None,
             "annotations": {"title": title, **_ANNOTATIONS}},
             (answers or {}).get(op.name) or answerer(op), op.cache > 0, defaults)
     return tools
+
+
+def _defaulted(call: Callable[[Any], dict[str, Any]], defaults: Mapping[str, Any]
+               ) -> Callable[[Any], dict[str, Any]]:
+    """``call`` with the MCP tool's defaults filled into its arguments (a new dict)."""
+    def with_defaults(arguments: Any) -> dict[str, Any]:
+        if isinstance(arguments, dict):
+            arguments = {**arguments, **{k: v for k, v in defaults.items()
+                                         if arguments.get(k) is None}}
+        return call(arguments)
+    return with_defaults
 
 
 def error_text(error: Mapping[str, Any]) -> str:
