@@ -365,3 +365,30 @@ def test_numbered_tool_calls_are_each_admitted_counted_and_logged(tmp_path: Path
     assert [(r[1], r[2], r[4], r[5]) for r in store.log_rows()] == [
         (key_id, "rest", 200, None), *[(key_id, "mcp", 200, None)] * 4,
         *[(key_id, "mcp", 429, "rate_limited")] * 2]
+
+
+def test_a_key_less_client_is_told_that_an_api_key_is_needed_and_how_to_send_it(
+        tmp_path: Path) -> None:
+    # API.md 8.1: the 401 stays (with WWW-Authenticate: Bearer) and its text says what to do;
+    # an OAuth-capable client's discovery finds no OAuth, each answer saying so the same way.
+    from server.http.routes import OAUTH_PROBES
+
+    app, _ = make(tmp_path, operations=OPERATIONS)
+
+    async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
+        async with running(app) as http:
+            refused = await post_mcp(http, tool_call("analyze_chord", {"chord": "C"}))
+            probes = [await http.request("POST" if path == "/register" else "GET", path)
+                      for path in OAUTH_PROBES]
+            return refused, probes
+
+    refused, probes = run(scenario())
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].startswith("Bearer")
+    message = refused.json()["error"]["message"]
+    assert "an API key is needed" in message and "Authorization: Bearer hk_live_" in message
+    for path, probe in zip(OAUTH_PROBES, probes, strict=True):
+        assert probe.status_code == 404, path
+        error = probe.json()["error"]
+        assert error["code"] == "not_found"
+        assert error["message"].startswith("this service does not use OAuth: an API key is needed")

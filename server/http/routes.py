@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from engine.errors import NotFound
+from server.accounts.auth import NEEDS_KEY
 from server.api import Operation, Response, answerer, error_response
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
@@ -39,6 +40,24 @@ INDEX_ERROR = NotFound(
 def index_handler(app: Service, ctx: Context, body: bytes) -> Response:
     """``GET /``: 404 ``not_found`` whose message points to the other routes."""
     return error_response(INDEX_ERROR)
+
+
+# Where an OAuth-capable MCP client looks after a 401 (the MCP authorization spec: RFC 9728's
+# protected-resource metadata, at the root and under the endpoint's path; RFC 8414's and
+# OpenID's server metadata; then, finding none, the 2025-03-26 fallback endpoints at the root).
+# Each answers 404 saying that this service takes API keys, not OAuth: the TypeScript SDK puts
+# the body of a failed discovery or registration into the error it shows, so the user reads
+# how to send a key instead of an OAuth failure (docs/mcp.md, "Key-less calls").
+OAUTH_PROBES = ("/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-authorization-server",
+                "/.well-known/oauth-authorization-server/mcp",
+                "/.well-known/openid-configuration", "/register", "/authorize", "/token")
+NO_OAUTH = NotFound("this service does not use OAuth: " + NEEDS_KEY)
+
+
+def no_oauth_handler(app: Service, ctx: Context, body: bytes) -> Response:
+    return error_response(NO_OAUTH)
 
 
 def openapi_handler(app: Service, ctx: Context, body: bytes) -> Response:
@@ -97,6 +116,8 @@ def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str
         route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
         route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
     ]
+    routes += [route(path, frozenset({"GET", "HEAD", "POST"}), no_oauth_handler)
+               for path in OAUTH_PROBES]
     routes += [route(path, methods, page_handler, page=True)
                for path, methods in PAGE_ROUTES.items()]
     routes += [route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
