@@ -210,19 +210,22 @@ def test_user_progressions_are_arranged_as_given() -> None:
         {"bar": 2, "beat": 1, "symbol": "Cmaj7"}, {"bar": 3, "beat": 1, "symbol": "NC"},
         {"bar": 4, "beat": 1, "symbol": "A7b9"}, {"bar": 5, "beat": 1, "symbol": "Fmaj7"},
         {"bar": 5, "beat": 3, "symbol": "Bb7"}, {"bar": 5, "beat": 4, "symbol": "Eb7"},
-        {"bar": 6, "beat": 1, "symbol": "Dm7"},      # Eb7 (bII7 of D minor) resolves home
+        # the ending brings it home: the ii-V-I it started with
+        {"bar": 6, "beat": 1, "symbol": "Dm7"}, {"bar": 6, "beat": 3, "symbol": "G7"},
+        {"bar": 7, "beat": 1, "symbol": "Cmaj7"},
     ]
-    assert result["leadSheet"] == "| Dm7 G7 | Cmaj7 | NC | A7b9 |\n| Fmaj7 Bb7 Eb7 | Dm7 |"
+    assert result["leadSheet"] == \
+        "| Dm7 G7 | Cmaj7 | NC | A7b9 |\n| Fmaj7 Bb7 Eb7 | Dm7 G7 | Cmaj7 |"
     assert result["conductor"]["ending"] == "added"
     # Nothing but drums in the bar of no chord.
     for lane in ("harmony", "pattern", "bass"):
         assert not [e for e in result["lanes"][lane] if 3840 <= e["tick"] < 5760]
     assert [e for e in result["lanes"]["drums"] if 3840 <= e["tick"] < 5760]
     harmony_fits_the_chords(result)
-    # Without a key in the direction, the key is the one the chords fit best (A7b9 and Bb7
-    # lean to D minor here); tests/test_conduct_form.py has the cases that tell it from the
-    # first chord (this test used to assert the first chord's root as the key).
-    assert (result["conductor"]["key"], result["conductor"]["mode"]) == ("D", "minor")
+    # Without a key in the direction, the key is the chart's as a musician reads it
+    # (engine.analysis.keyfind): the ii-V-I into Cmaj7 it opens with, then V7/ii (A7b9), IV
+    # and the backdoor Bb7 (grid 4 read D minor from the notes alone).
+    assert (result["conductor"]["key"], result["conductor"]["mode"]) == ("C", "major")
 
 
 def test_a_progression_list_without_bar_lines_is_a_chord_a_bar_repeated() -> None:

@@ -178,8 +178,9 @@ def test_the_ending_is_voiced_and_played_like_the_rest() -> None:
     # (5 s hold the 6 bars at 288 but not a 7th at 336: the piece ends open, not refused)
     ({"prompt": "swing", "progression": "C | D | E | F | G | C D E F", "durationSec": 5},
      6, 288.0),
-    # six passes of C D E (in A minor: E is its V) and the added Am7 (was 18 at 144)
-    ({"prompt": "swing", "progression": "C | D | E", "durationSec": 30}, 19, 152.0),
+    # five passes of C D E (in C: its first chord, held as long as the others; grid 4 read A
+    # minor, E its V) and the added ii-V-I, Dm7 G7 | C (was 19 at 152 in A minor)
+    ({"prompt": "swing", "progression": "C | D | E", "durationSec": 30}, 17, 136.0),
     # two passes and the tonic bar after the plagal F (was 8)
     ({"prompt": "swing in C, 6 bars", "progression": "C | D | E | F"}, 9, 140.0),
 ])

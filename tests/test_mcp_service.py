@@ -378,8 +378,8 @@ def test_a_key_less_client_is_told_that_an_api_key_is_needed_and_how_to_send_it(
     async def scenario() -> tuple[httpx.Response, list[httpx.Response]]:
         async with running(app) as http:
             refused = await post_mcp(http, tool_call("analyze_chord", {"chord": "C"}))
-            probes = [await http.request("POST" if path == "/register" else "GET", path)
-                      for path in OAUTH_PROBES]
+            probes = [await http.request(method, path)
+                      for path, method in OAUTH_PROBES.items()]
             return refused, probes
 
     refused, probes = run(scenario())

@@ -1,5 +1,5 @@
 """Analysis: the rule grid (every chord class read in every key), the chord-scale catalogue,
-the ``analyze`` and ``resolve`` operations, ``analyze_batch`` over whole corpora as arrays and
+the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``), ``analyze_batch`` over whole corpora as arrays and
 ``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too).
 """
 
@@ -13,10 +13,13 @@ from engine.analysis.frames import (
     result_table,
 )
 from engine.analysis.grid import CLASSES, quality_class
+from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys
 from engine.analysis.operations import TUNING_RANGE, analyze, resolve, role_of
 
 __all__ = [
-    "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "analyze",
-    "analyze_arrow", "analyze_batch", "analyze_frame", "frame_meta", "pair_columns",
+    "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "ChartChord",
+    "KeyReading", "analyze",
+    "analyze_arrow", "analyze_batch", "analyze_frame", "chart_key", "chart_keys", "frame_meta",
+    "pair_columns",
     "quality_class", "resolve", "result_table", "role_of",
 ]

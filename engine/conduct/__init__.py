@@ -12,8 +12,9 @@ import math
 import random
 from typing import Any
 
+from engine.analysis import ChartChord, chart_key
 from engine.chords import NO_CHORD, Chord, Spelled, parse, parse_progression
-from engine.conduct import endings, forms, keyfind, midi
+from engine.conduct import endings, forms, midi
 from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
 from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
 from engine.conduct.styles import GROOVES
@@ -50,7 +51,7 @@ def conduct(request: Any) -> dict[str, Any]:
     quarters = meter[0] * 4 / meter[1]
     if progression is not None:
         symbol_bars = _user_bars(progression, meter[0])
-        tonic, mode = _key_of(plan, symbol_bars)
+        tonic, mode = _key_of(plan, symbol_bars, meter[0])
         form_len = len(symbol_bars)
         # whole passes of the progression, then the bars that bring it home (endings)
         tail, ending = endings.ending_bars(symbol_bars, tonic, mode, plan.loop)
@@ -145,16 +146,19 @@ def _user_bars(progression: Any, beats: int) -> list[list[str]]:
     return bars
 
 
-def _key_of(plan: Plan, bars: list[list[str]]) -> tuple[Spelled, str]:
-    """The prompt's key, else the key the progression implies (``keyfind``): in the mode the
-    prompt named (a mode word without a tonic), else major or minor."""
+def _key_of(plan: Plan, bars: list[list[str]], beats: int) -> tuple[Spelled, str]:
+    """The prompt's key, else the key of the user's chart as a musician reads it
+    (``engine.analysis.keyfind``): in the mode the prompt named (a mode word without a
+    tonic), else major or minor. A bar's chords share it equally."""
     if plan.key_given:
         return plan.tonic, plan.mode
-    timed = [(parse(s), 1 / len(bar)) for bar in bars for s in bar if s not in NO_CHORD]
-    if not timed:
+    chart = [ChartChord(b + 1, 1 + i * beats / len(bar), parse(s))
+             for b, bar in enumerate(bars) for i, s in enumerate(bar) if s not in NO_CHORD]
+    if not chart:
         return plan.tonic, plan.mode
     modes = (plan.mode,) if plan.mode_given else ("major", "minor")
-    return keyfind.find_key(timed, modes)
+    found = chart_key(chart, beats, modes)
+    return found.tonic, found.mode
 
 
 def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,

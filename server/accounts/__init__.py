@@ -2,7 +2,7 @@
 counters, the store (SQLite, or PostgreSQL: ``open_store``), the request log, the metrics, and the sign-in links and
 sessions of the account page."""
 
-from server.accounts.auth import Authenticator
+from server.accounts.auth import NEEDS_KEY, Authenticator
 from server.accounts.counters import SharedCounters
 from server.accounts.limits import Admission, Counters, FloodThrottle, Limiter
 from server.accounts.metrics import MULTIPROC_ENV, Metrics, reset_metrics_dir
@@ -24,6 +24,7 @@ from server.accounts.store import (
 __all__ = [
     "LINK_SECONDS",
     "MULTIPROC_ENV",
+    "NEEDS_KEY",
     "PLANS",
     "SESSION_SECONDS",
     "USAGE_GROUPS",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from server.api import OPERATIONS, STATUS, Operation
+from server.http.routes import OAUTH_PROBES
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = REPO / "docs" / "api.md"
@@ -56,11 +57,15 @@ NOTES = {
               "and `HARMONY_CORPUS` on the server.",
 }
 META_ROUTES = (
-    ("GET /", "Where things are: the routes, as JSON. No key."),
+    ("GET /", "404 `not_found` (as the original service answered), its message pointing to "
+              "the routes below and the docs. No key."),
     ("GET /health", "`{\"status\", \"version\", \"grid\"}`. No key."),
     ("GET /openapi.json", "OpenAPI 3.1 of every route, from the same table as this page. No "
                           "key."),
     ("GET /metrics", "Prometheus text: requests, latency, log rows dropped, flood refusals."),
+    ("`, `".join(f"{m} {p}" for p, m in OAUTH_PROBES.items()),
+     "404 `not_found`: this service takes API keys, not OAuth; the message says how to send "
+     "one. These are where an OAuth-capable MCP client looks after a 401 (docs/mcp.md)."),
     ("POST /mcp", "MCP over HTTP (JSON-RPC 2.0, stateless): `initialize`, `ping`, "
                   "`tools/list` need no key; `tools/call` spends the same quota as REST. The "
                   "hosted tools: analyze_chord, resolve_chord, generate_voicing, reharmonize, "

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from engine.errors import NotFound
-from server.accounts.auth import NEEDS_KEY
+from server.accounts import NEEDS_KEY
 from server.api import Operation, Response, answerer, error_response
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
@@ -48,11 +48,13 @@ def index_handler(app: Service, ctx: Context, body: bytes) -> Response:
 # Each answers 404 saying that this service takes API keys, not OAuth: the TypeScript SDK puts
 # the body of a failed discovery or registration into the error it shows, so the user reads
 # how to send a key instead of an OAuth failure (docs/mcp.md, "Key-less calls").
-OAUTH_PROBES = ("/.well-known/oauth-protected-resource",
-                "/.well-known/oauth-protected-resource/mcp",
-                "/.well-known/oauth-authorization-server",
-                "/.well-known/oauth-authorization-server/mcp",
-                "/.well-known/openid-configuration", "/register", "/authorize", "/token")
+# path -> the method a client uses there
+OAUTH_PROBES = {"/.well-known/oauth-protected-resource": "GET",
+                "/.well-known/oauth-protected-resource/mcp": "GET",
+                "/.well-known/oauth-authorization-server": "GET",
+                "/.well-known/oauth-authorization-server/mcp": "GET",
+                "/.well-known/openid-configuration": "GET", "/register": "POST",
+                "/authorize": "GET", "/token": "POST"}
 NO_OAUTH = NotFound("this service does not use OAuth: " + NEEDS_KEY)
 
 
@@ -116,8 +118,8 @@ def build_routes(operations: Mapping[str, Operation], max_body: int) -> dict[str
         route("/metrics", frozenset({"GET", "HEAD"}), metrics_handler),
         route("/mcp", frozenset({"POST"}), mcp_handler, surface="mcp"),
     ]
-    routes += [route(path, frozenset({"GET", "HEAD", "POST"}), no_oauth_handler)
-               for path in OAUTH_PROBES]
+    routes += [route(path, frozenset({method, "HEAD"} if method == "GET" else {method}),
+                     no_oauth_handler) for path, method in OAUTH_PROBES.items()]
     routes += [route(path, methods, page_handler, page=True)
                for path, methods in PAGE_ROUTES.items()]
     routes += [route(op.path, frozenset({"POST"}), HANDLERS.get(op.name, operation_handler),
