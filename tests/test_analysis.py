@@ -53,10 +53,34 @@ def test_diatonic_sevenths_and_triads_of_every_key(key: str) -> None:
 
 
 SECONDARY = {  # key -> [(chord, numeral, target)]
-    "C": [("A7", "V7/ii"), ("B7", "V7/iii"), ("C7", "V7/IV"), ("D7", "V7/V"), ("E7", "V7/vi")],
-    "Eb": [("C7", "V7/ii"), ("D7", "V7/iii"), ("Eb7", "V7/IV"), ("F7", "V7/V"),
-           ("G7", "V7/vi")],
+    "C": [("A7", "V7/ii"), ("B7", "V7/iii"), ("D7", "V7/V"), ("E7", "V7/vi")],
+    "Eb": [("C7", "V7/ii"), ("D7", "V7/iii"), ("F7", "V7/V"), ("G7", "V7/vi")],
 }
+
+
+@pytest.mark.parametrize(("chord", "key"), [("F7", "F"), ("Bb7", "Bb"), ("C9", "C")])
+def test_the_blues_tonic_i7_is_a_tonic_billies_bounce(chord: str, key: str) -> None:
+    # Billie's Bounce, Tenor Madness: I7 alone in a major key is the blues's home chord; it
+    # is V7/IV only where it moves to IV (the progression analysis says so in context).
+    r = an(chord, key)
+    assert r["numeral"].startswith("I") and r["numeral"][1] in "79"
+    assert r["function"].startswith("tonic, blues tonic")
+    assert r["scales"][0]["name"] == "mixolydian"
+
+
+def test_the_minor_tonic_and_the_borrowed_v7_take_dorian_so_what_and_misty() -> None:
+    # So What's Dm7 (i7 in D minor) and Misty's bar-2 Bbm7 in Eb (v7: the ii of a ii-V to IV)
+    assert an("Dm7", "Dm")["scales"][0]["name"] == "dorian"
+    assert an("Dm11", "Dm")["scales"][0]["name"] == "dorian"
+    assert an("Bbm7", "Eb")["scales"][0]["name"] == "dorian"
+    assert an("Cm7", "F")["scales"][0]["name"] == "dorian"
+
+
+def test_iv_minor_major_seventh_is_modal_interchange() -> None:
+    r = an("Fmmaj7", "C")
+    assert (r["numeral"], r["borrowed"], r["source"]) == ("iv(maj7)", True, "parallel minor")
+    assert r["function"].startswith("predominant, modal interchange")
+    assert r["scales"][0]["name"] == "melodic minor"
 
 
 @pytest.mark.parametrize("key", ["C", "Eb"])

@@ -62,6 +62,11 @@ DIFFERENCES: dict[tuple[str, str, str, str], str] = {
        for k, c in (("Cm", "Eb+maj7"), ("Bbm", "Db+maj7"), ("Bm", "D+maj7"))},
     **{(k, "harmonic", c, "scale"): "a diminished seventh takes whole-half diminished "
        "first (ultralocrian second)" for k, c in (("Cm", "Bo7"), ("Bbm", "Ao7"), ("Bm", "A#o7"))},
+    **{(k, "major", c, "secondary"): "I7 alone is the blues tonic (grid 5; Billie's Bounce), "
+       "V7/IV only where it moves to IV" for k, c in (("C", "C7"), ("A", "A7"), ("Bb", "Bb7"),
+                                                       ("E", "E7"))},
+    **{(k, "natural", c, "scale"): "the minor tonic i7 takes dorian in jazz pedagogy (grid 5; "
+       "So What), tonal aeolian" for k, c in (("Cm", "Cm7"), ("Bbm", "Bbm7"), ("Bm", "Bm7"))},
 }
 
 

@@ -3,8 +3,11 @@
 The grid is built once, from the literal rows below, by laying the layers down in the
 contract's priority order — a cell keeps the first interpretation that claims it:
 
-    diatonic > secondary dominant > backdoor > blues IV7 > tritone substitute
-             > borrowed (parallel modes) > diminished passing > chromatic
+    diatonic > blues I7 > secondary dominant > backdoor > blues IV7 > tritone substitute
+             > borrowed (parallel modes) > diminished passing > iv(maj7) > chromatic
+
+and a few cells take the chord-scale jazz pedagogy gives them rather than the rotation of their
+source scale (``SCALE_BY_CELL``: the minor tonic's dorian, the borrowed v7's dorian).
 
 It ends as read-only numpy arrays: ``GRID[mode, offset, class]`` is an index into
 ``INTERPRETATIONS``. Roles depend on the chord's core (triad or seventh); tensions do not move a chord's role but
@@ -113,6 +116,19 @@ FAMILIES: dict[str, tuple[str, ...]] = {
                 "mixolydian b6", "locrian natural 2", "altered"),
     "harmonic": ("harmonic minor", "locrian natural 6", "ionian augmented", "dorian #4",
                  "phrygian dominant", "lydian #2", "altered diminished"),
+}
+
+
+# (key mode, offset above the tonic, class) -> the chord-scale of that cell, where jazz
+# pedagogy (Levine, "The Jazz Theory Book"; Berklee's chord-scale theory) departs from the
+# rotation of the source scale (docs/analysis.md, "Scales"):
+# - the minor tonic i, im7 (So What, Impressions, a minor blues's i7): dorian, not aeolian;
+#   its natural sixth is the sound of a minor tonic in jazz;
+# - the borrowed v7 of a major key (Cm7 in F): the ii of a ii-V to IV (Misty bar 2, Stella,
+#   Oleo's bridge), played dorian, not phrygian.
+SCALE_BY_CELL: dict[tuple[str, int, str], str] = {
+    ("minor", 0, "min"): "dorian", ("minor", 0, "min7"): "dorian",
+    ("major", 7, "min7"): "dorian",
 }
 
 
@@ -227,6 +243,9 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
     def claim(mode: int, offset: int, cls: int, it: Interpretation) -> None:
         if grid[mode, offset % 12, cls] >= 0:
             return  # an earlier layer (higher priority) already reads this cell
+        scale = SCALE_BY_CELL.get((MODES[mode], offset % 12, CLASSES[cls].name))
+        if scale is not None:
+            it = it._replace(scale=scale)
         if it not in index:
             index[it] = len(interps)
             interps.append(it)
@@ -238,6 +257,12 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
         targets = _diatonic_targets(mode)
         # 1. diatonic, 6. borrowed: every class that fits the scale on one of its degrees.
         _fit_scale(claim, m, own, "diatonic")
+        # The blues tonic: I7 of a major key is the blues's home chord (Billie's Bounce,
+        # Tenor Madness), not first the dominant of IV it becomes when it moves there.
+        if mode == "major":
+            claim(m, 0, CLASS_INDEX["dom7"], Interpretation(
+                "blues", "tonic", "blues tonic (the dominant of IV when it resolves there)",
+                "blues", True, None, 0, "mixolydian", "I"))
         # 2. secondary dominants (triad, seventh or sus) a fifth above a diatonic target;
         #    the one above the tonic is the primary dominant (minor keys: harmonic minor).
         for degree, t in targets:
@@ -285,6 +310,12 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
                                 "whole-half diminished", SHARP_ROMAN[(t - 1) % 12])
             for c in (CLASS_INDEX["dim7"], CLASS_INDEX["dim"]):
                 claim(m, t - 1, c, it)
+        # iv(maj7) of a major key (Fmmaj7 in C): the borrowed iv with the key's own seventh, a
+        # predominant colour of modal interchange (its tones are in no one parallel scale).
+        if mode == "major":
+            claim(m, 5, CLASS_INDEX["mmaj7"], Interpretation(
+                "borrowed", "predominant", "modal interchange: iv from {tonic} minor with the "
+                "key's own seventh", "parallel minor", True, None, 5, "melodic minor", "IV"))
         # 8. everything left is chromatic.
         for offset in range(12):
             for c in range(len(CLASSES)):
