@@ -380,3 +380,25 @@ def test_respelling_a_root_keeps_the_numeral_of_its_role() -> None:
                         assert _ROMAN_NUMBER[roman[1].lower()] == r["degree"], (r["chord"], key)
                 else:
                     assert len({r["numeral"] for r in results}) == 1, (spellings, suffix, key)
+
+
+@pytest.mark.parametrize(("chord", "key", "numeral"), [
+    ("F/G", "C", "V9sus4"), ("Bb/C", "F", "V9sus4"), ("Db/Eb", "Ab", "V9sus4"),
+    ("Dm7/G", "C", "V9sus4"),     # ii over V: the sus V of countless ballads
+    ("Fmaj7/G", "C", "V13sus4"),
+])
+def test_slash_sus_chords_are_dominant_sus(chord: str, key: str, numeral: str) -> None:
+    # A major triad over the note a whole step up (a minor seventh over its fourth) spells
+    # the dominant sus chord on the bass: F/G is G9sus4 (1, b7, 9, 11), read V9sus4, dominant;
+    # grid 4 read "IV, predominant".
+    r = an(chord, key)
+    assert (r["numeral"], r["function"].split(",")[0]) == (numeral, "dominant")
+    assert r["root"] == chord.split("/")[0].rstrip("m7aj")  # the chord as written is kept
+    assert r["scales"][0]["name"] == "mixolydian"
+    assert r["scales"][0]["notes"][0] == chord.split("/")[1]
+
+
+def test_dolphin_dances_dbmaj7_over_eb_is_the_tonic_sus() -> None:
+    r = an("Dbmaj7/Eb", "Eb")
+    assert r["numeral"] == "I13sus4"
+    assert an("C/E", "C")["numeral"] == "I"  # an inversion stays what it is

@@ -25,6 +25,7 @@ from engine.analysis.grid import (
     quality_class,
 )
 from engine.analysis.operations import function_text, numeral_text, source_text
+from engine.analysis.readings import heard_as
 from engine.chords import SCALE_STEPS, Chord, Key, parse, parse_key
 from engine.errors import HarmonyError, InvalidChord, InvalidKey, InvalidRequest
 
@@ -144,9 +145,11 @@ def _error_codes(errors: list[HarmonyError | None]) -> np.ndarray:
 
 def parse_symbols(distinct: Sequence[Cell]) -> SymbolTable:
     chords, errors = _parse_each(distinct, _parse_symbol)
+    # the grid reads each chord as heard (``heard_as``: F/G is G9sus4), as analyze does
+    heard = [None if c is None else heard_as(c) for c in chords]
 
     def col(get: Any, dtype: Any) -> np.ndarray:
-        return np.array([get(c) if c is not None else 0 for c in chords], dtype=dtype)
+        return np.array([get(c) if c is not None else 0 for c in heard], dtype=dtype)
 
     return SymbolTable(chords, errors, col(lambda c: c.root.pc, np.int16),
                        col(lambda c: c.root.letter, np.int16), col(quality_class, np.int16),
@@ -235,7 +238,8 @@ class BatchResult:
             "degree": int(self.codes["degree"][i]) + 1,
             "numeral": numeral_text(it, int(self.symbol_table.cls[s]),
                                     int(self.codes["degree"][i]),
-                                    int(self.codes["accidental"][i]), chord.quality),
+                                    int(self.codes["accidental"][i]),
+                                    heard_as(chord).quality),
             "inversion": chord.inversion,
             "function": function_text(it, key.tonic.name, diatonic, mode, tension),
             "diatonic": diatonic,

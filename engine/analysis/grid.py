@@ -263,6 +263,10 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
             claim(m, 0, CLASS_INDEX["dom7"], Interpretation(
                 "blues", "tonic", "blues tonic (the dominant of IV when it resolves there)",
                 "blues", True, None, 0, "mixolydian", "I"))
+            # I sus (Dolphin Dance's Dbmaj7/Eb in Eb, a modal tonic): the tonic's sus colour.
+            claim(m, 0, CLASS_INDEX["sus7"], Interpretation(
+                "variant", "tonic", "tonic sus (the dominant of IV when it resolves there)",
+                "sus tonic", False, None, 0, "mixolydian", "I"))
         # 2. secondary dominants (triad, seventh or sus) a fifth above a diatonic target;
         #    the one above the tonic is the primary dominant (minor keys: harmonic minor).
         for degree, t in targets:

@@ -20,6 +20,7 @@ from engine.analysis.grid import (
     numeral_prefix,
     quality_class,
 )
+from engine.analysis.readings import heard_as
 from engine.analysis.scales import chord_scales, kept_scales
 from engine.chords import (
     Chord,
@@ -109,6 +110,9 @@ def source_text(it: Interpretation, diatonic: bool, mode: str, tension_source: i
 
 @lru_cache(maxsize=8192)
 def role_of(chord: Chord, key: Key) -> ChordRole:
+    """The chord's role in the key, read from the chord as heard (``heard_as``: ``F/G`` is
+    G9sus4, a V)."""
+    chord = heard_as(chord)
     cls = quality_class(chord)
     offset = (chord.root.pc - key.tonic.pc) % 12
     it = INTERPRETATIONS[GRID_ROWS[key.mode_index][offset][cls]]
@@ -177,8 +181,15 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
         "borrowed": role.interpretation.borrowed,
         "source": source_text(role.interpretation, role.diatonic, key.mode,
                               role.tension_source),
-        "scales": kept_scales(chord, quality_class(chord), role.interpretation.scale, True),
+        "scales": _scales(chord, role.interpretation.scale),
     }
+
+
+def _scales(chord: Chord, hint: str | None) -> tuple[dict[str, Any], ...]:
+    """The chord-scales of the chord as heard (a slash-sus spelling's are its sus chord's on
+    the bass); a slash bass that is not a chord tone orders them (``kept_scales``)."""
+    heard = heard_as(chord)
+    return kept_scales(heard, quality_class(heard), hint, True)
 
 
 def analyze(request: Any) -> dict[str, Any]:
