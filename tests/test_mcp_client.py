@@ -68,7 +68,8 @@ def test_initialize_list_and_call_every_tool(server: LiveServer, mode: str) -> N
         assert isinstance(result, types.CallToolResult) and not result.is_error, name
         # the same result as the engine (and REST) for the same arguments, the MCP tool's one
         # default of its own filled in (conduct_band: detail "summary", API.md 7)
-        expected = getattr(engine, operation)({**MCP_DEFAULTS.get(operation, {}), **args})
+        expected = getattr(engine, operation)({**MCP_DEFAULTS.get(operation, ({}, None))[0],
+                                               **args})
         assert result.structured_content == orjson.loads(orjson.dumps(expected))
         assert result.content[0].text.encode() == orjson.dumps(expected)  # type: ignore[union-attr]
 

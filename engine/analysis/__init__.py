@@ -4,6 +4,7 @@ the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind`
 """
 
 from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
+from engine.analysis.entry import analyze
 from engine.analysis.frames import (
     COLUMNS,
     analyze_arrow,
@@ -14,7 +15,7 @@ from engine.analysis.frames import (
 )
 from engine.analysis.grid import CLASSES, quality_class
 from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys
-from engine.analysis.operations import TUNING_RANGE, analyze, resolve, role_of
+from engine.analysis.operations import TUNING_RANGE, resolve, role_of
 
 __all__ = [
     "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "ChartChord",

@@ -28,15 +28,14 @@ from engine.chords import (
     frequency,
     midi_of,
     note_with_octave,
-    parse_key,
     read_chord,
     spell_interval,
     transpose_mask,
 )
 from engine.errors import InvalidRequest
-from engine.requests import MAX_SYMBOL, get_number, get_str, require_object
+from engine.requests import get_number, require_object
 
-ANALYZE_FIELDS = ("chord", "key", "keyContext")
+ANALYZE_FIELDS = ("chord", "progression", "key", "keyContext", "detail")
 RESOLVE_FIELDS = ("chord", "octave", "tuning")
 DEFAULT_OCTAVE = 4
 DEFAULT_TUNING = 440.0
@@ -190,14 +189,6 @@ def _scales(chord: Chord, hint: str | None) -> tuple[dict[str, Any], ...]:
     the bass); a slash bass that is not a chord tone orders them (``kept_scales``)."""
     heard = heard_as(chord)
     return kept_scales(heard, quality_class(heard), hint, True)
-
-
-def analyze(request: Any) -> dict[str, Any]:
-    """``{"chord": "Dm7b5", "key": "C"}`` -> the analysis of API.md §3."""
-    req = require_object(request, ANALYZE_FIELDS)
-    chord = read_chord(req)
-    key = parse_key(get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",)))
-    return analyze_chord(chord, key)
 
 
 @lru_cache(maxsize=8192)

@@ -118,11 +118,32 @@ CHORD_FIELDS: JSON = {
 
 # ---------------------------------------------------------------- requests
 
+CHART = {
+    "description": "A chart to read in context, in place of 'chord': a string with '|' bar "
+                   "lines and spaces between a bar's chords, optionally with section labels "
+                   "and '||' ('A: Dm7 G7 | Cmaj7 || B: ...'), or a list of bars (each a list "
+                   f"of symbols or a string of them) or of symbols (a chord a bar); at most "
+                   f"{MAX_PROGRESSION} chords. 'key' is then optional: found from the chart.",
+    "anyOf": [{"type": "string", "pattern": NOT_ONLY_BAR_LINES},
+              {"type": "array", "minItems": 1, "maxItems": MAX_PROGRESSION,
+               "items": {"anyOf": [{"type": "string"},
+                                   {"type": "array", "items": {"type": "string"}}]}}],
+}
 ANALYZE_REQUEST = _request({
-    "chord": CHORD,
-    "key": KEY,
+    "chord": _or_null({**CHORD, "description": "One chord symbol to analyze, e.g. 'Dm7b5'. "
+                       "Give either 'chord' or 'progression'."}),
+    "progression": _or_null(CHART),
+    "key": {**KEY, "description": KEY["description"] + " With a progression, absent: the "
+            "key is found from the whole chart."},
     "keyContext": KEY_CONTEXT,
-}, ["chord"])
+    "detail": _or_null(_str("With a progression: 'full' (every chord with all the "
+                            "single-chord fields) or 'summary' (each chord's numeral and "
+                            "primary scale in context). Default 'full' on REST and "
+                            "Python, 'summary' for the MCP tool.", enum=["full", "summary"])),
+}, oneOf=[  # exactly one of them, null being absent
+    {"required": ["chord"], "properties": {"chord": {"type": "string"}}},
+    {"required": ["progression"], "properties": {"progression": {"not": {"type": "null"}}}},
+])
 
 RESOLVE_REQUEST = _request({
     "chord": CHORD,
@@ -287,6 +308,59 @@ VOICING_RESULT = {
     ],
 }
 
+CONTEXT_FIELDS: JSON = {
+    "bar": _int("Bar (1-based)."),
+    "beat": _num("Beat (1-based)."),
+}
+CHART_RESULT = _object({
+    "key": _str("The key the chart is read in, canonical ('Eb', 'Cm')."),
+    "keyFound": {"type": "boolean", "description": "The key was found from the chart (no "
+                 "'key' given)."},
+    "keyCandidates": _array(_object({"key": _str("A key."), "score": _num("Its confidence "
+                            "(0-1).")}, ["key", "score"]), "The runners-up, best first."),
+    "regions": _array(_object({
+        "key": _str("The region's key ('C', 'Ebm')."), "start": _int("First bar."),
+        "end": _int("Last bar."),
+        "kind": {"type": "string", "enum": ["home", "tonicization", "modulation"],
+                 "description": "The home key (the whole chart), a tonicization (under four "
+                                "bars) or a modulation."}}, ["key", "start", "end", "kind"]),
+        "Key regions: the home key, then each key a bracket arrives in away from home."),
+    "brackets": _array(_object({
+        "kind": {"type": "string", "enum": ["ii-V-I", "ii-V", "V-I"],
+                 "description": "The idiom."},
+        "bar": _int("Bar of its first chord."), "beat": _num("Beat of its first chord."),
+        "chords": _array({"type": "string"}, "Its chords (the ii and the V, or the V)."),
+        "target": {**NULLABLE_STR, "description": "The chord it meets."},
+        "arrives": {"type": "string", "enum": ["resolved", "substitute", "backdoor",
+                                               "deceptive"],
+                    "description": "How its dominant meets the target."},
+        "turnaround": {"type": "boolean", "description": "It leads from the end back to "
+                                                        "the top."},
+    }, ["kind", "bar", "beat", "chords", "target", "arrives", "turnaround"]),
+        "ii-V and ii-V-I brackets, and lone dominants that resolve."),
+    "cadences": _array(_object({
+        "bar": _int("Bar of the arrival."), "beat": _num("Beat of the arrival."),
+        "kind": {"type": "string", "enum": ["authentic", "tritone substitute", "backdoor"],
+                 "description": "How the tonic is reached."},
+        "chords": _array({"type": "string"}, "The chords, the tonic last."),
+    }, ["bar", "beat", "kind", "chords"]), "Arrivals on the home tonic."),
+    "form": {"type": ["object", "null"], "description": "A known form ('12-bar blues', "
+             "'rhythm changes', or the labelled sections' letters such as 'AABA'), or null.",
+             "properties": {"name": _str("The form."), "bars": _int("Bars.")}},
+    "chords": _array({"type": "object", "description": "The single-chord fields of analyze, "
+                      "with 'bar' and 'beat', then 'contextNumeral', 'contextFunction' and "
+                      "'contextScales': the chord read where it goes.",
+                      "properties": {**CONTEXT_FIELDS,
+                                     "contextNumeral": _str("The numeral in context "
+                                                            "('ii7/IV', 'V7/bII')."),
+                                     "contextFunction": _str("The function in context."),
+                                     "contextScales": SCALES,
+                                     "contextScale": _str("detail 'summary': the primary "
+                                                          "scale in context.")},
+                      "required": ["bar", "beat", "chord", "contextNumeral"]},
+                     "Every chord of the chart, in order."),
+}, ["key", "keyFound", "keyCandidates", "regions", "brackets", "cadences", "form", "chords"])
+
 REHARMONIZE_RESULT = _object({
     "key": _str("The key, canonical."),
     "progression": _array({"type": "string"}, "The input chords."),
@@ -446,8 +520,12 @@ LARGE_BODY = 1 << 20  # API.md 9: render and compose bodies may be 1 MiB
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("analyze", "analyze_chord",
-        "Analyze a chord in a key: roman numeral, function, borrowing and the scales to play.",
-        ANALYZE_REQUEST, ANALYZE_RESULT, engine_checks=True, cache=4096),
+        "Analyze a chord in a key (roman numeral, function, borrowing, the scales to play), or "
+        "a whole chart in context (key found, regions, ii-V brackets, cadences, form).",
+        ANALYZE_REQUEST, {"type": "object", "description": "One chord's analysis, or with "
+                          "'progression' the chart in context.",
+                          "anyOf": [ANALYZE_RESULT, CHART_RESULT]},
+        engine_checks=True, cache=4096),
     _op("resolve", "resolve_chord",
         "Spell a chord symbol: notes with octave, MIDI numbers, frequencies and scales.",
         RESOLVE_REQUEST, RESOLVE_RESULT, engine_checks=True, cache=4096),

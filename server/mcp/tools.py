@@ -21,8 +21,13 @@ from server.mcp.guides import TOOL_GUIDES
 from server.mcp.portable import portable
 
 # API.md 7: the one default that differs by surface. Assistants read the whole answer, so the
-# MCP tool conduct_band answers a summary unless 'detail' is given (REST and Python: "full").
-MCP_DEFAULTS: dict[str, dict[str, Any]] = {"conduct": {"detail": "summary"}}
+# MCP tools answer a summary unless 'detail' is given (REST and Python: "full"): conduct_band
+# always, analyze_chord when it is given a progression (operation -> (defaults, the argument
+# that calls for them, or None for every call)).
+MCP_DEFAULTS: dict[str, tuple[dict[str, Any], str | None]] = {
+    "conduct": ({"detail": "summary"}, None),
+    "analyze": ({"detail": "summary"}, "progression"),
+}
 # API.md 8.1: the text content is the result's JSON up to this size, else an abbreviation.
 TEXT_LIMIT = 8192
 
@@ -43,14 +48,17 @@ class McpTool:
     # REST keeps this operation's answers (``Operation.cache``): /mcp may keep a call's result
     # too, once answered without an error (``server.mcp.endpoint``'s kept calls).
     kept: bool = False
-    # Arguments the MCP tool fills when absent or null (``MCP_DEFAULTS``).
+    # Arguments the MCP tool fills when absent or null (``MCP_DEFAULTS``), and the argument
+    # whose presence calls for them (None: every call).
     defaults: Mapping[str, Any] | None = None
+    trigger: str | None = None
 
     def result(self, encoded: bytes) -> bytes:
         """The result JSON of a call whose arguments are ``encoded`` (JSON bytes): decoded
         afresh for ``call``, so no arguments object is shared between calls (``/mcp`` keeps a
         call's encoded arguments for its next request, ``server.mcp.endpoint``)."""
-        if self.defaults:  # ``call`` fills them in
+        if self.defaults and (self.trigger is None or b'"%s"' % self.trigger.encode()
+                              in encoded):  # ``call`` fills them in
             return orjson.dumps(self.call(orjson.loads(encoded)))
         if self.answer is not None:
             return self.answer(encoded)
@@ -59,7 +67,8 @@ class McpTool:
     def arguments(self, arguments: Any) -> Any:
         """``arguments`` with the tool's MCP defaults filled in (a new dict; anything but an
         object is left for the engine to refuse)."""
-        if not self.defaults or not isinstance(arguments, dict):
+        if not self.defaults or not isinstance(arguments, dict) or \
+                (self.trigger is not None and arguments.get(self.trigger) is None):
             return arguments
         return {**arguments, **{k: v for k, v in self.defaults.items()
                                 if arguments.get(k) is None}}
@@ -83,24 +92,26 @@ def tool_table(operations: Iterable[Operation] | None = None,
         if not op.available:
             continue
         title = op.tool.replace("_", " ").capitalize()
-        defaults = MCP_DEFAULTS.get(op.name)
+        defaults, trigger = MCP_DEFAULTS.get(op.name, (None, None))
         call: Callable[[Any], dict[str, Any]] = partial(run_operation, op)
         if defaults:
-            call = _defaulted(call, defaults)
+            call = _defaulted(call, defaults, trigger)
         tools[op.tool] = McpTool(op.tool, op.name, op.path, call, {
             "name": op.tool, "title": title,
             "description": TOOL_GUIDES.get(op.tool, op.description),
             "inputSchema": portable(op.request_schema), "outputSchema": op.result_schema,
             "annotations": {"title": title, **_ANNOTATIONS}},
-            (answers or {}).get(op.name) or answerer(op), op.cache > 0, defaults)
+            (answers or {}).get(op.name) or answerer(op), op.cache > 0, defaults, trigger)
     return tools
 
 
-def _defaulted(call: Callable[[Any], dict[str, Any]], defaults: Mapping[str, Any]
-               ) -> Callable[[Any], dict[str, Any]]:
-    """``call`` with the MCP tool's defaults filled into its arguments (a new dict)."""
+def _defaulted(call: Callable[[Any], dict[str, Any]], defaults: Mapping[str, Any],
+               trigger: str | None) -> Callable[[Any], dict[str, Any]]:
+    """``call`` with the MCP tool's defaults filled into its arguments (a new dict), when
+    ``trigger`` is None or given."""
     def with_defaults(arguments: Any) -> dict[str, Any]:
-        if isinstance(arguments, dict):
+        if isinstance(arguments, dict) and (trigger is None or
+                                            arguments.get(trigger) is not None):
             arguments = {**arguments, **{k: v for k, v in defaults.items()
                                          if arguments.get(k) is None}}
         return call(arguments)
