@@ -21,9 +21,7 @@ from typing import Any
 
 import orjson
 
-from engine.compose.export import bars_of
-from engine.compose.ir import by_id
-from engine.errors import HarmonyError, InvalidRequest
+from engine.errors import InvalidRequest
 from server.mcp.files import CacheFolder, cache_folder, write_atomic
 
 MAX_FILES = 256
@@ -88,17 +86,16 @@ class CompositionStore:
         return composition
 
 
-def chart(composition: dict[str, Any], section: dict[str, Any]) -> str:
-    """A section's chords bar by bar, ``| Gm7 C7 | Fmaj7 |``, cut at a bar line after
-    ``CHART_CHARS`` characters."""
-    try:
-        bars = bars_of(composition, section)
-    except (HarmonyError, KeyError, TypeError, ValueError):
-        return "(chords not readable)"
-    cells = [" ".join(b) or "%" for b in bars]
+def chart(section: dict[str, Any]) -> str:
+    """A section's chords bar by bar as written, ``| Gm7 C7 | Fmaj7 |`` (``%``: the bar holds
+    the chord before), cut at a bar line after ``CHART_CHARS`` characters."""
+    cells: list[list[str]] = [[] for _ in range(int(section.get("bars") or 0))]
+    for chord in sorted(section.get("chords", []), key=lambda c: (c["bar"], c["beat"])):
+        if 1 <= chord["bar"] <= len(cells):
+            cells[chord["bar"] - 1].append(str(chord["symbol"]))
     text = "|"
     for i, cell in enumerate(cells):
-        piece = f" {cell} |"
+        piece = f" {' '.join(cell) or '%'} |"
         if len(text) + len(piece) > CHART_CHARS:
             return text + f" ... ({len(cells) - i} more bars)"
         text += piece
@@ -109,7 +106,7 @@ def summary(composition: dict[str, Any]) -> dict[str, Any]:
     """Title, key, tempo, metre, style, form, bars in form order, each section's chords
     (abbreviated) and the tracks with their event counts."""
     meta = composition.get("meta", {})
-    sections = by_id(composition)
+    sections = {s["id"]: s for s in composition.get("sections", [])}
     out: dict[str, Any] = {k: meta.get(k) for k in (
         "title", "composer", "key", "mode", "tempo", "timeSignature", "style")}
     out["form"] = composition.get("form", [])
@@ -117,7 +114,7 @@ def summary(composition: dict[str, Any]) -> dict[str, Any]:
     out["sections"] = [
         {"id": s["id"], "bars": s["bars"],
          **{k: s[k] for k in ("timeSignature", "tempo", "key") if s.get(k) is not None},
-         "chords": chart(composition, s)}
+         "chords": chart(s)}
         for s in composition.get("sections", [])]
     out["tracks"] = [
         {"id": t["id"], "role": t["role"],
