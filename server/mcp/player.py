@@ -30,6 +30,8 @@ from engine.errors import AudioUnavailable, InvalidRequest
 
 GRACE = 0.5      # seconds a player started in the background has to fail at once
 STDERR_TAIL = 300  # characters of a failed player's stderr in what was tried
+# Players playing on in the background, kept until they end (then reaped: no zombies).
+BACKGROUND: list[subprocess.Popen[bytes]] = []
 
 # Platform players: (command, the suffixes it plays; empty: any).
 PLATFORM_PLAYERS: dict[str, tuple[tuple[tuple[str, ...], frozenset[str]], ...]] = {
@@ -104,9 +106,11 @@ def _run(command: list[str], file: Path, wait: bool, tried: list[str], name: str
         except OSError as e:
             tried.append(f"{name} ({e.strerror or type(e).__name__})")
             return None
+        BACKGROUND[:] = [p for p in BACKGROUND if p.poll() is None]
         try:
             code = process.wait(timeout=None if wait else grace)
         except subprocess.TimeoutExpired:
+            BACKGROUND.append(process)
             return Played(str(file), name, False)  # plays on in the background
         if code != 0:
             stderr.seek(0)
