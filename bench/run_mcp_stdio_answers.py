@@ -2,7 +2,7 @@
 content, the structuredContent (as JSON) and any other content (attached audio), per call of the
 three stdio servers driven by the SDK's client over stdio, as a client would see them.
 
-Requests: a 2-minute ``conduct_band``; ``render_audio`` of a 2-minute prompt and of a 3-second
+Requests: a 2-minute ``conduct_band`` (and a 900-second one, the longest it makes); ``render_audio`` of a 2-minute prompt and of a 3-second
 MIDI file (small enough for its audio to be attached); a 32-bar ``compose_*`` session with a
 voicing, an arrangement, a melody and exports; the five ``harmony-mcp`` tools on a 32-bar tune.
 
@@ -91,6 +91,8 @@ async def mcp_calls(client: Client) -> list[tuple[str, Any]]:
 async def conductor_calls(client: Client) -> list[tuple[str, Any]]:
     out = [("conduct_band", await client.call_tool("conduct_band", {"prompt": PROMPT,
                                                                     "durationSec": 120})),
+           ("conduct_band (900 s)", await client.call_tool("conduct_band", {
+               "prompt": PROMPT, "durationSec": 900})),
            ("search_corpus", await client.call_tool("search_corpus",
                                                     {"pattern": "ii7 V7 Imaj7"}))]
     long = await client.call_tool("render_audio", {"prompt": PROMPT, "durationSec": 120,

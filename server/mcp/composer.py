@@ -27,6 +27,7 @@ import orjson
 from engine.compose import OPERATIONS, compose
 from engine.errors import HarmonyError, InternalError, InvalidRequest
 from server.mcp.conductor import (
+    ENV_HELP,
     RemoteError,
     Renderer,
     flag,
@@ -47,7 +48,13 @@ from server.mcp.stdio import (
     preamble,
     run_stdio,
 )
-from server.mcp.store import CompositionStore, compositions_folder, summary
+from server.mcp.store import (
+    MAX_BYTES,
+    MAX_FILES,
+    CompositionStore,
+    compositions_folder,
+    summary,
+)
 
 COMPOSITION = {"type": "object", "description": "The whole composition (API.md 13: version, "
                "meta, sections, form, tracks), instead of compositionId."}
@@ -371,5 +378,9 @@ def main() -> None:
     preamble("harmony-compose", "The composition tools: compose_create, compose_add_section, "
              "compose_set_chords, compose_set_form, compose_reharmonize, compose_voice, "
              "compose_arrange, compose_add_notes, compose_transpose, compose_export, "
-             "play_composition.")
+             "play_composition.", env_help=ENV_HELP + (
+                 ";\n  HARMONY_COMPOSITIONS (the store of compositions; default "
+                 "$XDG_CACHE_HOME/harmony/compositions), HARMONY_COMPOSITIONS_MAX_FILES "
+                 f"(default {MAX_FILES}) and HARMONY_COMPOSITIONS_MAX_MB (default "
+                 f"{MAX_BYTES >> 20})"))
     anyio.run(serve, dict(os.environ))

@@ -133,6 +133,12 @@ SEARCH_DESCRIPTION = (
     "conduct_band. Answers up to limit songs (default 10) with where each match is. Example: "
     "{\"pattern\": \"ii7 V7 Imaj7\", \"limit\": 5}")
 
+ENV_HELP = (
+    ";\n  HARMONY_RENDERS (folder of renders without a path; default "
+    "$XDG_CACHE_HOME/harmony/renders, ~/.cache/harmony/renders), HARMONY_RENDERS_MAX_FILES "
+    f"(default {RENDERS_MAX_FILES}) and HARMONY_RENDERS_MAX_MB (default {RENDERS_MAX_BYTES >> 20});"
+    "\n  HARMONY_AUDIO_PLAYER (player command), HARMONY_PLAYER_GRACE (seconds a player has to "
+    "fail at once, default 0.5), HARMONY_SOUNDFONT")
 Renderer = Callable[[dict[str, Any], Call], Awaitable[tuple[bytes, dict[str, Any]]]]
 
 
@@ -300,5 +306,5 @@ async def serve(env: Mapping[str, str]) -> None:
 
 def main() -> None:
     preamble("harmony-conductor", "The conductor's tools: conduct_band, render_audio, "
-             "play_audio, search_corpus.")
+             "play_audio, search_corpus.", env_help=ENV_HELP + ", HARMONY_CORPUS")
     anyio.run(serve, dict(os.environ))

@@ -419,7 +419,7 @@ async def serve(env: Mapping[str, str]) -> None:
         await run_stdio(build_server(tools, caller))
 
 
-def preamble(name: str, what: str, argv: list[str] | None = None) -> None:
+def preamble(name: str, what: str, argv: list[str] | None = None, env_help: str = "") -> None:
     """``--help`` and ``--version`` answered and the process ended; on a terminal, a line on
     stderr saying this is a server waiting for an MCP client (stdout stays JSON-RPC only)."""
     args = sys.argv[1:] if argv is None else argv
@@ -428,7 +428,7 @@ def preamble(name: str, what: str, argv: list[str] | None = None) -> None:
               "an MCP client starts it, e.g.\n"
               f'  {{"mcpServers": {{"harmony": {{"command": "{sys.argv[0]}"}}}}}}\n\n'
               "environment: HARMONY_BASE_URL and SERVICE_API_KEY (proxy to a running service "
-              "instead of the engine in-process)")
+              f"instead of the engine in-process){env_help}")
         raise SystemExit(0)
     if "--version" in args:
         print(f"{name} {PACKAGE_VERSION}")
