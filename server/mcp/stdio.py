@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import copy
 import difflib
 import os
@@ -68,7 +69,8 @@ class Call:
         if self._report is None or done <= self._last:
             return
         self._last, self._total = done, total
-        await self._report(done, total, message)
+        with contextlib.suppress(Exception):  # one that cannot be sent never fails the call
+            await self._report(done, total, message)
 
     async def work(self, fn: Callable[[], T], *, step: float = 0, total: float = 1,
                    message: str = "working") -> T:
