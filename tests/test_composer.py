@@ -16,7 +16,7 @@ from mcp import Client
 
 from engine import compose
 from server.api.schemas import OPERATIONS
-from tests.mcp_live import stdio_session
+from tests.mcp_live import running_server, stdio_session
 from tests.server_fixtures import bearer, error_of, make, new_key, run, running
 from tests.test_compose import CREATE, SESSION
 from tests.test_stdio import error_of as tool_error_of
@@ -176,6 +176,33 @@ def test_an_export_is_written_to_files_or_kept_within_the_budget(tmp_path: Path)
     assert (tmp_path / "tune.txt").read_text() == result["leadsheet"]
     error = tool_error_of(again)
     assert error["field"] == "path" and "overwrite: true" in error["message"]
+
+
+def test_proxy_mode_composes_on_the_service_and_keeps_the_composition_here(tmp_path: Path
+                                                                          ) -> None:
+    store = tmp_path / "store"
+
+    (tmp_path / "service").mkdir()
+    with running_server(tmp_path / "service") as server:
+        env = {"HARMONY_BASE_URL": server.url, "SERVICE_API_KEY": server.key or "",
+               "HARMONY_COMPOSITIONS": str(store)}
+
+        async def script(client: Client) -> Any:
+            made = await client.call_tool("compose_create", {k: v for k, v in CREATE.items()
+                                                             if k != "op"})
+            key = made.structured_content["compositionId"]
+            moved = await client.call_tool("compose_transpose", {"compositionId": key,
+                                                                 "key": "G"})
+            bad = await client.call_tool("compose_set_form", {"compositionId": key,
+                                                              "form": ["Z"]})
+            return moved, bad
+
+        moved, bad = stdio(env, script)
+    expected = compose({"operations": [CREATE, {"op": "transpose", "key": "G"}]})
+    assert moved.structured_content["result"] == expected["results"][1]
+    kept = store / f"{moved.structured_content['compositionId']}.json"
+    assert orjson.loads(kept.read_bytes()) == expected["composition"]
+    assert tool_error_of(bad)["field"] == "form[0]"  # the service's error, its field flat
 
 
 def test_rest_compose_answers_as_the_engine(tmp_path: Path) -> None:

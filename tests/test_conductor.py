@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import orjson
 import pytest
 from mcp import Client
 
+import engine
 from tests.mcp_live import LiveServer, running_server, stdio_session
 from tests.test_render import b64, midi_of
 from tests.test_stdio import error_of
@@ -265,9 +267,18 @@ def test_proxy_mode_renders_on_the_service(server: LiveServer, tmp_path: Path) -
         ok = await client.call_tool("render_audio", {"midi": MIDI, "engine": "basic",
                                                      "path": str(target)})
         bad = await client.call_tool("render_audio", {"midi": MIDI, "format": "ogg"})
-        return ok, bad
+        conducted = await client.call_tool("conduct_band", {
+            "prompt": "slow blues in G", "durationSec": 20, "midiPath": str(midi)})
+        return ok, bad, conducted
 
-    ok, bad = stdio(env, script)
+    midi = tmp_path / "remote.mid"
+    ok, bad, conducted = stdio(env, script)
     assert not ok.is_error, ok.content
     assert hashlib.sha256(target.read_bytes()).hexdigest() == ok.structured_content["sha256"]
     assert error_of(bad)["field"] == "format"
+    # the service's full result, summarised here, its MIDI written here
+    whole = engine.conduct({"prompt": "slow blues in G", "durationSec": 20})
+    assert conducted.structured_content == {
+        **{k: v for k, v in orjson.loads(orjson.dumps(whole)).items()
+           if k not in ("lanes", "midi")}, "midiPath": str(midi)}
+    assert midi.read_bytes() == base64.b64decode(whole["midi"])
