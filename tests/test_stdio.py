@@ -330,3 +330,43 @@ def test_a_long_call_reports_progress_and_never_stops_ping(monkeypatch: pytest.M
     assert not answer.is_error and "lanes" not in answer.structured_content
     assert progress[0] == (0, 1, "conduct_band: computing") and progress[-1] == (1, 1, "done")
     assert [p[0] for p in progress] == sorted({p[0] for p in progress})  # always rising
+
+
+def test_progress_rises_while_a_call_waits_and_never_fails_it(monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    from server.mcp import stdio as module
+    from server.mcp.stdio import Call
+
+    monkeypatch.setattr(module, "HEARTBEAT", 0.01)
+    seen: list[tuple[float, float | None, str | None]] = []
+    beaten = anyio.Event()
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+        if len(seen) == 3:
+            beaten.set()
+
+    async def refuse(done: float, total: float | None, message: str | None) -> None:
+        raise BrokenPipeError("the client went away")
+
+    async def until_beaten() -> str:
+        await beaten.wait()
+        return "rendered"
+
+    async def broken() -> str:
+        raise ValueError("no")
+
+    async def run() -> Any:
+        with anyio.fail_after(30):
+            call = Call(report)
+            value = await call.during(until_beaten, step=1, total=3, message="rendering")
+            await call.finish()
+            with pytest.raises(ValueError):
+                await Call(report).during(broken)
+            quiet = Call(refuse)
+            assert await quiet.work(lambda: 42) == 42  # notifications that fail are dropped
+            return value
+
+    assert anyio.run(run) == "rendered"
+    assert seen[:4] == [(1, 3, "rendering"), (1.5, 3, "rendering (0.01 s)"),
+                        (1.75, 3, "rendering (0.02 s)"), (3, 3, "done")]

@@ -188,9 +188,10 @@ def remote_composer(base_url: str, api_key: str | None,
     url = base_url.rstrip("/") + "/v2/compose"
 
     async def call(request: dict[str, Any], progress: Call) -> dict[str, Any]:
-        await progress.progress(0, 1, f"composing at {base_url}")
         try:
-            response = await client.post(url, content=orjson.dumps(request), headers=headers)
+            response = await progress.during(
+                lambda: client.post(url, content=orjson.dumps(request), headers=headers),
+                message=f"composing at {base_url}")
             body = orjson.loads(response.content)
         except (httpx.HTTPError, orjson.JSONDecodeError) as e:
             raise InternalError(f"cannot reach {base_url}: {type(e).__name__}") from None

@@ -166,9 +166,10 @@ def remote_renderer(base_url: str, api_key: str | None, client: httpx.AsyncClien
     url = base_url.rstrip("/") + _RENDER.path
 
     async def render(request: dict[str, Any], call: Call) -> tuple[bytes, dict[str, Any]]:
-        await call.progress(0, 2, f"rendering at {base_url}")
         try:
-            response = await client.post(url, content=orjson.dumps(request), headers=headers)
+            response = await call.during(
+                lambda: client.post(url, content=orjson.dumps(request), headers=headers),
+                step=0, total=2, message=f"rendering at {base_url}")
             body = orjson.loads(response.content)
         except (httpx.HTTPError, orjson.JSONDecodeError) as e:
             raise InternalError(f"cannot render at {base_url}: {type(e).__name__}") from None

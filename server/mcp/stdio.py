@@ -74,9 +74,15 @@ class Call:
 
     async def work(self, fn: Callable[[], T], *, step: float = 0, total: float = 1,
                    message: str = "working") -> T:
-        """``fn()`` on a worker thread; progress ``step``/``total`` now, then every
-        ``HEARTBEAT`` seconds a little nearer ``step + 1`` (never reaching it) with the seconds
-        spent, until it returns."""
+        """``fn()`` on a worker thread, with progress as ``during`` sends it."""
+        return await self.during(lambda: anyio.to_thread.run_sync(fn), step=step, total=total,
+                                 message=message)
+
+    async def during(self, start: Callable[[], Awaitable[T]], *, step: float = 0,
+                     total: float = 1, message: str = "working") -> T:
+        """Await ``start()`` (engine work on a thread, a call to the service); progress
+        ``step``/``total`` now, then every ``HEARTBEAT`` seconds a little nearer ``step + 1``
+        (never reaching it) with the seconds spent, until it returns."""
         await self.progress(step, total, message)
         outcome: list[Any] = []
         async with anyio.create_task_group() as group:
@@ -91,14 +97,15 @@ class Call:
             if self._report is not None:
                 group.start_soon(beat)
             try:
-                outcome.append(await anyio.to_thread.run_sync(fn))
+                outcome.append((await start(), None))
             except Exception as exc:
-                outcome.append(exc)
+                outcome.append((None, exc))
             group.cancel_scope.cancel()
-        if isinstance(outcome[0], Exception):
-            raise outcome[0]
-        value: T = outcome[0]
-        return value
+        value, error = outcome[0]
+        if error is not None:
+            raise error
+        result: T = value
+        return result
 
     async def finish(self) -> None:
         """The last notification (progress = total), when any was sent."""
@@ -130,11 +137,11 @@ def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient)
 
     async def post(tool: McpTool, arguments: dict[str, Any],
                    call: Call | None = None) -> tuple[dict[str, Any], bool]:
-        if call is not None:
-            await call.progress(0, 1, f"{tool.name}: calling {base}")
         try:
-            response = await client.post(base + tool.path, content=orjson.dumps(arguments),
-                                         headers=headers)
+            response = await (call or Call()).during(
+                lambda: client.post(base + tool.path, content=orjson.dumps(arguments),
+                                    headers=headers),
+                message=f"{tool.name}: calling {base}")
         except httpx.HTTPError as e:
             return InternalError(f"cannot reach {base}: {type(e).__name__}").to_dict(), True
         try:
