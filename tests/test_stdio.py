@@ -1,9 +1,9 @@
 """``harmony-mcp`` as a subprocess, driven by the SDK's stdio client: in-process (the default,
 offline) and as a proxy to a running ``harmony serve`` (``HARMONY_BASE_URL``); what the three
-stdio servers share (``server.mcp.stdio``): errors as one readable text without structured
-content, unknown arguments refused, texts within 8 KB, schemas every major client accepts,
-``conduct_band``'s summary and ``midiPath``, progress notifications, and ``ping`` answered while a
-long call runs."""
+stdio servers share (``server.mcp.stdio``, ``results``, ``progress``): errors as one readable
+text without structured content, unknown arguments refused, texts within 8 KB, schemas every
+major client accepts, ``conduct_band``'s summary and ``midiPath``, progress notifications, and
+``ping`` answered while a long call runs."""
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def in_process(server: Any, script: Any, mode: str = "auto") -> Any:
 def test_every_tool_schema_is_one_every_major_client_accepts(tmp_path: Path) -> None:
     import jsonschema
 
-    from server.mcp.stdio import TOP_LEVEL_REFUSED
+    from server.mcp.results import TOP_LEVEL_REFUSED
 
     async def listing(client: Client) -> Any:
         return (await client.list_tools()).tools
@@ -265,7 +265,7 @@ def test_conduct_band_answers_a_summary_and_writes_the_midi(tmp_path: Path) -> N
 
 
 def test_a_long_text_is_abbreviated_within_the_budget() -> None:
-    from server.mcp.stdio import TEXT_BUDGET, answer_text
+    from server.mcp.results import TEXT_BUDGET, answer_text
 
     small = {"chord": "C", "notes": ["C", "E", "G"]}
     assert answer_text(small) == orjson.dumps(small).decode()
@@ -334,8 +334,8 @@ def test_a_long_call_reports_progress_and_never_stops_ping(monkeypatch: pytest.M
 
 def test_progress_rises_while_a_call_waits_and_never_fails_it(monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
-    from server.mcp import stdio as module
-    from server.mcp.stdio import Call
+    from server.mcp import progress as module
+    from server.mcp.progress import Call
 
     monkeypatch.setattr(module, "HEARTBEAT", 0.01)
     seen: list[tuple[float, float | None, str | None]] = []

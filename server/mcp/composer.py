@@ -37,11 +37,10 @@ from server.mcp.conductor import (
 )
 from server.mcp.files import write_user_file
 from server.mcp.player import play
+from server.mcp.progress import Call
+from server.mcp.results import TEXT_BUDGET, Outcome
 from server.mcp.stdio import (
-    TEXT_BUDGET,
     USER_AGENT,
-    Call,
-    Outcome,
     StdioTool,
     ToolHandler,
     build_stdio_server,

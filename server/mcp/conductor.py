@@ -34,9 +34,9 @@ from engine.render import render_bytes
 from server.api import OPERATIONS, with_corpus
 from server.mcp.files import CacheFolder, cache_folder, write_atomic, write_user_file
 from server.mcp.player import play
+from server.mcp.progress import Call
+from server.mcp.results import Outcome
 from server.mcp.stdio import (
-    Call,
-    Outcome,
     StdioTool,
     ToolHandler,
     build_stdio_server,

@@ -1,18 +1,10 @@
-"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server; and what the
-three stdio servers share (``docs/mcp-stdio.md``):
-
-- a tool result a TypeScript client shows: an error is ``isError`` with one text content carrying
-  the code, the message and the details (field, symbol, ...) then the error JSON, and no
-  ``structuredContent`` (the TS SDK client validates it against the tool's ``outputSchema``); a
-  success keeps ``structuredContent`` = the result and the text = that JSON under 8 KB, else an
-  abbreviated copy with a note (``answer_text``);
-- arguments a tool does not take are ``invalid_request`` naming the argument and the ones it
-  takes (``check_arguments``); input schemas without a top-level ``oneOf``/``anyOf``/``allOf``/
-  ``not``/``if`` (``client_schema``);
-- engine work off the event loop, so a long call never stops the server answering ``ping``, with
-  ``notifications/progress`` when the client gave a ``progressToken`` (``Call``);
-- ``conduct_band`` as an assistant wants it: ``detail`` ``"summary"`` by default (no ``lanes`` or
-  ``midi``), the MIDI written to ``midiPath`` when asked (``conduct_tool``).
+"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server; and the
+server the three stdio servers share (``build_stdio_server``, ``docs/mcp-stdio.md``): each call's
+arguments checked and its result shaped as the clients people run show it
+(``server.mcp.results``), its engine work off the event loop with progress notifications
+(``server.mcp.progress``); ``conduct_band`` as an assistant wants it, ``detail`` ``"summary"`` by
+default (no ``lanes`` or ``midi``) and the MIDI written to ``midiPath`` when asked
+(``conduct_tool``).
 
 By default the engine runs in-process and offline. With ``HARMONY_BASE_URL`` set, every call goes
 to that service's REST route instead (``SERVICE_API_KEY`` as the bearer key, an explicit
@@ -24,14 +16,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import copy
-import difflib
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -44,75 +34,17 @@ from mcp.server.stdio import stdio_server
 from engine.errors import InternalError, InvalidRequest
 from engine.version import PACKAGE_VERSION
 from server.mcp.files import write_user_file
+from server.mcp.progress import Call
+from server.mcp.results import (
+    Outcome,
+    Summary,
+    check_arguments,
+    client_schema,
+    tool_result,
+)
 from server.mcp.tools import McpTool, tool_error, tool_table
 
 USER_AGENT = f"harmony-mcp/{PACKAGE_VERSION}"
-TEXT_BUDGET = 8 * 1024          # bytes of a text content (and of a default call's structuredContent)
-HEARTBEAT = 1.0                 # seconds between progress notifications of a long engine call
-TOP_LEVEL_REFUSED = ("oneOf", "anyOf", "allOf", "not", "if", "then", "else")
-ERROR_DETAILS = ("field", "symbol", "index", "operation", "path", "retryAfter")
-T = TypeVar("T")
-Report = Callable[[float, float | None, str | None], Awaitable[None]]
-
-
-class Call:
-    """One tool call as its handler sees it: progress notifications (sent only when the client
-    gave a ``progressToken``; each one's ``progress`` above the one before) and ``work``, which
-    runs engine code on a worker thread so the event loop keeps answering ``ping``."""
-
-    def __init__(self, report: Report | None = None) -> None:
-        self._report = report
-        self._last = -1.0
-        self._total: float | None = None
-
-    async def progress(self, done: float, total: float | None, message: str) -> None:
-        if self._report is None or done <= self._last:
-            return
-        self._last, self._total = done, total
-        with contextlib.suppress(Exception):  # one that cannot be sent never fails the call
-            await self._report(done, total, message)
-
-    async def work(self, fn: Callable[[], T], *, step: float = 0, total: float = 1,
-                   message: str = "working") -> T:
-        """``fn()`` on a worker thread, with progress as ``during`` sends it."""
-        return await self.during(lambda: anyio.to_thread.run_sync(fn), step=step, total=total,
-                                 message=message)
-
-    async def during(self, start: Callable[[], Awaitable[T]], *, step: float = 0,
-                     total: float = 1, message: str = "working") -> T:
-        """Await ``start()`` (engine work on a thread, a call to the service); progress
-        ``step``/``total`` now, then every ``HEARTBEAT`` seconds a little nearer ``step + 1``
-        (never reaching it) with the seconds spent, until it returns."""
-        await self.progress(step, total, message)
-        outcome: list[Any] = []
-        async with anyio.create_task_group() as group:
-            async def beat() -> None:
-                beats = 0
-                while True:
-                    await anyio.sleep(HEARTBEAT)
-                    beats += 1
-                    await self.progress(step + 1 - 0.5 ** beats, total,
-                                        f"{message} ({beats * HEARTBEAT:g} s)")
-
-            if self._report is not None:
-                group.start_soon(beat)
-            try:
-                outcome.append((await start(), None))
-            except Exception as exc:
-                outcome.append((None, exc))
-            group.cancel_scope.cancel()
-        value, error = outcome[0]
-        if error is not None:
-            raise error
-        result: T = value
-        return result
-
-    async def finish(self) -> None:
-        """The last notification (progress = total), when any was sent."""
-        if self._last >= 0 and self._total is not None:
-            await self.progress(self._total, self._total, "done")
-
-
 Caller = Callable[[McpTool, dict[str, Any], Call], Awaitable[tuple[dict[str, Any], bool]]]
 
 
@@ -157,18 +89,7 @@ def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient)
     return post
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What a stdio tool call gives: its result or error object, and extra content blocks (the
-    audio of a render) after the text."""
-
-    payload: dict[str, Any]
-    is_error: bool = False
-    extra: tuple[types.ContentBlock, ...] = ()
-
-
 ToolHandler = Callable[[dict[str, Any], Call], Awaitable[Outcome]]
-Summary = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -281,93 +202,6 @@ def conduct_tool(tool: McpTool, caller: Caller) -> StdioTool:
         return Outcome(payload)
 
     return StdioTool(conduct_descriptor(tool.descriptor), handle, conduct_summary)
-
-
-# ---------------------------------------------------------------- results as clients show them
-
-
-def error_text(body: dict[str, Any]) -> str:
-    """``invalid_chord: cannot parse chord symbol 'H7' (symbol 'H7')`` and the error JSON on the
-    next line: the code, the message and the details a model needs to fix its call."""
-    found = body.get("error")
-    error: dict[str, Any] = found if isinstance(found, dict) else {}
-    head = f"{error.get('code', 'internal_error')}: {error.get('message', 'error')}"
-    details = [f"{k} {error[k]!r}" for k in ERROR_DETAILS if error.get(k) not in (None, "")]
-    if details:
-        head += f" ({', '.join(details)})"
-    return head + "\n" + orjson.dumps(body).decode()
-
-
-def _abbreviated(value: Any, items: int, chars: int) -> Any:
-    if isinstance(value, dict):
-        return {k: _abbreviated(v, items, chars) for k, v in value.items()}
-    if isinstance(value, list):
-        head = [_abbreviated(v, items, chars) for v in value[:items]]
-        return head + ([f"... {len(value) - items} more"] if len(value) > items else [])
-    if isinstance(value, str) and len(value) > chars:
-        return value[:chars] + f"... ({len(value):,} characters)"
-    return value
-
-
-def answer_text(payload: dict[str, Any], summary: Summary | None = None) -> str:
-    """The text content of a result: its JSON when under ``TEXT_BUDGET`` bytes; else a note
-    (the whole result is in structuredContent) and the tool's summary, lists and long strings
-    cut shorter until it fits."""
-    whole = orjson.dumps(payload)
-    if len(whole) <= TEXT_BUDGET:
-        return whole.decode()
-    shown = summary(payload) if summary else payload
-    for items, chars in ((64, 4000), (32, 2000), (16, 1000), (8, 500), (4, 200), (2, 100),
-                         (1, 60), (0, 40)):
-        note = (f"The result is {len(whole):,} bytes; abbreviated here (lists cut to their "
-                f"first {items}, long strings to {chars} characters). The whole result is the "
-                "structured content.\n")
-        text = note + orjson.dumps(_abbreviated(shown, items, chars)).decode()
-        if len(text.encode()) <= TEXT_BUDGET:
-            return text
-    keys = ", ".join(payload)[: TEXT_BUDGET // 2]
-    return (f"The result is {len(whole):,} bytes with the keys {keys}; "
-            "the whole result is the structured content.")
-
-
-def tool_result(outcome: Outcome, summary: Summary | None = None) -> types.CallToolResult:
-    if outcome.is_error:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=error_text(outcome.payload))],
-            is_error=True)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=answer_text(outcome.payload, summary)),
-                 *outcome.extra],
-        structured_content=outcome.payload, is_error=False)
-
-
-# ---------------------------------------------------------------- schemas and arguments
-
-
-def client_schema(descriptor: dict[str, Any]) -> dict[str, Any]:
-    """``descriptor`` with an input schema every major client accepts: ``type: object`` at the
-    top and no top-level ``oneOf``/``anyOf``/``allOf``/``not``/``if`` (the Anthropic API refuses
-    the whole tool list otherwise; the handlers check the alternatives)."""
-    out = copy.deepcopy(descriptor)
-    schema = {k: v for k, v in out.get("inputSchema", {}).items() if k not in TOP_LEVEL_REFUSED}
-    schema["type"] = "object"
-    schema.setdefault("properties", {})
-    out["inputSchema"] = schema
-    return out
-
-
-def check_arguments(descriptor: dict[str, Any], arguments: Mapping[str, Any]) -> None:
-    """An argument the tool does not take is ``invalid_request`` naming it (and the nearest one
-    it takes) and listing those it takes: a misspelt ``Key`` never silently analyses in C."""
-    known = list(descriptor["inputSchema"].get("properties", {}))
-    for name in arguments:
-        if name in known:
-            continue
-        near = [k for k in known if k.lower() == name.lower()] or \
-            difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        raise InvalidRequest(f"unknown argument {name!r}{hint}; {descriptor['name']} takes "
-                             f"{', '.join(known) or 'no arguments'}", field=name)
 
 
 # ---------------------------------------------------------------- the server
