@@ -92,18 +92,26 @@ def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
         log.close()
 
 
-def stdio_session(command: str, env: dict[str, str], script: Any) -> Any:
+def stdio_session(command: str, env: dict[str, str], script: Any, mode: str = "auto") -> Any:
     """Run ``script(client)`` against the stdio server ``command`` started with ``env`` over a
-    clean environment (no proxy or player settings inherited from the one running the tests)."""
+    clean environment (no proxy, player or cache settings inherited from the one running the
+    tests; the cache folders, renders and compositions, in a temporary folder unless ``env``
+    names one)."""
+    import tempfile
+
     import anyio
     from mcp import Client, StdioServerParameters
 
     clean = {k: v for k, v in os.environ.items()
-             if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER")}
-    params = StdioServerParameters(command=command, env={**clean, **env})
+             if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER",
+                          "HARMONY_RENDERS", "HARMONY_COMPOSITIONS")}
 
-    async def run() -> Any:
+    async def run(cache: str) -> Any:
+        params = StdioServerParameters(command=command,
+                                       env={**clean, "XDG_CACHE_HOME": cache, **env})
         with anyio.fail_after(120):
-            async with Client(params) as client:
+            async with Client(params, mode=mode) as client:
                 return await script(client)
-    return anyio.run(run)
+
+    with tempfile.TemporaryDirectory(prefix="harmony-cache-") as cache:
+        return anyio.run(run, cache)

@@ -116,3 +116,33 @@ def test_a_missing_file_is_refused_before_any_player_runs(tmp_path: Path) -> Non
     with pytest.raises(InvalidRequest) as refused:
         play(tmp_path / "nope.wav", env={"HARMONY_AUDIO_PLAYER": "false"})
     assert refused.value.field == "path"
+
+
+def test_a_player_failing_at_once_in_the_background_counts_as_tried(tmp_path: Path) -> None:
+    from server.mcp.player import _run
+
+    wav = _wav(tmp_path / "a.wav")
+    tried: list[str] = []
+    broken = [sys.executable, "-c", "import sys; sys.stderr.write('no  such\\ndevice'); "
+              "raise SystemExit(2)"]
+    # not waiting for the end of playback, yet a failure within the grace period is seen
+    # (a generous one here: the broken player always ends within it)
+    assert _run(broken, wav, False, tried, "broken", grace=60) is None
+    assert tried == ["broken (exit status 2: no such device)"]
+
+
+def test_a_player_still_playing_after_the_grace_period_plays_on(tmp_path: Path) -> None:
+    from server.mcp.player import BACKGROUND, _run
+
+    wav = _wav(tmp_path / "a.wav")
+    done = tmp_path / "done"
+    held = [sys.executable, "-c", "import os, time\n"
+            f"while not os.path.exists({str(done)!r}):\n    time.sleep(0.01)\n"]
+    tried: list[str] = []
+    try:
+        played = _run(held, wav, False, tried, "held", grace=0.05)
+        assert played is not None and (played.player, played.waited) == ("held", False)
+        assert tried == [] and BACKGROUND[-1].poll() is None  # still playing
+    finally:
+        done.touch()  # the player ends
+    assert BACKGROUND.pop().wait(timeout=60) == 0

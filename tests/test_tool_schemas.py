@@ -100,7 +100,7 @@ def _stdio_tools(command: str) -> list[dict[str, Any]]:
     return anyio.run(run)
 
 
-@pytest.mark.parametrize("command", ["harmony-mcp"])
+@pytest.mark.parametrize("command", ["harmony-mcp", "harmony-conductor", "harmony-compose"])
 def test_stdio_tools_have_portable_schemas(command: str) -> None:
     tools = _stdio_tools(command)
     assert tools

@@ -6,9 +6,12 @@
 3. the platform's player found on ``PATH`` (``afplay`` on macOS; ``pw-play``, ``paplay``,
    ``aplay`` (WAV only), ``ffplay`` on Linux).
 
-With none, ``AudioUnavailable`` says what was tried and names the file, so nothing is lost.
+A player that fails (it cannot be started, or it ends with a non-zero exit status: at once, within
+the grace period ``HARMONY_PLAYER_GRACE`` seconds (default 0.5) when not waiting, or at the end
+when waiting) counts as tried, with its status and the end of its stderr, and the next one is
+tried. With none, ``AudioUnavailable`` says what was tried and names the file, so nothing is lost.
 A player never writes to our stdout (the stdio servers speak JSON-RPC there): its output goes
-to /dev/null.
+to /dev/null, its stderr to a temporary file read when it fails.
 """
 
 from __future__ import annotations
@@ -17,12 +20,18 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.errors import AudioUnavailable, InvalidRequest
+
+GRACE = 0.5      # seconds a player started in the background has to fail at once
+STDERR_TAIL = 300  # characters of a failed player's stderr in what was tried
+# Players playing on in the background, kept until they end (then reaped: no zombies).
+BACKGROUND: list[subprocess.Popen[bytes]] = []
 
 # Platform players: (command, the suffixes it plays; empty: any).
 PLATFORM_PLAYERS: dict[str, tuple[tuple[tuple[str, ...], frozenset[str]], ...]] = {
@@ -49,6 +58,7 @@ def play(path: str | Path, *, wait: bool = False, env: Mapping[str, str] | None 
     if not file.is_file():
         raise InvalidRequest(f"no audio file at {str(file)!r}", field="path")
     env = {} if env is None else env
+    grace = _grace(env)
     tried: list[str] = []
     configured = (env.get("HARMONY_AUDIO_PLAYER") or "").strip()
     if configured:
@@ -56,7 +66,8 @@ def play(path: str | Path, *, wait: bool = False, env: Mapping[str, str] | None 
         command = [w.replace("{path}", str(file)) for w in words]
         if not any("{path}" in w for w in words):
             command.append(str(file))
-        played = _run(command, file, wait, tried, f"HARMONY_AUDIO_PLAYER ({words[0]})")
+        played = _run(command, file, wait, tried, f"HARMONY_AUDIO_PLAYER ({words[0]})",
+                      grace)
         if played:
             return played
     played = _sounddevice(file, wait, tried)
@@ -68,7 +79,7 @@ def play(path: str | Path, *, wait: bool = False, env: Mapping[str, str] | None 
         if shutil.which(player[0]) is None:
             tried.append(f"{player[0]} (not installed)")
             continue
-        played = _run([*player, str(file)], file, wait, tried, player[0])
+        played = _run([*player, str(file)], file, wait, tried, player[0], grace)
         if played:
             return played
     raise AudioUnavailable(
@@ -76,21 +87,37 @@ def play(path: str | Path, *, wait: bool = False, env: Mapping[str, str] | None 
         f"the file is {file}", path=str(file), tried=tried)
 
 
-def _run(command: list[str], file: Path, wait: bool, tried: list[str],
-         name: str) -> Played | None:
+def _grace(env: Mapping[str, str]) -> float:
     try:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=not wait)
-    except OSError as e:
-        tried.append(f"{name} ({e.strerror or type(e).__name__})")
-        return None
-    if not wait:
-        return Played(str(file), name, False)
-    code = process.wait()
-    if code != 0:
-        tried.append(f"{name} (exit status {code})")
-        return None
-    return Played(str(file), name, True)
+        return max(0.0, float(env.get("HARMONY_PLAYER_GRACE") or GRACE))
+    except ValueError:
+        return GRACE
+
+
+def _run(command: list[str], file: Path, wait: bool, tried: list[str], name: str,
+         grace: float = GRACE) -> Played | None:
+    """Run a player; ``None`` (and a line in ``tried``) when it cannot start or fails: a
+    non-zero exit status at the end (``wait``) or within ``grace`` seconds (not waiting)."""
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=stderr,
+                                       start_new_session=not wait)
+        except OSError as e:
+            tried.append(f"{name} ({e.strerror or type(e).__name__})")
+            return None
+        BACKGROUND[:] = [p for p in BACKGROUND if p.poll() is None]
+        try:
+            code = process.wait(timeout=None if wait else grace)
+        except subprocess.TimeoutExpired:
+            BACKGROUND.append(process)
+            return Played(str(file), name, False)  # plays on in the background
+        if code != 0:
+            stderr.seek(0)
+            said = " ".join(stderr.read().decode(errors="replace").split())[-STDERR_TAIL:]
+            tried.append(f"{name} (exit status {code}" + (f": {said})" if said else ")"))
+            return None
+    return Played(str(file), name, wait)
 
 
 def _sounddevice(file: Path, wait: bool, tried: list[str]) -> Played | None:

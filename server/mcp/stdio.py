@@ -1,4 +1,10 @@
-"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server.
+"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server; and the
+server the three stdio servers share (``build_stdio_server``, ``docs/mcp-stdio.md``): each call's
+arguments checked and its result shaped as the clients people run show it
+(``server.mcp.results``), its engine work off the event loop with progress notifications
+(``server.mcp.progress``); ``conduct_band`` as an assistant wants it, ``detail`` ``"summary"`` by
+default (no ``lanes`` or ``midi``) and the MIDI written to ``midiPath`` when asked
+(``conduct_tool``).
 
 By default the engine runs in-process and offline. With ``HARMONY_BASE_URL`` set, every call goes
 to that service's REST route instead (``SERVICE_API_KEY`` as the bearer key, an explicit
@@ -8,32 +14,48 @@ passed through unchanged as the tool's error result.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import copy
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import httpx
 import mcp_types as types
 import orjson
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from engine.errors import InternalError
+from engine.errors import InternalError, InvalidRequest
 from engine.version import PACKAGE_VERSION
+from server.mcp.files import write_user_file
+from server.mcp.progress import Call
+from server.mcp.results import (
+    Outcome,
+    Summary,
+    check_arguments,
+    client_schema,
+    tool_result,
+)
 from server.mcp.tools import McpTool, tool_error, tool_table
 
 USER_AGENT = f"harmony-mcp/{PACKAGE_VERSION}"
-Caller = Callable[[McpTool, dict[str, Any]], Awaitable[tuple[dict[str, Any], bool]]]
+Caller = Callable[[McpTool, dict[str, Any], Call], Awaitable[tuple[dict[str, Any], bool]]]
 
 
-async def call_in_process(tool: McpTool, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """The engine call; an error becomes ``(error object, True)`` as on /mcp: an engine error as
-    it is, anything else ``internal_error`` (its trace to stderr, never to the client)."""
+async def call_in_process(tool: McpTool, arguments: dict[str, Any],
+                          call: Call | None = None) -> tuple[dict[str, Any], bool]:
+    """The engine call on a worker thread; an error becomes ``(error object, True)`` as on /mcp:
+    an engine error as it is, anything else ``internal_error`` (its trace to stderr, never to the
+    client)."""
     try:
-        return tool.call(arguments), False
+        return await (call or Call()).work(lambda: tool.call(arguments),
+                                           message=f"{tool.name}: computing"), False
     except Exception as exc:
         return tool_error(exc).to_dict(), True
 
@@ -45,10 +67,13 @@ def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient)
         headers["authorization"] = f"Bearer {api_key}"
     base = base_url.rstrip("/")
 
-    async def call(tool: McpTool, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    async def post(tool: McpTool, arguments: dict[str, Any],
+                   call: Call | None = None) -> tuple[dict[str, Any], bool]:
         try:
-            response = await client.post(base + tool.path, content=orjson.dumps(arguments),
-                                         headers=headers)
+            response = await (call or Call()).during(
+                lambda: client.post(base + tool.path, content=orjson.dumps(arguments),
+                                    headers=headers),
+                message=f"{tool.name}: calling {base}")
         except httpx.HTTPError as e:
             return InternalError(f"cannot reach {base}: {type(e).__name__}").to_dict(), True
         try:
@@ -61,70 +86,168 @@ def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient)
             return body, True  # the service's own error object, passed through
         return InternalError(f"{base} answered HTTP {response.status_code}").to_dict(), True
 
-    return call
+    return post
+
+
+ToolHandler = Callable[[dict[str, Any], Call], Awaitable[Outcome]]
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What a stdio tool call gives: its result or error object, and extra content blocks (the
-    audio of a render) after the JSON text."""
+class StdioTool:
+    """A tool of a stdio server: its ``tools/list`` entry, its handler and, for a result whose
+    JSON may pass ``TEXT_BUDGET``, how its text is made shorter before the generic abbreviation
+    (``answer_text``)."""
 
-    payload: dict[str, Any]
-    is_error: bool = False
-    extra: tuple[types.ContentBlock, ...] = ()
+    descriptor: dict[str, Any]
+    handler: ToolHandler
+    summary: Summary | None = None
+    name: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.descriptor["name"])
 
 
-ToolHandler = Callable[[dict[str, Any]], Awaitable[Outcome]]
-
-
-def table_handlers(tools: Mapping[str, McpTool], caller: Caller) -> dict[str, ToolHandler]:
-    """A handler per tool of the operation table, each running through ``caller``."""
+def table_tools(tools: Mapping[str, McpTool], caller: Caller) -> dict[str, StdioTool]:
+    """A stdio tool per tool of the operation table, each running through ``caller``;
+    ``conduct_band`` as ``conduct_tool`` makes it."""
     def handler(tool: McpTool) -> ToolHandler:
-        async def call(arguments: dict[str, Any]) -> Outcome:
-            return Outcome(*await caller(tool, arguments))
-        return call
-    return {name: handler(tool) for name, tool in tools.items()}
+        async def handle(arguments: dict[str, Any], call: Call) -> Outcome:
+            return Outcome(*await caller(tool, arguments, call))
+        return handle
+    return {name: conduct_tool(tool, caller) if name == "conduct_band"
+            else StdioTool(tool.descriptor, handler(tool)) for name, tool in tools.items()}
 
 
-def build_server(tools: Mapping[str, McpTool], caller: Caller) -> Server[Any]:
-    """``harmony-mcp``: the SDK's low-level server over the shared tool table."""
-    return build_stdio_server(
-        "harmony", "Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "
-        "band arrangements, computed deterministically from chord symbols and keys.",
-        [t.descriptor for t in tools.values()], table_handlers(tools, caller))
+# ---------------------------------------------------------------- conduct_band on stdio
+
+CONDUCT_DESCRIPTION = (
+    "Arrange a direction in plain English for a jazz band (comping, a pattern lane, bass and "
+    "drums): answers the tempo, key, form, the chords bar by bar (leadSheet) and which words "
+    "chose what. Pick it to hear how a style, form or set of changes plays as a band; for "
+    "harmony alone use reharmonize or generate_voicing; for audio use render_audio "
+    "(harmony-conductor), which conducts and renders in one call. Main arguments: prompt "
+    "(style, tempo, key, form, feel), durationSec (5-900), progression (your own changes, '|' "
+    "between bars), seed. The answer is a summary without the note events and the MIDI "
+    "(detail 'full' adds them: ~150 KB for 2 minutes); midiPath writes the MIDI file here. "
+    'Example: {"prompt": "medium swing blues in F, walking bass", "durationSec": 60, '
+    '"midiPath": "blues.mid"}')
+CONDUCT_OPTIONS = {
+    "detail": {"type": "string", "enum": ["summary", "full"],
+               "description": "'summary' (the default here): the result without 'lanes' and "
+                              "'midi'; 'full': with the four lanes' note events and the base64 "
+                              "MIDI (large: ~150 KB for 2 minutes)."},
+    "midiPath": {"type": "string", "description": "Write the arrangement's Standard MIDI File "
+                 "to this file on this machine (its folder must exist); the answer's midiPath "
+                 "is where it went. An existing file is an error unless overwrite is true."},
+    "overwrite": {"type": "boolean",
+                  "description": "Replace an existing midiPath file. Default false."},
+}
+HEAVY = ("lanes", "midi")
 
 
-def build_stdio_server(name: str, instructions: str, descriptors: list[dict[str, Any]],
-                       handlers: Mapping[str, ToolHandler]) -> Server[Any]:
-    """An SDK low-level server listing ``descriptors`` and calling ``handlers`` by tool name;
-    an exception a handler lets through becomes a tool error (``tool_error``)."""
-    listing = [types.Tool.model_validate(d) for d in descriptors]
+def conduct_descriptor(descriptor: dict[str, Any]) -> dict[str, Any]:
+    """The table's ``conduct_band`` as the stdio servers serve it: ``detail`` defaulting to
+    ``"summary"``, ``midiPath`` and ``overwrite``; its output schema allows both shapes."""
+    out = copy.deepcopy(descriptor)
+    out["description"] = CONDUCT_DESCRIPTION
+    schema = out["inputSchema"]
+    schema["properties"] = {**schema["properties"], **CONDUCT_OPTIONS}
+    result = out["outputSchema"]
+    result["properties"] = {**result["properties"], "midiPath": {
+        "type": "string", "description": "The MIDI file written (when midiPath was given)."}}
+    result["required"] = [k for k in result.get("required", []) if k not in HEAVY]
+    return out
+
+
+def conduct_summary(result: dict[str, Any]) -> dict[str, Any]:
+    """conduct_band's text when its JSON passes the budget: lanes as their counts, the MIDI as
+    its size, the chords as their count (leadSheet shows them bar by bar)."""
+    out = dict(result)
+    if isinstance(out.get("lanes"), dict):
+        out["lanes"] = {k: f"{len(v)} note events (in structuredContent)"
+                        for k, v in out["lanes"].items()}
+    if isinstance(out.get("midi"), str):
+        out["midi"] = (f"base64 Standard MIDI File of {len(out['midi']) * 3 // 4:,} bytes (in "
+                       "structuredContent; midiPath writes it to a file)")
+    if isinstance(out.get("chords"), list):
+        out["chords"] = (f"{len(out['chords'])} changes (in structuredContent; leadSheet shows "
+                         "them bar by bar)")
+    return out
+
+
+def conduct_tool(tool: McpTool, caller: Caller) -> StdioTool:
+    async def handle(arguments: dict[str, Any], call: Call) -> Outcome:
+        args = dict(arguments)
+        detail = args.pop("detail", None)
+        if detail not in (None, "summary", "full"):
+            raise InvalidRequest("'detail' must be 'summary' or 'full'", field="detail")
+        target = args.pop("midiPath", None)
+        if target is not None and (not isinstance(target, str) or not target.strip()):
+            raise InvalidRequest("'midiPath' must be a file name", field="midiPath")
+        overwrite = args.pop("overwrite", None)
+        if overwrite is not None and not isinstance(overwrite, bool):
+            raise InvalidRequest("'overwrite' must be true or false", field="overwrite")
+        # the engine (or the service) leaves out the lanes and the MIDI when neither is wanted
+        args["detail"] = "full" if detail == "full" or target is not None else "summary"
+        payload, failed = await caller(tool, args, call)
+        if failed:
+            return Outcome(payload, True)
+        if target is not None:
+            try:
+                midi = base64.b64decode(payload["midi"], validate=True)
+            except (KeyError, TypeError, binascii.Error):
+                raise InternalError("the arrangement came without its MIDI") from None
+            written = write_user_file(target, midi, bool(overwrite), "midiPath")
+            payload = {**payload, "midiPath": str(written)}
+        if detail != "full":
+            payload = {k: v for k, v in payload.items() if k not in HEAVY}
+        return Outcome(payload)
+
+    return StdioTool(conduct_descriptor(tool.descriptor), handle, conduct_summary)
+
+
+# ---------------------------------------------------------------- the server
+
+
+def build_stdio_server(name: str, instructions: str, tools: Sequence[StdioTool]) -> Server[Any]:
+    """An SDK low-level server listing ``tools`` (``client_schema``) and calling them by name,
+    each call's arguments checked first; an exception a handler lets through becomes a tool
+    error (``tool_error``)."""
+    served = {t.name: (client_schema(t.descriptor), t) for t in tools}
+    listing = [types.Tool.model_validate(d) for d, _ in served.values()]
 
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listing)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        handler = handlers.get(params.name)
-        if handler is None:
-            error = {"error": {"code": "invalid_request",
-                               "message": f"unknown tool {params.name!r}", "field": "name"}}
-            return _result(Outcome(error, True))
+        entry = served.get(params.name)
+        if entry is None:
+            return tool_result(Outcome(InvalidRequest(
+                f"unknown tool {params.name!r}; this server has {', '.join(served)}",
+                field="name").to_dict(), True))
+        descriptor, tool = entry
+        call = Call(ctx.session.report_progress)
         try:
-            outcome = await handler(dict(params.arguments or {}))
+            arguments = dict(params.arguments or {})
+            check_arguments(descriptor, arguments)
+            outcome = await tool.handler(arguments, call)
         except Exception as exc:
             outcome = Outcome(tool_error(exc).to_dict(), True)
-        return _result(outcome)
+        await call.finish()
+        return tool_result(outcome, tool.summary)
 
     return Server(name, version=PACKAGE_VERSION, instructions=instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def _result(outcome: Outcome) -> types.CallToolResult:
-    text = orjson.dumps(outcome.payload).decode()
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text), *outcome.extra],
-        structured_content=outcome.payload, is_error=outcome.is_error)
+def build_server(tools: Mapping[str, McpTool], caller: Caller) -> Server[Any]:
+    """``harmony-mcp``: the SDK's low-level server over the shared tool table."""
+    return build_stdio_server(
+        "harmony", "Harmony engine: chord analysis, chord tones, voicings, reharmonisation and "
+        "band arrangements, computed deterministically from chord symbols and keys. Errors say "
+        "what to fix: the code, the message and the argument at fault.",
+        list(table_tools(tools, caller).values()))
 
 
 async def run_stdio(server: Server[Any]) -> None:
@@ -141,7 +264,7 @@ async def serve(env: Mapping[str, str]) -> None:
         await run_stdio(build_server(tools, caller))
 
 
-def preamble(name: str, what: str, argv: list[str] | None = None) -> None:
+def preamble(name: str, what: str, argv: list[str] | None = None, env_help: str = "") -> None:
     """``--help`` and ``--version`` answered and the process ended; on a terminal, a line on
     stderr saying this is a server waiting for an MCP client (stdout stays JSON-RPC only)."""
     args = sys.argv[1:] if argv is None else argv
@@ -150,7 +273,7 @@ def preamble(name: str, what: str, argv: list[str] | None = None) -> None:
               "an MCP client starts it, e.g.\n"
               f'  {{"mcpServers": {{"harmony": {{"command": "{sys.argv[0]}"}}}}}}\n\n'
               "environment: HARMONY_BASE_URL and SERVICE_API_KEY (proxy to a running service "
-              "instead of the engine in-process)")
+              f"instead of the engine in-process){env_help}")
         raise SystemExit(0)
     if "--version" in args:
         print(f"{name} {PACKAGE_VERSION}")
