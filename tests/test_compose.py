@@ -219,3 +219,19 @@ def test_transposing_there_and_back_keeps_the_chords(a: list[list[str]], key: st
     assert symbols(back, "A") == symbols(comp, "A") or all(
         parse(x).root.pc == parse(y).root.pc for x, y in zip(symbols(back, "A"),
                                                               symbols(comp, "A"), strict=True))
+
+
+def test_blue_monday_from_the_readme_arranges_its_aaba_as_written() -> None:
+    # The README's compose session: an AABA whose A ends on its ii-V (a turnaround back to the
+    # top). arrange keeps the written 32 bars (it refused: "could not keep the form's 32 bars").
+    from engine import compose
+
+    made = compose({"operations": [{
+        "op": "create", "title": "Blue Monday", "key": "F", "tempo": 160,
+        "progression": "A: Gm7 C7 | Fmaj7 | Am7b5 D7 | Gm7 C7 || B: Cm7 F7 | Bbmaj7 | "
+                       "Bbm6 Eb7 | Am7 D7", "form": ["A", "A", "B", "A"]}]})
+    done = compose({"composition": made["composition"], "operations": [
+        {"op": "reharmonize", "section": "B", "technique": "backdoor"},
+        {"op": "voice", "style": "drop2"}, {"op": "arrange", "style": "bossa_nova"}]})
+    assert done["results"][2] == {"style": "bossa_nova", "tracks": ["pattern", "bass", "drums"],
+                                  "bars": 16}

@@ -76,8 +76,10 @@ def arrange(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any]]
         for symbols in per_bar:  # a bar without a chord holds the one before
             bars.append(symbols or (bars[-1][-1:] if bars else ["NC"]))
     meta = comp["meta"]
+    # The arrangement keeps the written form: a form that ends on its turnaround leads back to
+    # the top, and conduct's added ending would lengthen it (it refused every such AABA).
     prompt = (f"{STYLE_WORDS[style]} in {meta['key']}, {len(bars)} bars, "
-              f"{round(meta['tempo'])} bpm, {meta['timeSignature']}")
+              f"{round(meta['tempo'])} bpm, {meta['timeSignature']}, no ending")
     result = conduct({"prompt": prompt, "progression": " | ".join(" ".join(b) for b in bars),
                       "seed": seed})
     if result["conductor"]["bars"] != len(bars):
