@@ -2,11 +2,11 @@
 counters, the store (SQLite, or PostgreSQL: ``open_store``), the request log, the metrics, and the sign-in links and
 sessions of the account page."""
 
-from server.accounts.auth import Authenticator
+from server.accounts.auth import Authenticator, KeyWatch
 from server.accounts.counters import SharedCounters
 from server.accounts.limits import Admission, Counters, FloodThrottle, Limiter
 from server.accounts.metrics import MULTIPROC_ENV, Metrics, reset_metrics_dir
-from server.accounts.pgstore import is_postgres, local_path, open_store
+from server.accounts.pgstore import is_postgres, local_path, open_store, outage_errors
 from server.accounts.plans import PLANS
 from server.accounts.redis_counters import RedisCounters, counters_in_redis
 from server.accounts.requestlog import RequestLog
@@ -33,6 +33,7 @@ __all__ = [
     "Counters",
     "FloodThrottle",
     "KeyRecord",
+    "KeyWatch",
     "Limiter",
     "LogRow",
     "Metrics",
@@ -49,5 +50,6 @@ __all__ = [
     "is_postgres",
     "local_path",
     "open_store",
+    "outage_errors",
     "reset_metrics_dir",
 ]

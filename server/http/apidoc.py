@@ -19,8 +19,9 @@ GOLDEN = REPO / "golden"
 ERRORS = {
     "invalid_chord": "a chord symbol does not parse (`symbol`, and `index` in a progression)",
     "invalid_key": "a key does not parse, or is a mode",
-    "invalid_request": "the body is not a JSON object, or a field is missing, of the wrong "
-                       "type or out of bounds (`field`)",
+    "invalid_request": "the body is not a JSON object (or is sent as another `Content-Type` "
+                       "than JSON), or a field is missing, of the wrong type or out of "
+                       "bounds (`field`)",
     "unauthorized": "no key, a malformed or an unknown key (`WWW-Authenticate: Bearer`)",
     "key_revoked": "a revoked or rotated-out key",
     "forbidden_origin": "a browser `Origin` outside the allowlist",
@@ -31,6 +32,8 @@ ERRORS = {
     "rate_limited": "the key's minute limit or the per-IP flood throttle (`Retry-After`)",
     "quota_exceeded": "the month's quota is used up (`Retry-After` until the month turns, UTC)",
     "busy": "every render slot is taken (`Retry-After`)",
+    "unavailable": "the store cannot say within its short timeout (a key not in the key cache "
+                   "while the database is down: `Retry-After`); cached keys keep working",
     "internal_error": "a bug; no trace leaves the server",
 }
 NOTES = {

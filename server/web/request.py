@@ -2,7 +2,7 @@
 
 Headers of every page: a strict Content-Security-Policy (``default-src 'self'``, so no inline
 script or style runs: the pages have none; ``frame-ancestors 'none'``), no referrer (a link's
-token never leaks through ``Referer``), ``nosniff``, and ``Cache-Control: no-store`` (the pages
+token never leaks through ``Referer``), and ``Cache-Control: no-store`` (the pages
 show an account, and a new key's secret once).
 """
 
@@ -22,7 +22,7 @@ CSS_TYPE = "text/css; charset=utf-8"
 
 def page_headers(cache: str = "no-store") -> Headers:
     return [("content-security-policy", CSP), ("referrer-policy", "no-referrer"),
-            ("x-content-type-options", "nosniff"), ("x-frame-options", "DENY"),
+            ("x-frame-options", "DENY"),  # (nosniff: on every answer, ``HarmonyApp._finish``)
             ("cache-control", cache)]
 
 

@@ -1,0 +1,261 @@
+"""Graceful outages (issue 35, API.md sections 9 and 16), in-process: a key store that does not
+answer in time gives 503 ``unavailable`` (JSON, ``Retry-After``) while cached keys keep
+working, and a flood of made-up keys during the outage does not reach the store each call; a
+revocation made by one worker reaches another within a watch round; ``nosniff`` on every
+answer; the ``Content-Type`` of a POST checked. Nothing here asserts a time: waits are a
+bounded number of polls, and the outage is a store held still by the test."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from server.accounts import KeyRecord, SignIn, Store
+from server.http.app import build_app
+from server.http.settings import Settings
+from tests.account_fixtures import csrf_of, sign_in
+from tests.server_fixtures import (
+    FAKE_OPERATIONS,
+    Clock,
+    bearer,
+    error_of,
+    make,
+    new_key,
+    run,
+    running,
+)
+
+MADE_UP = "Bearer hk_live_" + "m" * 43
+
+
+class HeldStore(Store):
+    """A store whose key lookups can be held (a database that stopped answering) or made to
+    fail (one that refuses connections); counts the lookups that reached it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.lookups = 0
+        self.released = threading.Event()
+        self.released.set()
+        self.failing = False
+
+    def lookup_key(self, secret_hash: str) -> KeyRecord | None:
+        self.lookups += 1
+        if self.failing:
+            raise sqlite3.OperationalError("unable to open database file")
+        assert self.released.wait(30), "the test never released the store"
+        return super().lookup_key(secret_hash)
+
+
+def held_app(tmp_path: Path, clock: Clock) -> tuple[Any, HeldStore]:
+    store = HeldStore(str(tmp_path / "harmony.db"))
+    app = build_app(Settings(db_path=store.path), store, FAKE_OPERATIONS, clock=clock,
+                    monotonic=clock)
+    return app, store
+
+
+def assert_unavailable(r: httpx.Response) -> None:
+    assert (r.status_code, error_of(r)) == (503, "unavailable"), r.text
+    assert r.headers["content-type"] == "application/json"
+    assert r.headers["retry-after"] == "1" and r.json()["error"]["retryAfter"] == 1
+
+
+def test_a_store_that_does_not_answer_gives_503_and_cached_keys_keep_working(
+        tmp_path: Path) -> None:
+    clock = Clock()
+    app, store = held_app(tmp_path, clock)
+    _, cached = new_key(store, "acme", "developer")
+    _, uncached = new_key(store, "other", "developer")
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            async def call(authorization: str) -> httpx.Response:
+                return await http.post("/v2/analyze", json={"chord": "C7"},
+                                       headers={"Authorization": authorization})
+
+            assert (await call(f"Bearer {cached}")).status_code == 200
+            assert store.lookups == 1
+            store.released.clear()                      # the database stops answering
+            try:
+                assert_unavailable(await call(f"Bearer {uncached}"))
+                assert store.lookups == 2               # asked once, waited 0.1 s at most
+                # for the next second, misses are answered at once, the store not asked
+                for _ in range(20):
+                    assert_unavailable(await call(MADE_UP))
+                    assert_unavailable(await call(f"Bearer {uncached}"))
+                assert store.lookups == 2
+                # the cached key keeps working, with its limits and quota headers
+                for _ in range(5):
+                    r = await call(f"Bearer {cached}")
+                    assert r.status_code == 200 and r.headers["x-quota-used"] != ""
+                # MCP: the same refusal inside a JSON-RPC error
+                r = await http.post("/mcp", headers={"Authorization": MADE_UP}, json={
+                    "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                    "params": {"name": "analyze_chord", "arguments": {"chord": "C"}}})
+                assert r.status_code == 503 and r.headers["retry-after"] == "1"
+                assert r.json()["id"] == 7
+                assert r.json()["error"]["data"]["code"] == "unavailable"
+            finally:
+                store.released.set()                    # the database answers again
+            # the late answer of the held lookup is cached when it comes, and closes the gap
+            for _ in range(50):
+                r = await call(f"Bearer {uncached}")
+                if r.status_code != 503:
+                    break
+                await asyncio.sleep(0.1)
+            assert r.status_code == 200
+            clock.advance(1.5)                          # past the second without asking
+            r = await call(MADE_UP)
+            assert (r.status_code, error_of(r)) == (401, "unauthorized")
+
+    run(scenario())
+
+
+def test_a_failing_store_gives_503_never_a_500(tmp_path: Path) -> None:
+    clock = Clock()
+    app, store = held_app(tmp_path, clock)
+    new_key(store)
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            store.failing = True
+            assert_unavailable(await http.post("/v2/analyze", json={"chord": "C"},
+                                               headers={"Authorization": MADE_UP}))
+            clock.advance(1.5)
+            assert_unavailable(await http.post("/v2/analyze", json={"chord": "C"},
+                                               headers={"Authorization": MADE_UP}))
+            assert store.lookups == 2                   # once a second while it fails
+            store.failing = False
+            clock.advance(1.5)
+            r = await http.post("/v2/analyze", json={"chord": "C"},
+                                headers={"Authorization": MADE_UP})
+            assert (r.status_code, error_of(r)) == (401, "unauthorized")
+            assert store.lookups == 3
+            # unknown keys are cached as unknown: a repeated made-up key is not read again
+            for _ in range(10):
+                await http.post("/v2/analyze", json={"chord": "C"},
+                                headers={"Authorization": MADE_UP})
+            assert store.lookups == 3
+
+    run(scenario())
+
+
+def test_a_page_whose_store_fails_answers_503(tmp_path: Path) -> None:
+    class BrokenPages(Store):
+        def active_keys(self, account_id: int, since: float) -> list[dict[str, Any]]:
+            raise sqlite3.OperationalError("database is locked")
+
+    clock = Clock()
+    store = BrokenPages(str(tmp_path / "harmony.db"))
+    app = build_app(Settings(db_path=store.path), store, FAKE_OPERATIONS, clock=clock,
+                    monotonic=clock)
+    new_key(store)
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            await sign_in(http, store, clock, "acme")
+            assert_unavailable(await http.get("/account"))
+
+    run(scenario())
+
+
+def test_a_revocation_on_one_worker_reaches_another_within_a_watch_round(
+        tmp_path: Path) -> None:
+    # Two workers of one machine: two apps, each with its own connection to one SQLite file
+    # and its own key cache. The key is revoked on worker A's account page; worker B has it
+    # cached (for 60 s) and learns of it from the store's key generation.
+    db = str(tmp_path / "harmony.db")
+    a, store = make(tmp_path)
+    b = build_app(Settings(db_path=db), Store(db), FAKE_OPERATIONS)
+    key_id, secret = new_key(store, "acme", "developer")
+
+    async def scenario() -> int:
+        async with running(a) as page, running(b, headers=bearer(secret)) as api:
+            assert (await api.post("/v2/analyze", json={"chord": "C"})).status_code == 200
+            await sign_in(page, store, Clock(), "acme")
+            csrf = csrf_of((await page.get("/account")).text)
+            r = await page.post("/account/keys/revoke", data={"csrf": csrf, "key_id": key_id})
+            assert r.status_code == 303
+            for tries in range(1, 31):                 # 10 a second
+                r = await api.post("/v2/analyze", json={"chord": "C"})
+                if r.status_code != 200:
+                    assert (r.status_code, error_of(r)) == (401, "key_revoked")
+                    return tries
+                await asyncio.sleep(0.1)
+            raise AssertionError("worker B never saw the revocation")
+
+    assert run(scenario()) <= 12       # a watch round is 0.5 s; 10 tries a second
+
+
+def test_nosniff_on_every_answer(tmp_path: Path) -> None:
+    app, store = make(tmp_path, cors_origins=("https://app.example",))
+    _, secret = new_key(store)
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app) as http:
+            link = SignIn(store, Clock()).issue_link("acme")
+            return [
+                await http.get("/health"), await http.head("/health"),
+                await http.get("/openapi.json"), await http.get("/"),
+                await http.get("/metrics"),
+                await http.get("/no/such/route/<script>"),             # 404 echoes the path
+                await http.get("/v2/analyze"),                          # 405
+                await http.post("/v2/analyze", json={"chord": "C"}),    # 401
+                await http.post("/v2/analyze", json={"chord": "C"}, headers=bearer(secret)),
+                await http.post("/v2/analyze", content=b"{", headers=bearer(secret)),
+                await http.options("/v2/analyze", headers={
+                    "Origin": "https://app.example",
+                    "Access-Control-Request-Method": "POST"}),         # preflight 204
+                await http.get("/account"), await http.get("/account/style.css"),
+                await http.get("/account/login", params={"token": link}),
+                await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                headers=bearer(secret)),
+            ]
+
+    answers = run(scenario())
+    assert {r.status_code for r in answers} >= {200, 204, 400, 401, 404, 405}
+    for r in answers:
+        assert r.headers.get_list("x-content-type-options") == ["nosniff"], r.request.url
+
+
+@pytest.mark.parametrize("content_type", [
+    "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+    "application/jsonx", "text/json"])
+def test_a_post_declared_as_anything_but_json_is_refused(tmp_path: Path,
+                                                        content_type: str) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store)
+    body = orjson.dumps({"chord": "C"})
+
+    async def scenario() -> list[httpx.Response]:
+        async with running(app, headers=bearer(secret)) as http:
+            return [await http.post(path, content=body, headers={"content-type": content_type})
+                    for path in ("/v2/analyze", "/mcp")]
+
+    rest, mcp = run(scenario())
+    assert (rest.status_code, error_of(rest)) == (400, "invalid_request")
+    assert rest.json()["error"]["field"] == "Content-Type"
+    assert mcp.status_code == 400
+    assert mcp.json()["error"]["data"]["field"] == "Content-Type"
+
+
+def test_json_content_types_and_none_are_taken(tmp_path: Path) -> None:
+    app, store = make(tmp_path)
+    _, secret = new_key(store, "acme", "developer")
+    body = orjson.dumps({"chord": "C"})
+
+    async def scenario() -> list[int]:
+        async with running(app, headers=bearer(secret)) as http:
+            return [(await http.post("/v2/analyze", content=body, headers=headers)).status_code
+                    for headers in ({}, {"content-type": "application/json"},
+                                    {"content-type": "Application/JSON; charset=utf-8"},
+                                    {"content-type": "application/vnd.api+json"})]
+
+    assert run(scenario()) == [200] * 4
