@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ import httpx
 import orjson
 import pytest
 
-from server.accounts import KeyRecord, SignIn, Store
+from server.accounts import KeyRecord, SignIn, Store, open_store
+from server.accounts.store import hash_secret
 from server.http.app import build_app
 from server.http.settings import Settings
 from tests.account_fixtures import csrf_of, sign_in
@@ -259,3 +261,82 @@ def test_json_content_types_and_none_are_taken(tmp_path: Path) -> None:
                                     {"content-type": "application/vnd.api+json"})]
 
     assert run(scenario()) == [200] * 4
+
+
+def test_the_key_generation_and_the_batch_lookup_in_either_store(
+        store_address: str, opened: Callable[[str], Store]) -> None:
+    store = opened(store_address)
+    assert store.keys_generation() == 0
+    store.create_account("acme", "builder")
+    first, secret = store.create_key("acme")
+    second, _ = store.create_key("acme")
+    assert store.keys_generation() == 0                 # a new key changes no cached answer
+    store.revoke_key(second)
+    store.set_plan("acme", "developer")
+    store.set_limits("acme", 50, 5000)
+    new_id, new_secret = store.rotate_key(first)
+    assert store.keys_generation() == 4
+    digests = [hash_secret(s) for s in (secret, new_secret, "hk_live_" + "u" * 43)]
+    found = store.lookup_keys(digests)
+    assert sorted(found) == sorted(digests[:2])
+    assert found[digests[0]].revoked and not found[digests[1]].revoked
+    assert found[digests[1]].key_id == new_id and found[digests[1]].per_minute == 50
+
+
+def test_postgresql_stopped_and_started_again(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # A real PostgreSQL of its own, stopped (fast shutdown: every connection cut) while the
+    # app serves, then started again: a cached key works throughout, a key the cache does not
+    # hold gets 503 unavailable (never a 500, never a stall past the lookup's 0.1 s), and once
+    # the database is back every key is answered again, broken pooled connections replaced.
+    from tests.pg_server import database, pg_bin, restartable_server
+
+    if pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed (Debian's postgresql package)")
+    monkeypatch.setenv("HARMONY_STATE_DIR", str(tmp_path))
+    with restartable_server() as server:
+        address = database(str(server.root))
+        store = open_store(address)
+        app = build_app(Settings(db_path=address), store, FAKE_OPERATIONS)
+        _, cached = new_key(store, "acme", "developer")
+        _, uncached = new_key(store, "other", "developer")
+        seen: list[int] = []
+
+        async def scenario() -> None:
+            async with running(app) as http:
+                async def call(authorization: str) -> httpx.Response:
+                    r = await http.post("/v2/analyze", json={"chord": "C7"},
+                                        headers={"Authorization": authorization})
+                    seen.append(r.status_code)
+                    return r
+
+                async def until_answered(authorization: str, status: int) -> int:
+                    for tries in range(1, 201):
+                        r = await call(authorization)
+                        if r.status_code == status:
+                            return tries
+                        assert_unavailable(r)
+                        await asyncio.sleep(0.1)
+                    raise AssertionError(f"no {status} after 200 tries")
+
+                assert (await call(f"Bearer {cached}")).status_code == 200
+                server.stop()
+                for _ in range(5):
+                    assert (await call(f"Bearer {cached}")).status_code == 200
+                    assert_unavailable(await call(f"Bearer {uncached}"))
+                    assert_unavailable(await call(MADE_UP))
+                server.start()
+                await until_answered(f"Bearer {uncached}", 200)
+                await until_answered(MADE_UP, 401)
+                for _ in range(5):
+                    for key in (f"Bearer {cached}", f"Bearer {uncached}"):
+                        assert (await call(key)).status_code == 200
+                # a key made now is read through the pool's replaced connections
+                _, fresh = new_key(store, "fresh", "developer")
+                assert (await call(f"Bearer {fresh}")).status_code == 200
+
+        try:
+            run(scenario())
+        finally:
+            store.close()
+        assert 500 not in seen and set(seen) == {200, 401, 503}
