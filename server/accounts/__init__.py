@@ -10,7 +10,14 @@ from server.accounts.pgstore import is_postgres, local_path, open_store, outage_
 from server.accounts.plans import PLANS
 from server.accounts.redis_counters import RedisCounters, counters_in_redis
 from server.accounts.requestlog import RequestLog
-from server.accounts.signin import LINK_SECONDS, SESSION_SECONDS, SignIn, csrf_ok, csrf_token
+from server.accounts.signin import (
+    LINK_SECONDS,
+    SESSION_SECONDS,
+    SignIn,
+    csrf_ok,
+    csrf_token,
+    new_token,
+)
 from server.accounts.store import (
     USAGE_GROUPS,
     AccountRecord,
@@ -49,6 +56,7 @@ __all__ = [
     "from_values",
     "is_postgres",
     "local_path",
+    "new_token",
     "open_store",
     "outage_errors",
     "reset_metrics_dir",

@@ -73,8 +73,12 @@ META_ROUTES = (
                      "plan's key cap. A session cookie, never an API key; a sign-in page "
                      "without one."),
     ("GET /account/login", "`?token=` of a one-time link (`harmony accounts login-link NAME`, "
-                           "15 minutes): starts a session (`HttpOnly; SameSite=Strict` cookie, "
-                           "`Secure` when hosted), 303 to `/account`."),
+                           "15 minutes): a page whose button signs in; opening it spends "
+                           "nothing (a link scanner's prefetch)."),
+    ("POST /account/login", "The button's form (the token and a CSRF token tied to the page's "
+                            "pre-session cookie): spends the link, starts a session "
+                            "(`HttpOnly; SameSite=Strict` cookie, `Secure` when hosted), 303 "
+                            "to `/account`."),
     ("GET /account/usage", "The last 30 days per day and per operation (calls, errors, "
                            "p50/p95): an inline SVG chart and tables; the figures of `harmony "
                            "usage --by day|operation`."),
