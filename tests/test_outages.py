@@ -340,3 +340,22 @@ def test_postgresql_stopped_and_started_again(tmp_path: Path,
         finally:
             store.close()
         assert 500 not in seen and set(seen) == {200, 401, 503}
+
+
+def test_a_flood_of_made_up_keys_does_not_evict_the_keys_in_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from server.accounts import Authenticator, auth
+
+    monkeypatch.setattr(auth, "_MAX_CACHED", 16)
+    store = HeldStore(str(tmp_path / "harmony.db"))
+    store.create_account("acme", "developer")
+    key_id, secret = store.create_key("acme")
+    authenticator = Authenticator(store, ttl=60, clock=Clock())
+    assert authenticator.authenticate(f"Bearer {secret}").key_id == key_id
+    for n in range(100):                                  # each read once, cached unknown
+        with pytest.raises(Exception, match="unknown API key"):
+            authenticator.authenticate(f"Bearer hk_live_{n:043d}")
+    assert store.lookups == 101
+    assert authenticator.authenticate(f"Bearer {secret}").key_id == key_id
+    assert store.lookups == 101                           # still cached
+    authenticator.close()

@@ -360,8 +360,8 @@ class HarmonyApp:
         if content_type is None or content_type == JSON_TYPE or ctx.route is None \
                 or ctx.route.surface is None or _is_json(content_type):
             return None
-        raise InvalidRequest(f"the body must be sent as {JSON_TYPE}, not {content_type[:60]!r}",
-                             field="Content-Type")
+        raise InvalidRequest(f"Content-Type {content_type[:60]!r} is not JSON: send the body "
+                             f"with Content-Type: {JSON_TYPE}", field="Content-Type")
 
     def _key_guard(self, ctx: Context) -> Response | None:
         if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
