@@ -97,6 +97,12 @@ def test_a_store_that_does_not_answer_gives_503_and_cached_keys_keep_working(
                 for _ in range(5):
                     r = await call(f"Bearer {cached}")
                     assert r.status_code == 200 and r.headers["x-quota-used"] != ""
+                # even past the cache's 60 s: the store is asked again, cannot say, and the
+                # last answer holds
+                clock.advance(61)
+                assert (await call(f"Bearer {cached}")).status_code == 200
+                assert store.lookups == 3
+                assert_unavailable(await call(MADE_UP))
                 # MCP: the same refusal inside a JSON-RPC error
                 r = await http.post("/mcp", headers={"Authorization": MADE_UP}, json={
                     "jsonrpc": "2.0", "id": 7, "method": "tools/call",

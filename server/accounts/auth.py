@@ -15,7 +15,9 @@ about half a second, and the cached keys stay cached (they keep working through 
 
 Outages (issue 35): a key not in the cache is read from the store on a small thread pool, and
 the request waits ``timeout`` (0.1 s by default, ``HARMONY_STORE_TIMEOUT``) at most. A store
-that does not answer in time, or fails, gets ``Unavailable`` (503, ``Retry-After: 1``); for
+that does not answer in time, or fails, gets ``Unavailable`` (503, ``Retry-After: 1``), unless
+the key was cached before and has only outlived its ``ttl``: the last answer then holds until
+the store can say (the watch keeps revocations coming whenever the store answers); for
 the next ``retry`` second the misses are answered 503 at once without trying (so a flood of
 made-up keys during an outage stalls nothing); a late answer is still cached when it comes,
 and closes that gap at once. Lookups in flight are bounded (``MAX_PENDING``). The clock is
@@ -79,7 +81,13 @@ class Authenticator:
         if hit is not None and hit[0] > self.clock():
             record = hit[1]
         else:
-            record = self._lookup(authorization)
+            try:
+                record = self._lookup(authorization)
+            except Unavailable:
+                if hit is None:
+                    raise
+                record = hit[1]  # past its time, but the store cannot say: the last answer
+
         if record is None:
             raise Unauthorized("unknown API key")
         if record.revoked:
@@ -144,10 +152,13 @@ class Authenticator:
                 self._pending.pop(authorization, None)
 
     def _make_room(self) -> None:
-        """A full cache (a flood of random keys) drops its unknown and expired keys first, so
-        the keys in use stay cached; all of it only if that frees too little."""
+        """A full cache (a flood of random keys) drops its unknown keys first, then its
+        expired ones, so the keys in use stay cached; all of it only if that frees too
+        little."""
         now = self.clock()
-        kept = {h: e for h, e in dict(self._cache).items() if e[1] is not None and e[0] > now}
+        kept = {h: e for h, e in dict(self._cache).items() if e[1] is not None}
+        if len(kept) >= _MAX_CACHED // 2:
+            kept = {h: e for h, e in kept.items() if e[0] > now}
         self._cache = kept if len(kept) < _MAX_CACHED // 2 else {}
 
     def _executor(self) -> ThreadPoolExecutor:
