@@ -29,10 +29,12 @@ the working directory) joined with a name derived from the database address, so 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -254,6 +256,28 @@ class PgStore(Store):
                                 r.latency_us, r.body))
 
 
+class _OncePer(logging.Filter):
+    """psycopg_pool warns at every failed connection attempt (three a second while a database
+    is down, with the attempts a second apart): one such line every ``seconds`` is enough."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.last = -seconds
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("error connecting"):
+            return True
+        now = time.monotonic()
+        if now - self.last < self.seconds:
+            return False
+        self.last = now
+        return True
+
+
+_QUIETER = _OncePer(10.0)
+
+
 def _pool(address: str) -> Any:
     """The process's connection pool (see the module docstring)."""
     from psycopg_pool import ConnectionPool
@@ -270,6 +294,9 @@ def _pool(address: str) -> Any:
             super()._add_connection(attempt or Attempt(timeout=self.reconnect_timeout),
                                     growing)
 
+    logger = logging.getLogger("psycopg.pool")
+    if _QUIETER not in logger.filters:
+        logger.addFilter(_QUIETER)
     return Pool(address, min_size=1, max_size=POOL_SIZE, open=True, timeout=POOL_TIMEOUT,
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
                 check=ConnectionPool.check_connection, reconnect_timeout=24 * 3600.0)
