@@ -183,7 +183,7 @@ def test_a_revocation_on_one_worker_reaches_another_within_a_watch_round(
     # cached (for 60 s) and learns of it from the store's key generation.
     db = str(tmp_path / "harmony.db")
     a, store = make(tmp_path)
-    b = build_app(Settings(db_path=db), Store(db), FAKE_OPERATIONS)
+    b = build_app(Settings(db_path=db, store_timeout=2.0), Store(db), FAKE_OPERATIONS)
     key_id, secret = new_key(store, "acme", "developer")
 
     async def scenario() -> int:
@@ -367,3 +367,13 @@ def test_a_flood_of_made_up_keys_does_not_evict_the_keys_in_use(
     assert authenticator.authenticate(f"Bearer {secret}").key_id == key_id
     assert store.lookups == 101                           # still cached
     authenticator.close()
+
+
+def test_the_lookup_timeout_is_configured_by_harmony_store_timeout() -> None:
+    assert Settings().store_timeout == 0.1
+    assert Settings.from_env({"HARMONY_STORE_TIMEOUT": "0.25"}).store_timeout == 0.25
+    assert Settings.from_env({"HARMONY_STORE_TIMEOUT": "0.25"}).to_env()[
+        "HARMONY_STORE_TIMEOUT"] == "0.25"
+    for bad in ("0", "11", "soon"):
+        with pytest.raises(ValueError, match="HARMONY_STORE_TIMEOUT"):
+            Settings.from_env({"HARMONY_STORE_TIMEOUT": bad})
