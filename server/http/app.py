@@ -233,8 +233,8 @@ class HarmonyApp:
                     ctx.body = await ctx.reader.read(ctx.route.max_body)
             response = _refusal(ctx, exc)
         except outage_errors() as exc:  # the store could not answer (a page, a sign-in)
-            print(f"store unavailable: {type(exc).__name__}: {exc}".splitlines()[0],
-                  file=sys.stderr)
+            print(f"harmony: store unavailable: {type(exc).__name__}: {exc}".splitlines()[0],
+                  file=sys.stderr)  # one line, no traceback: an outage is not a bug
             ctx.error = Unavailable("the account store is unavailable; try again shortly",
                                     retryAfter=1)
             response = _refusal(ctx, ctx.error)
