@@ -114,6 +114,13 @@ class Busy(HarmonyError):
     code = "busy"
 
 
+class Unavailable(HarmonyError):
+    """The store (or another shared component) could not answer within its short timeout: a
+    503 with ``retryAfter``, never a stalled request nor a bare 500."""
+
+    code = "unavailable"
+
+
 class AudioUnavailable(HarmonyError):
     """Tool-only (stdio): nothing on this machine can play sound; names the file written."""
 
@@ -128,6 +135,6 @@ ERROR_CLASSES: dict[str, type[HarmonyError]] = {
     cls.code: cls
     for cls in (InvalidChord, InvalidKey, InvalidRequest, Unauthorized, KeyRevoked,
                 ForbiddenOrigin, BlockedUserAgent, NotFound, MethodNotAllowed,
-                PayloadTooLarge, RateLimited, QuotaExceeded, Busy, AudioUnavailable,
-                InternalError)
+                PayloadTooLarge, RateLimited, QuotaExceeded, Busy, Unavailable,
+                AudioUnavailable, InternalError)
 }

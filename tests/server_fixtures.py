@@ -74,6 +74,9 @@ async def running(app: HarmonyApp, **client: Any) -> AsyncIterator[httpx.AsyncCl
 def make(tmp_path: Path, clock: Clock | None = None, operations: Any = None,
          **settings: Any) -> tuple[HarmonyApp, Store]:
     settings.setdefault("db_path", str(tmp_path / "harmony.db"))
+    # a key lookup may wait 2 s (the service's 0.1 s is for a database that stopped
+    # answering; a loaded test machine can be slower than that with an answering one)
+    settings.setdefault("store_timeout", 2.0)
     store = Store(settings["db_path"])
     clock = clock or Clock()
     app = build_app(Settings(**settings), store,

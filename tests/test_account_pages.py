@@ -10,7 +10,15 @@ import httpx
 import pytest
 
 from server.accounts import LINK_SECONDS, SESSION_SECONDS, SignIn
-from tests.account_fixtures import BROWSER, csrf_of, key_ids, secret_of, sign_in
+from tests.account_fixtures import (
+    BROWSER,
+    csrf_of,
+    hidden,
+    key_ids,
+    press_sign_in,
+    secret_of,
+    sign_in,
+)
 from tests.server_fixtures import Clock, bearer, error_of, make, new_key, run, running
 
 CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
@@ -35,12 +43,26 @@ def test_a_link_signs_in_once_and_its_token_leaves_the_address_bar(tmp_path: Pat
             assert "<input" not in r.text and "hk_live" not in r.text
             assert_page_headers(r)
             link = SignIn(store, clock).issue_link("acme")
-            r = await http.get("/account/login", params={"token": link})
+            # opening the link shows a button and spends nothing, however often (a mail or
+            # chat program's link scanner, a preview, a HEAD)
+            for _ in range(3):
+                assert (await http.head("/account/login", params={"token": link})
+                        ).status_code == 200
+                page = await http.get("/account/login", params={"token": link})
+                assert page.status_code == 200 and 'id="sign-in-button"' in page.text
+                assert_page_headers(page)
+                assert "harmony_session" not in http.cookies
+            pre = page.headers["set-cookie"]
+            assert pre.startswith("harmony_signin=") and "; SameSite=Strict" in pre
+            assert "; HttpOnly" in pre and "; Max-Age=900" in pre
+            r = await http.post("/account/login", data={"token": hidden(page.text, "token"),
+                                                        "csrf": hidden(page.text, "csrf")})
             assert r.status_code == 303 and r.headers["location"] == "/account"
             assert_page_headers(r)
             cookie = r.headers["set-cookie"]
             assert "; HttpOnly" in cookie and "; SameSite=Strict" in cookie
             assert "; Path=/account" in cookie and "Secure" not in cookie  # local profile
+            assert "harmony_signin=; " in cookie and "harmony_signin" not in http.cookies
             r = await http.get("/account")
             assert r.status_code == 200 and "Account <span class=\"name\">acme</span>" in r.text
             assert link not in r.text
@@ -50,13 +72,8 @@ def test_a_link_signs_in_once_and_its_token_leaves_the_address_bar(tmp_path: Pat
                 r = await http.get("/account/login", params={"token": token})
                 assert r.status_code == 400 and "expired" in r.text, token
                 assert "set-cookie" not in r.headers
+                assert (await press_sign_in(http, token)).status_code == 400
             assert "harmony_session" not in http.cookies
-            # a link checker's HEAD does not spend a link
-            fresh = SignIn(store, clock).issue_link("acme")
-            r = await http.head("/account/login", params={"token": fresh})
-            assert r.status_code == 405
-            r = await http.get("/account/login", params={"token": fresh})
-            assert r.status_code == 303
 
     run(scenario())
 
@@ -69,7 +86,11 @@ def test_an_expired_link_and_an_expired_session(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with running(app) as http:
             link = SignIn(store, clock).issue_link("acme")
-            clock.advance(LINK_SECONDS + 1)
+            page = await http.get("/account/login", params={"token": link})
+            clock.advance(LINK_SECONDS + 1)      # the button pressed too late
+            r = await http.post("/account/login", data={"token": hidden(page.text, "token"),
+                                                        "csrf": hidden(page.text, "csrf")})
+            assert r.status_code == 400 and "15 minutes" in r.text
             r = await http.get("/account/login", params={"token": link})
             assert r.status_code == 400 and "15 minutes" in r.text
             await sign_in(http, store, clock, "acme")
@@ -90,7 +111,14 @@ def test_the_hosted_profile_sets_a_secure_cookie_and_applies_the_ua_policy(
     async def scenario() -> None:
         async with running(app, headers=BROWSER) as http:
             link = SignIn(store, clock).issue_link("acme")
-            r = await http.get("/account/login", params={"token": link})
+            page = await http.get("/account/login", params={"token": link})
+            pre = page.headers["set-cookie"]
+            assert "; Secure" in pre
+            # (over https a browser sends the Secure cookie back; this client is on http)
+            http.cookies.set("harmony_signin", pre.split(";")[0].split("=", 1)[1],
+                             path="/account")
+            r = await http.post("/account/login", data={"token": hidden(page.text, "token"),
+                                                        "csrf": hidden(page.text, "csrf")})
             assert r.status_code == 303 and "; Secure" in r.headers["set-cookie"]
             for agent in ("curl/8.5.0", "python-httpx/0.28.1"):
                 r = await http.get("/account", headers={"User-Agent": agent})
@@ -286,22 +314,22 @@ def test_sign_out_ends_the_session(tmp_path: Path) -> None:
 def test_pages_never_count_against_the_quota_and_obey_the_flood_throttle(
         tmp_path: Path) -> None:
     clock = Clock()
-    app, store = make(tmp_path, clock, flood_per_minute=8)
+    app, store = make(tmp_path, clock, flood_per_minute=9)
     key_id, secret = new_key(store, "acme", "builder")
 
     async def scenario() -> None:
         async with running(app) as http:
             r = await http.post("/v2/analyze", json={"chord": "C"}, headers=bearer(secret))
             assert r.headers["x-quota-used"] == "1"
-            await sign_in(http, store, clock, "acme")             # the 2nd request
-            for _ in range(3):                                     # 3rd to 5th
+            await sign_in(http, store, clock, "acme")             # the 2nd and 3rd
+            for _ in range(3):                                     # 4th to 6th
                 page = (await http.get("/account", headers=bearer(secret))).text
                 assert 'value="1">' in page and "1 of 1,000 calls" in page
-            r = await http.head("/account")                        # 6th
+            r = await http.head("/account")                        # 7th
             assert r.status_code == 200 and r.content == b""
-            assert (await http.get("/account/style.css")).status_code == 200  # 7th
-            assert (await http.get("/account/usage")).status_code == 200      # 8th
-            r = await http.get("/account")                         # the 9th: throttled
+            assert (await http.get("/account/style.css")).status_code == 200  # 8th
+            assert (await http.get("/account/usage")).status_code == 200      # 9th
+            r = await http.get("/account")                         # the 10th: throttled
             assert (r.status_code, error_of(r)) == (429, "rate_limited")
 
     run(scenario())
@@ -331,5 +359,36 @@ def test_pages_carry_no_script_and_no_inline_style(tmp_path: Path, path: str) ->
             assert forms >= 1 and r.text.count('<input type="hidden" name="csrf"') == forms
             css = await http.get("/account/style.css")
             assert css.headers["content-type"].startswith("text/css")
+
+    run(scenario())
+
+
+def test_the_sign_in_button_needs_this_browser_s_page(tmp_path: Path) -> None:
+    # The POST that spends a link needs the CSRF token of the page its GET showed, tied to
+    # that page's pre-session cookie: another site's form (which has neither, and whose
+    # browser would not send a SameSite=Strict cookie) cannot sign the visitor in to an
+    # account of its choosing, and the link stays usable.
+    clock = Clock()
+    app, store = make(tmp_path, clock)
+    new_key(store, "acme")
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            link = SignIn(store, clock).issue_link("acme")
+            page = await http.get("/account/login", params={"token": link})
+            csrf = hidden(page.text, "csrf")
+            pre = http.cookies["harmony_signin"]
+            attempts = [({"token": link}, pre), ({"token": link, "csrf": csrf}, None),
+                        ({"token": link, "csrf": "0" * 64}, pre)]
+            for form, cookie in attempts:
+                http.cookies.clear()
+                if cookie is not None:
+                    http.cookies.set("harmony_signin", cookie, path="/account")
+                r = await http.post("/account/login", data=form)
+                assert r.status_code == 403 and "Open the link again" in r.text
+                assert "harmony_session" not in http.cookies
+            http.cookies.set("harmony_signin", pre, path="/account")
+            r = await http.post("/account/login", data={"token": link, "csrf": csrf})
+            assert r.status_code == 303                 # the link was not spent before
 
     run(scenario())

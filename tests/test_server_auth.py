@@ -36,7 +36,7 @@ def test_a_repeated_key_is_read_once_within_the_cache_lifetime(tmp_path: Path) -
     store.create_account("acme", "builder")
     key_id, secret = store.create_key("acme")
     clock = Clock()
-    auth = Authenticator(store, ttl=60, clock=clock)
+    auth = Authenticator(store, ttl=60, clock=clock, timeout=5.0)
     for _ in range(3):
         assert auth.authenticate(f"Bearer {secret}").key_id == key_id
     assert store.lookups == 1
@@ -66,7 +66,7 @@ def test_forget_drops_every_cached_spelling_of_a_key(tmp_path: Path) -> None:
     store.migrate()
     store.create_account("acme", "builder")
     key_id, secret = store.create_key("acme")
-    auth = Authenticator(store, ttl=60, clock=Clock())
+    auth = Authenticator(store, ttl=60, clock=Clock(), timeout=5.0)
     auth.authenticate(f"Bearer {secret}")
     auth.authenticate(f"bearer {secret}")
     store.revoke_key(key_id)

@@ -119,7 +119,8 @@ def test_while_redis_is_away_this_machine_counts_its_share(redis_service: Any,
 def test_an_outage_seen_through_the_service(redis_service: Any, tmp_path: Path) -> None:
     # The app with HARMONY_REDIS_URL and 2 machines: calls counted in Redis; Redis stopped,
     # this machine admits its half of the minute's 10 and refuses the rest (no 500, never
-    # unlimited), /metrics counts those calls; Redis back, it is used again after a second.
+    # unlimited), /metrics counts those calls; Redis back, it is used again after a second,
+    # its month seeded from the store.
     import asyncio
 
     import redis
@@ -147,6 +148,7 @@ def test_an_outage_seen_through_the_service(redis_service: Any, tmp_path: Path) 
         async with running(app, headers=bearer(secret)) as http:
             assert await calls(http, 3) == [200] * 3          # through Redis
             assert month_used() == b"3"
+            app.counters.flush()                              # as the log writer does
             redis_service.stop()
             try:
                 assert await calls(http, 7) == [200] * 5 + [429] * 2
@@ -155,8 +157,63 @@ def test_an_outage_seen_through_the_service(redis_service: Any, tmp_path: Path) 
             finally:
                 redis_service.start()
             await asyncio.sleep(1.1)                          # the back-off's second
-            assert await calls(http, 2) == [200] * 2          # Redis again (restarted empty)
-            assert month_used() == b"2"
+            # Redis again, restarted empty: the month is seeded from the store (the 3 calls
+            # it had received; the 5 counted here alone are not added)
+            assert await calls(http, 2) == [200] * 2
+            assert month_used() == b"5"
             assert "harmony_counter_fallbacks_total 7.0" in (await http.get("/metrics")).text
 
     asyncio.run(scenario())
+
+
+def test_a_redis_that_lost_its_data_is_seeded_from_the_store(redis_url: str,
+                                                           tmp_path: Path) -> None:
+    # Issue 35: a Redis restarted without persistence began the month again at 1, and its
+    # versions too, so the store's row (newer versions only) then froze for the month.
+    import redis
+
+    store = Store(str(tmp_path / "harmony.db"))
+    counters = RedisCounters(redis_url, SharedCounters(store))
+    for _ in range(10):
+        counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
+    assert counters.seeded == 1                             # the month's first call: (0, 0)
+    counters.flush()
+    assert store.month_usage() == [(7, "2027-01", 10, 10)]
+    redis.Redis.from_url(redis_url).flushall()              # the data is gone
+    assert counters.peek("key_a", MINUTE, 7, MONTH).month_used == 10   # the store's figure
+    taken = counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
+    assert taken == Taken(1, 11, True) and counters.seeded == 2
+    for _ in range(4):
+        counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
+    counters.flush()
+    assert store.month_usage() == [(7, "2027-01", 15, 15)]  # moving again, not frozen
+    # another process (machine) seeing the same empty month seeds nothing twice
+    other = RedisCounters(redis_url, SharedCounters(store))
+    redis.Redis.from_url(redis_url).flushall()
+    assert other.take("key_a", MINUTE, 100, 7, MONTH, 1000).month_used == 16
+    assert counters.take("key_a", MINUTE, 100, 7, MONTH, 1000).month_used == 17
+    assert other.seeded + counters.seeded == 3
+    # a month the store has never heard of starts at 0; the quota holds across a loss
+    assert counters.take("key_b", MINUTE, 100, 8, MONTH, 3).month_used == 1
+    counters.take("key_b", MINUTE, 100, 8, MONTH, 3)
+    counters.flush()
+    redis.Redis.from_url(redis_url).flushall()
+    taken = counters.take("key_b", MINUTE, 100, 8, MONTH, 3)
+    assert taken == Taken(1, 3, True)
+    assert not counters.take("key_b", MINUTE, 100, 8, MONTH, 3).reserved
+    other.close()
+    counters.close()
+
+
+def test_a_store_that_cannot_seed_leaves_the_call_to_this_machine(redis_url: str,
+                                                                 tmp_path: Path) -> None:
+    import sqlite3
+
+    class Down(Store):
+        def month_total(self, account_id: int, month: str) -> tuple[int, int]:
+            raise sqlite3.OperationalError("database is locked")
+
+    counters = RedisCounters(redis_url, SharedCounters(Down(str(tmp_path / "harmony.db"))))
+    assert counters.take("key_a", MINUTE, 30, 1, MONTH, 1000) == Taken(1, 1, True)
+    assert counters.fallbacks == 1 and counters.seeded == 0   # counted here, Redis left empty
+    counters.close()

@@ -2,15 +2,22 @@
 counters, the store (SQLite, or PostgreSQL: ``open_store``), the request log, the metrics, and the sign-in links and
 sessions of the account page."""
 
-from server.accounts.auth import NEEDS_KEY, Authenticator
+from server.accounts.auth import NEEDS_KEY, Authenticator, KeyWatch
 from server.accounts.counters import SharedCounters
 from server.accounts.limits import Admission, Counters, FloodThrottle, Limiter
 from server.accounts.metrics import MULTIPROC_ENV, Metrics, reset_metrics_dir
-from server.accounts.pgstore import is_postgres, local_path, open_store
+from server.accounts.pgstore import is_postgres, local_path, open_store, outage_errors
 from server.accounts.plans import PLANS
 from server.accounts.redis_counters import RedisCounters, counters_in_redis
 from server.accounts.requestlog import RequestLog
-from server.accounts.signin import LINK_SECONDS, SESSION_SECONDS, SignIn, csrf_ok, csrf_token
+from server.accounts.signin import (
+    LINK_SECONDS,
+    SESSION_SECONDS,
+    SignIn,
+    csrf_ok,
+    csrf_token,
+    new_token,
+)
 from server.accounts.store import (
     USAGE_GROUPS,
     AccountRecord,
@@ -34,6 +41,7 @@ __all__ = [
     "Counters",
     "FloodThrottle",
     "KeyRecord",
+    "KeyWatch",
     "Limiter",
     "LogRow",
     "Metrics",
@@ -49,6 +57,8 @@ __all__ = [
     "from_values",
     "is_postgres",
     "local_path",
+    "new_token",
     "open_store",
+    "outage_errors",
     "reset_metrics_dir",
 ]

@@ -12,6 +12,14 @@ Connections come from a psycopg_pool ``ConnectionPool`` made per process (a gran
 forked after the store was opened makes its own). A read borrows a connection for one
 statement (autocommit); ``write()`` borrows one for a transaction.
 
+Outages (issue 35): the pool checks a connection before lending it (a PostgreSQL restarted
+under it leaves broken connections, which are then replaced instead of failing a request), a
+borrower waits ``POOL_TIMEOUT`` at most (the request path's key lookups wait far less:
+``server.accounts.auth``), a new connection gives up after ``CONNECT_TIMEOUT``, and the pool's
+reconnection attempts back off to ``RECONNECT_DELAY`` at most (psycopg_pool's own doubling went
+to 32 s and more, so a database back after a minute's outage was used only tens of seconds
+later). ``outage_errors`` names the exceptions that mean "the store cannot answer".
+
 Files a machine still keeps for itself (the shared counters of its workers, its metrics
 folder, the ``harmony serve`` lock) live under ``local_path``: ``HARMONY_STATE_DIR`` (default:
 the working directory) joined with a name derived from the database address, so two
@@ -21,8 +29,12 @@ the working directory) joined with a name derived from the database address, so 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import sqlite3
+import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -114,6 +126,19 @@ MIGRATIONS: tuple[str, ...] = (
 )
 _MIGRATION_LOCK = 0x6861726D  # pg_advisory_xact_lock key: "harm"
 POOL_SIZE = 4
+POOL_TIMEOUT = 5.0        # seconds a borrower waits for a connection (psycopg_pool: 30)
+CONNECT_TIMEOUT = 2       # seconds a new connection may take (libpq's least)
+RECONNECT_DELAY = 1.0     # seconds between reconnection attempts, at most
+
+
+def outage_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean the store could not answer (not a bug in a request): SQLite's
+    OperationalError (locked, I/O) and, once psycopg is loaded, its OperationalError (a lost
+    or refused connection; psycopg_pool's PoolTimeout is one) and InterfaceError."""
+    pg = sys.modules.get("psycopg")
+    if pg is None:
+        return (sqlite3.OperationalError,)
+    return (sqlite3.OperationalError, pg.OperationalError, pg.InterfaceError)
 
 
 def is_postgres(address: str) -> bool:
@@ -196,10 +221,7 @@ class PgStore(Store):
         if self._pid != os.getpid():
             with self._lock:
                 if self._pid != os.getpid():
-                    from psycopg_pool import ConnectionPool
-
-                    self._pool = ConnectionPool(self.path, min_size=1, max_size=POOL_SIZE,
-                                                kwargs={"autocommit": True}, open=True)
+                    self._pool = _pool(self.path)
                     self._pid = os.getpid()
         return self._pool
 
@@ -232,6 +254,52 @@ class PgStore(Store):
             for r in rows:
                 copy.write_row((r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
                                 r.latency_us, r.body))
+
+
+class _OncePer(logging.Filter):
+    """psycopg_pool warns at every failed connection attempt (three a second while a database
+    is down, with the attempts a second apart): one such line every ``seconds`` is enough."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.last = -seconds
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("error connecting"):
+            return True
+        now = time.monotonic()
+        if now - self.last < self.seconds:
+            return False
+        self.last = now
+        return True
+
+
+_QUIETER = _OncePer(10.0)
+
+
+def _pool(address: str) -> Any:
+    """The process's connection pool (see the module docstring)."""
+    from psycopg_pool import ConnectionPool
+    from psycopg_pool.base import AttemptWithBackoff
+
+    class Attempt(AttemptWithBackoff):
+        def update_delay(self, now: float) -> None:
+            super().update_delay(now)
+            self.delay = min(self.delay, RECONNECT_DELAY)
+
+    class Pool(ConnectionPool):
+        def _add_connection(self, attempt: Any, growing: bool = False) -> None:
+            # every (re)connection's attempts share the capped back-off
+            super()._add_connection(attempt or Attempt(timeout=self.reconnect_timeout),
+                                    growing)
+
+    logger = logging.getLogger("psycopg.pool")
+    if _QUIETER not in logger.filters:
+        logger.addFilter(_QUIETER)
+    return Pool(address, min_size=1, max_size=POOL_SIZE, open=True, timeout=POOL_TIMEOUT,
+                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
+                check=ConnectionPool.check_connection, reconnect_timeout=24 * 3600.0)
 
 
 def open_store(address: str) -> Store:

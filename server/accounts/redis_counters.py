@@ -14,6 +14,15 @@ totals of the accounts this process touched into the store's ``month_usage`` for
 each with the account's Redis version, which only grows, so no machine's snapshot rolls a
 total back.
 
+A Redis that lost its data (restarted without persistence, a key evicted) does not reset the
+month (issue 35): ``TAKE`` counts nothing when the account's month is absent and says so, and
+the month is then seeded from the store's row (``SEED``: its total and its version, set only
+if still absent, so racing machines seed once) before the call is taken again. Before that,
+a Redis that restarted empty began the month at 1 and its versions at 1 too, below the
+store's, so the store's row stopped moving for the rest of the month. What is lost is what
+the store had not yet received: the calls of the last flush interval (0.25 s). The docs say
+which persistence to run so that even that is not lost (``docs/outages.md``).
+
 When Redis cannot be reached (a refused or timed-out connection, 100 ms at most), a call is
 never refused for that and never unlimited: it is counted by this machine's own
 ``SharedCounters`` against the key's limits divided by ``machines`` (``HARMONY_MACHINES``, the
@@ -22,23 +31,27 @@ number of machines sharing the limits), each such call is counted by ``on_fallba
 (1 s) rather than on every call. A refund goes where reservations are made at that moment
 (a call settles moments after its reservation): only a call that straddles Redis going away
 or coming back is refunded on the other side. What the machines counted on their own while
-Redis was away is not added to Redis when it returns.
+Redis was away is not added to Redis when it returns, nor written to the store's month.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
 
 from server.accounts.counters import SharedCounters, month_text
 from server.accounts.limits import Taken
+from server.accounts.pgstore import outage_errors
 from server.accounts.store import Store
 
 TAKE = """
+local used = redis.call('GET', KEYS[2])
+if not used then return {0, 0, -1} end
+used = tonumber(used)
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local reserved = 0
 if count <= tonumber(ARGV[1]) and used < tonumber(ARGV[2]) then
   used = redis.call('INCR', KEYS[2])
@@ -48,6 +61,14 @@ if count <= tonumber(ARGV[1]) and used < tonumber(ARGV[2]) then
   reserved = 1
 end
 return {count, used, reserved}
+"""
+SEED = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[3]) then
+  local version = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if version < tonumber(ARGV[2]) then redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3]) end
+  return 1
+end
+return 0
 """
 REFUND = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -92,7 +113,9 @@ class RedisCounters:
         self.client = redis.Redis.from_url(url, socket_timeout=TIMEOUT,
                                            socket_connect_timeout=TIMEOUT)
         self._take = self.client.register_script(TAKE)
+        self._seed = self.client.register_script(SEED)
         self._refund = self.client.register_script(REFUND)
+        self.seeded = 0                                        # months seeded from the store
         self._down_until = 0.0
         self._touched: set[tuple[int, int]] = set()          # (account, month) since a flush
 
@@ -105,15 +128,29 @@ class RedisCounters:
     def take(self, key: str, minute: int, minute_limit: int, account: int, month: int,
              month_limit: int) -> Taken:
         if self._up():
+            keys = _keys(key, minute, account, month)
+            args = (minute_limit, month_limit, MINUTE_TTL, MONTH_TTL)
             try:
-                count, used, reserved = self._take(
-                    keys=_keys(key, minute, account, month),
-                    args=(minute_limit, month_limit, MINUTE_TTL, MONTH_TTL))
-                self._touched.add((account, month))
-                return Taken(int(count), int(used), bool(reserved))
+                count, used, reserved = self._take(keys=keys, args=args)
+                if reserved == -1 and self._seed_month(account, month):  # absent: seeded
+                    count, used, reserved = self._take(keys=keys, args=args)
+                if reserved != -1:
+                    self._touched.add((account, month))
+                    return Taken(int(count), int(used), bool(reserved))
             except self._errors:
                 self._went_down()
         return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+
+    def _seed_month(self, account: int, month: int) -> bool:
+        """Set the account's absent month from the store's row; False when the store cannot
+        say (this call is then counted here, as when Redis is away)."""
+        try:
+            used, version = self.store.month_total(account, month_text(month))
+        except outage_errors():
+            return False
+        self.seeded += self._seed(keys=_month_keys(account, month),
+                                  args=(used, version, MONTH_TTL))
+        return True
 
     def refund(self, account: int, month: int) -> None:
         if not self._up():       # the call was reserved here, moments ago
@@ -131,15 +168,21 @@ class RedisCounters:
             try:
                 minute_key, month_key, _ = _keys(key, minute, account, month)
                 count, used = self.client.mget(minute_key, month_key)
-                return Taken(int(count or 0), int(used or 0), False)
+                month_used = int(used or 0)
+                if used is None:  # a month Redis does not hold (yet): the store's figure
+                    with contextlib.suppress(*outage_errors()):
+                        month_used = self.store.month_total(account, month_text(month))[0]
+                return Taken(int(count or 0), month_used, False)
             except self._errors:
                 self._went_down()
         return self.local.peek(key, minute, account, month)
 
     def flush(self) -> int:
         """Copy the month totals of the accounts touched since the last flush into the store
-        (with their Redis versions); the local counters flush their own."""
-        written = self.local.flush()
+        (with their Redis versions). The local counters' totals are not written: they hold
+        only the calls counted while Redis was away, and their versions are of another
+        sequence, which could win over Redis's in the store's row (or lose to it) at random."""
+        written = 0
         touched, self._touched = self._touched, set()
         if not touched or not self._up():
             self._touched |= touched

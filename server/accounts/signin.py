@@ -1,7 +1,8 @@
 """Sign-in links and sessions of the account page (API.md section 15).
 
 ``harmony accounts login-link NAME`` issues a link token: valid ``LINK_SECONDS`` (15 minutes),
-used once. Opening the link redeems it for a session token (the cookie), valid
+used once. Opening the link only checks it (``usable``); the button of the page it shows
+redeems it for a session token (the cookie), valid
 ``SESSION_SECONDS`` unless signed out first. Both are 32 random bytes; only their SHA-256 is
 stored, so a copy of the database signs no one in. A row is found by its hash (an index
 lookup: its timing can only tell about a hash, not the token) and the hash read back is then
@@ -52,6 +53,17 @@ class SignIn:
             c.execute("INSERT INTO login_links VALUES (?, ?, ?, NULL)",
                       (hash_secret(token), account_id, now + LINK_SECONDS))
         return token
+
+    def usable(self, link_token: str) -> bool:
+        """Whether a link is unexpired and unused, spending nothing (the page that opening
+        the link shows; the button's POST redeems it)."""
+        if not _TOKEN_SHAPE.fullmatch(link_token):
+            return False
+        digest = hash_secret(link_token)
+        row = self.store.conn.execute(
+            "SELECT hash FROM login_links WHERE hash = ? AND used IS NULL AND expires > ?",
+            (digest, self.clock())).fetchone()
+        return row is not None and hmac.compare_digest(row[0], digest)
 
     def redeem(self, link_token: str) -> str | None:
         """A new session token for a link that is unexpired and unused (and now used), else

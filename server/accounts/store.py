@@ -18,7 +18,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -288,6 +288,7 @@ class Store:
         with self.write() as c:
             if c.execute(sql, params).rowcount == 0:
                 raise StoreError(f"no account named {name!r}")
+            _bump_keys(c)
 
     def accounts(self) -> list[tuple[str, str]]:
         return self.conn.execute("SELECT name, plan FROM accounts ORDER BY id").fetchall()
@@ -321,6 +322,7 @@ class Store:
             new_id, secret = self._insert_key(c, row[0])
             c.execute("UPDATE keys SET revoked = ?, replaced_by = ? WHERE id = ?",
                       (time.time(), new_id, key_id))
+            _bump_keys(c)
             return new_id, secret
 
     def revoke_key(self, key_id: str, account_id: int | None = None) -> None:
@@ -332,6 +334,7 @@ class Store:
         with self.write() as c:
             if c.execute(sql, params).rowcount == 0:
                 raise StoreError(f"no active key {key_id!r}")
+            _bump_keys(c)
 
     @staticmethod
     def _insert_key(c: sqlite3.Connection, account_id: int) -> tuple[str, str]:
@@ -381,17 +384,26 @@ class Store:
                 for k, p, c, u in keys]
 
     def lookup_key(self, secret_hash: str) -> KeyRecord | None:
-        row = self.conn.execute(
-            "SELECT k.id, a.id, a.name, a.plan, a.per_minute, a.per_month, k.revoked "
-            "FROM keys k JOIN accounts a ON a.id = k.account_id WHERE k.hash = ?",
-            (secret_hash,)).fetchone()
-        if row is None:
-            return None
-        plan = PLANS.get(row[3], PLANS["free"])
-        return KeyRecord(row[0], row[1], row[2], plan,
-                         row[4] if row[4] is not None else plan.per_minute,
-                         row[5] if row[5] is not None else plan.per_month,
-                         row[6] is not None)
+        row = self.conn.execute(_KEY_SQL + "k.hash = ?", (secret_hash,)).fetchone()
+        return None if row is None else _key_record(row)
+
+    def lookup_keys(self, secret_hashes: Iterable[str]) -> dict[str, KeyRecord]:
+        """The records of the known keys among ``secret_hashes``, by hash (a worker reading
+        its cached keys again after a revocation: ``Authenticator.refresh``)."""
+        hashes, found = sorted(set(secret_hashes)), dict[str, KeyRecord]()
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            rows = self.conn.execute(
+                _KEY_SQL.replace("SELECT ", "SELECT k.hash, ", 1)
+                + f"k.hash IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            found.update((row[0], _key_record(row[1:])) for row in rows)
+        return found
+
+    def keys_generation(self) -> int:
+        """A number raised by every revocation, rotation and plan or limit change (in the
+        same transaction): the workers read it about twice a second (``KeyWatch``)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE name = 'keys'").fetchone()
+        return int(row[0]) if row else 0
 
     # ------------------------------------------------------------ monthly totals
 
@@ -399,6 +411,13 @@ class Store:
         """A random id made with this database, so a counters file knows whose it is."""
         row = self.conn.execute("SELECT value FROM meta WHERE name = 'instance'").fetchone()
         return str(row[0])
+
+    def month_total(self, account_id: int, month: str) -> tuple[int, int]:
+        """(successful calls, version) of one account's month 'YYYY-MM'; (0, 0) if none:
+        what a Redis that lost its data is seeded with (``RedisCounters``)."""
+        row = self.conn.execute("SELECT count, version FROM month_usage WHERE account_id = ? "
+                                "AND month = ?", (account_id, month)).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
     def month_usage(self) -> list[tuple[int, str, int, int]]:
         """(account id, 'YYYY-MM', successful calls, version), oldest month first."""
@@ -507,6 +526,25 @@ class Store:
         rows = self.conn.execute("SELECT symbol, count, last_seen FROM vocab_gaps "
                                  "ORDER BY count DESC, symbol LIMIT ?", (limit,))
         return [{"symbol": s, "count": n, "lastSeen": _iso(t)} for s, n, t in rows]
+
+
+_KEY_SQL = ("SELECT k.id, a.id, a.name, a.plan, a.per_minute, a.per_month, k.revoked "
+            "FROM keys k JOIN accounts a ON a.id = k.account_id WHERE ")
+
+
+def _key_record(row: Sequence[Any]) -> KeyRecord:
+    plan = PLANS.get(row[3], PLANS["free"])
+    return KeyRecord(row[0], row[1], row[2], plan,
+                     row[4] if row[4] is not None else plan.per_minute,
+                     row[5] if row[5] is not None else plan.per_month,
+                     row[6] is not None)
+
+
+def _bump_keys(c: Any) -> None:
+    """Raise the key generation (``Store.keys_generation``) inside a write transaction. The
+    number lives in ``meta`` as text (SQL that SQLite and PostgreSQL both run, no migration)."""
+    c.execute("INSERT INTO meta VALUES ('keys', '1') ON CONFLICT (name) DO UPDATE SET "
+              "value = CAST(CAST(meta.value AS INTEGER) + 1 AS TEXT)")
 
 
 def _chunk_sizes(rows: int) -> Iterator[int]:

@@ -23,6 +23,7 @@ STATUS: dict[str, int] = {
     "rate_limited": 429,
     "quota_exceeded": 429,
     "busy": 503,
+    "unavailable": 503,
     "internal_error": 500,
 }
 

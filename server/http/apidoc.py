@@ -20,8 +20,9 @@ GOLDEN = REPO / "golden"
 ERRORS = {
     "invalid_chord": "a chord symbol does not parse (`symbol`, and `index` in a progression)",
     "invalid_key": "a key does not parse, or is a mode",
-    "invalid_request": "the body is not a JSON object, or a field is missing, of the wrong "
-                       "type or out of bounds (`field`)",
+    "invalid_request": "the body is not a JSON object (or is sent as another `Content-Type` "
+                       "than JSON), or a field is missing, of the wrong type or out of "
+                       "bounds (`field`)",
     "unauthorized": "no key, a malformed or an unknown key (`WWW-Authenticate: Bearer`)",
     "key_revoked": "a revoked or rotated-out key",
     "forbidden_origin": "a browser `Origin` outside the allowlist",
@@ -32,6 +33,8 @@ ERRORS = {
     "rate_limited": "the key's minute limit or the per-IP flood throttle (`Retry-After`)",
     "quota_exceeded": "the month's quota is used up (`Retry-After` until the month turns, UTC)",
     "busy": "every render slot is taken (`Retry-After`)",
+    "unavailable": "the store cannot say within its short timeout (a key not in the key cache "
+                   "while the database is down: `Retry-After`); cached keys keep working",
     "internal_error": "a bug; no trace leaves the server",
 }
 NOTES = {
@@ -75,8 +78,12 @@ META_ROUTES = (
                      "plan's key cap. A session cookie, never an API key; a sign-in page "
                      "without one."),
     ("GET /account/login", "`?token=` of a one-time link (`harmony accounts login-link NAME`, "
-                           "15 minutes): starts a session (`HttpOnly; SameSite=Strict` cookie, "
-                           "`Secure` when hosted), 303 to `/account`."),
+                           "15 minutes): a page whose button signs in; opening it spends "
+                           "nothing (a link scanner's prefetch)."),
+    ("POST /account/login", "The button's form (the token and a CSRF token tied to the page's "
+                            "pre-session cookie): spends the link, starts a session "
+                            "(`HttpOnly; SameSite=Strict` cookie, `Secure` when hosted), 303 "
+                            "to `/account`."),
     ("GET /account/usage", "The last 30 days per day and per operation (calls, errors, "
                            "p50/p95): an inline SVG chart and tables; the figures of `harmony "
                            "usage --by day|operation`."),

@@ -36,16 +36,19 @@ from engine.errors import (
     HarmonyError,
     InternalError,
     InvalidChord,
+    InvalidRequest,
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
     RateLimited,
+    Unavailable,
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.accounts import (
     Authenticator,
     Counters,
     FloodThrottle,
+    KeyWatch,
     Limiter,
     LogRow,
     Metrics,
@@ -56,6 +59,7 @@ from server.accounts import (
     counters_in_redis,
     from_values,
     open_store,
+    outage_errors,
 )
 from server.api import (
     OPERATIONS,
@@ -97,7 +101,9 @@ class HarmonyApp:
         self.routes = build_routes(operations, settings.max_body)
         self.gateway = Gateway(settings.cors_origins, settings.user_agent_policy,
                                allow_loopback=settings.profile == "local")
-        self.auth = Authenticator(store, settings.key_cache_seconds, monotonic)
+        self.auth = Authenticator(store, settings.key_cache_seconds, monotonic,
+                                  settings.store_timeout)
+        self.key_watch = KeyWatch(self.auth)  # revocations from elsewhere, within a second
         self.metrics = Metrics()
         self.counters = counters or _counters(settings, store, self.metrics)
         self.limiter = Limiter(self.counters, clock)
@@ -226,6 +232,12 @@ class HarmonyApp:
                 with contextlib.suppress(HarmonyError, ClientDisconnected):
                     ctx.body = await ctx.reader.read(ctx.route.max_body)
             response = _refusal(ctx, exc)
+        except outage_errors() as exc:  # the store could not answer (a page, a sign-in)
+            print(f"harmony: store unavailable: {type(exc).__name__}: {exc}".splitlines()[0],
+                  file=sys.stderr)  # one line, no traceback: an outage is not a bug
+            ctx.error = Unavailable("the account store is unavailable; try again shortly",
+                                    retryAfter=1)
+            response = _refusal(ctx, ctx.error)
         except Exception:
             # The trace goes to the server's log only; the client learns the code.
             traceback.print_exc(file=sys.stderr)
@@ -258,8 +270,12 @@ class HarmonyApp:
             if callable(warm_up):
                 warm_up()
         self.log.start()
+        if self.settings.auth:
+            self.key_watch.start()
 
     async def shutdown(self) -> None:
+        self.key_watch.stop()
+        self.auth.close()
         await self.log.stop()
         self.jobs.close()
         self.store.close()   # a PostgreSQL store's pool; SQLite: this thread's connection
@@ -272,7 +288,7 @@ class HarmonyApp:
         the loop over a tuple of bound methods it replaces cost ~1,400 instructions a call."""
         return (self._flood_guard(ctx) or self._route_guard(ctx) or self._cors_guard(ctx)
                 or self._user_agent_guard(ctx) or self._size_guard(ctx)
-                or self._key_guard(ctx) or self._limit_guard(ctx))
+                or self._type_guard(ctx) or self._key_guard(ctx) or self._limit_guard(ctx))
 
     def _flood_guard(self, ctx: Context) -> Response | None:
         try:
@@ -336,6 +352,17 @@ class HarmonyApp:
                 ctx.reader.start()
         return None
 
+    def _type_guard(self, ctx: Context) -> Response | None:
+        # A POST to /v2 or /mcp is JSON: a body declared as anything else (a form, text: what a
+        # browser may send another site without a preflight) is refused unread. No
+        # Content-Type at all is taken as JSON.
+        content_type = ctx.headers.get("content-type")
+        if content_type is None or content_type == JSON_TYPE or ctx.route is None \
+                or ctx.route.surface is None or _is_json(content_type):
+            return None
+        raise InvalidRequest(f"Content-Type {content_type[:60]!r} is not JSON: send the body "
+                             f"with Content-Type: {JSON_TYPE}", field="Content-Type")
+
     def _key_guard(self, ctx: Context) -> Response | None:
         if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
             ctx.key = self.auth.authenticate(ctx.headers.get("authorization"))
@@ -363,6 +390,7 @@ class HarmonyApp:
             response.headers += ctx.admission.settle(self.counters, response.status)
         if ctx.extra_headers:
             response.headers += ctx.extra_headers
+        response.headers.append(NOSNIFF)  # every answer: API, 404, pages, /health, OpenAPI
         elapsed = time.perf_counter() - ctx.started
         self.metrics.observe(route.path if route else "unmatched", response.status, elapsed)
         if route is not None and route.surface is not None and not (ctx.logged or ctx.flooded):
@@ -391,6 +419,16 @@ class HarmonyApp:
         except HarmonyError:
             return
         ctx.admission = self.limiter.peek(ctx.key)
+
+
+NOSNIFF = ("x-content-type-options", "nosniff")
+JSON_TYPE = "application/json"
+
+
+def _is_json(content_type: str) -> bool:
+    """application/json or a +json type, with any parameters (charset)."""
+    media = content_type.partition(";")[0].strip().lower()
+    return media == JSON_TYPE or (media.startswith("application/") and media.endswith("+json"))
 
 
 _ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})

@@ -25,6 +25,7 @@ class Settings:
     retention_days: int = 30
     log_flush_seconds: float = 0.25         # the log writer runs at least once a second
     key_cache_seconds: float = 60.0
+    store_timeout: float = 0.1              # seconds a request waits for the key store: then 503
     redis_url: str = ""                     # the limit counters in Redis ("": this machine's)
     machines: int = 1                       # machines sharing the limits (Redis fallback)
     user_agent_policy: bool = field(default=False)
@@ -60,6 +61,9 @@ class Settings:
         if self.machines < 1:
             raise ValueError("HARMONY_MACHINES counts the machines sharing the limits: 1 or "
                              "more")
+        if not 0 < self.store_timeout <= 10:
+            raise ValueError("HARMONY_STORE_TIMEOUT is the seconds a request waits for the "
+                             "key store: more than 0, at most 10")
         if not 0 <= self.key_cache_seconds <= 60:
             raise ValueError("keys are cached 0 to 60 seconds (API.md: a plan change reaches "
                              "running servers within 60 s)")
@@ -184,6 +188,7 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "soundfont": ("HARMONY_SOUNDFONT", TEXT),
     "corpus": ("HARMONY_CORPUS", TEXT),
     "key_cache_seconds": ("HARMONY_KEY_CACHE_SECONDS", NUMBER),
+    "store_timeout": ("HARMONY_STORE_TIMEOUT", NUMBER),
     "redis_url": ("HARMONY_REDIS_URL", TEXT),
     "machines": ("HARMONY_MACHINES", INT),
     "interface": ("HARMONY_INTERFACE", TEXT),

@@ -1,7 +1,12 @@
 """The account page's routes and answers.
 
-A link's token is exchanged on GET for a session and the answer is a 303 to ``/account``, so
-the token leaves the address bar at once. Every form carries a CSRF token derived from the
+Opening a sign-in link (GET) spends nothing: it shows a page whose button signs in, a POST of
+the link's token with a CSRF token, so a mail or chat program that fetches the link first
+(a link scanner, a preview) leaves it usable. The GET sets a short-lived pre-session cookie
+(HttpOnly, SameSite=Strict, as long as a link lasts) from which the form's CSRF token is
+derived: another site's form cannot sign the visitor in to an account of its choosing. The
+POST exchanges the token for a session and answers a 303 to ``/account``, so the token
+leaves the address bar. Every form carries a CSRF token derived from the
 session (``server.accounts.csrf_token``) and is refused (403) without the right one. A POST
 that changes something answers 303 to a GET (revoke, sign out), except the two that make a
 secret (create, rotate): their answer shows it, once, under ``Cache-Control: no-store``; it
@@ -25,6 +30,7 @@ from server.accounts import (
     StoreError,
     csrf_ok,
     csrf_token,
+    new_token,
 )
 from server.api import Response
 from server.web.chart import usage_chart
@@ -32,16 +38,18 @@ from server.web.html import Html, escape, join, render, stylesheet
 from server.web.request import (
     CSS_TYPE,
     HTML_TYPE,
+    SIGNIN_COOKIE,
     PageRequest,
     page_headers,
     session_cookie,
+    signin_cookie,
 )
 
 GET = frozenset({"GET", "HEAD"})
 POST = frozenset({"POST"})
 PAGE_ROUTES: dict[str, frozenset[str]] = {
     "/account": GET,
-    "/account/login": frozenset({"GET"}),  # not HEAD: a link checker's HEAD spends no link
+    "/account/login": frozenset({"GET", "HEAD", "POST"}),  # GET, HEAD spend no link
     "/account/usage": GET,
     "/account/style.css": GET,
     "/account/keys": POST,
@@ -96,13 +104,26 @@ class AccountPages:
     # ------------------------------------------------------------ sign-in
 
     def _login(self, req: PageRequest) -> Response:
-        session = self.signin.redeem(req.param("token"))
+        if req.method != "POST":  # opening the link: a page with the button, nothing spent
+            token = req.param("token")
+            if not self.signin.usable(token):
+                return _link_problem()
+            pre = new_token()
+            response = _page(200, "Sign in", render("confirm", token=token,
+                                                    csrf=csrf_token(pre)))
+            response.headers.append(signin_cookie(pre, LINK_SECONDS, self.secure))
+            return response
+        form = req.form()
+        pre = req.cookie(SIGNIN_COOKIE)
+        if not pre or not csrf_ok(pre, form.get("csrf", "")):
+            return _problem(403, "Form expired", "This sign-in form was not opened from your "
+                            "sign-in link in this browser (or it is older than the link). "
+                            "Open the link again.", "Sign in")
+        session = self.signin.redeem(form.get("token", ""))
         if session is None:
-            return _problem(400, "This sign-in link cannot be used",
-                            f"It has expired (a link lasts {LINK_SECONDS // 60} minutes) or it "
-                            "was used already "
-                            "(a link works once). Ask for a new one.", "Sign in")
-        return _see_other("/account", session_cookie(session, SESSION_SECONDS, self.secure))
+            return _link_problem()
+        return _see_other("/account", session_cookie(session, SESSION_SECONDS, self.secure),
+                          signin_cookie("", 0, self.secure))
 
     def _signed(self, req: PageRequest) -> Signed | None:
         session = req.session()
@@ -222,6 +243,12 @@ def _problem(status: int, heading: str, message: str, back: str = "Back to your 
              signed: Signed | None = None) -> Response:
     return _page(status, heading, render("problem", heading=heading, message=message,
                                          back=back), signed)
+
+
+def _link_problem() -> Response:
+    return _problem(400, "This sign-in link cannot be used",
+                    f"It has expired (a link lasts {LINK_SECONDS // 60} minutes) or it was "
+                    "used already (a link works once). Ask for a new one.", "Sign in")
 
 
 def _see_other(location: str, *headers: tuple[str, str]) -> Response:

@@ -2,7 +2,7 @@
 
 Headers of every page: a strict Content-Security-Policy (``default-src 'self'``, so no inline
 script or style runs: the pages have none; ``frame-ancestors 'none'``), no referrer (a link's
-token never leaks through ``Referer``), ``nosniff``, and ``Cache-Control: no-store`` (the pages
+token never leaks through ``Referer``), and ``Cache-Control: no-store`` (the pages
 show an account, and a new key's secret once).
 """
 
@@ -15,6 +15,7 @@ from urllib.parse import parse_qs
 from server.api import Headers, RequestHeaders
 
 COOKIE = "harmony_session"
+SIGNIN_COOKIE = "harmony_signin"   # the pre-session of a sign-in link's page (its CSRF)
 CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 HTML_TYPE = "text/html; charset=utf-8"
 CSS_TYPE = "text/css; charset=utf-8"
@@ -22,7 +23,7 @@ CSS_TYPE = "text/css; charset=utf-8"
 
 def page_headers(cache: str = "no-store") -> Headers:
     return [("content-security-policy", CSP), ("referrer-policy", "no-referrer"),
-            ("x-content-type-options", "nosniff"), ("x-frame-options", "DENY"),
+            ("x-frame-options", "DENY"),  # (nosniff: on every answer, ``HarmonyApp._finish``)
             ("cache-control", cache)]
 
 
@@ -48,12 +49,16 @@ class PageRequest:
 
     def session(self) -> str:
         """The session cookie's token, '' when there is none."""
+        return self.cookie(COOKIE)
+
+    def cookie(self, name: str) -> str:
+        """A cookie's value, '' when there is none."""
         cookie: SimpleCookie = SimpleCookie()
         try:
             cookie.load(self.headers.get("cookie") or "")
         except CookieError:
             return ""
-        morsel = cookie.get(COOKIE)
+        morsel = cookie.get(name)
         return morsel.value if morsel is not None else ""
 
 
@@ -61,6 +66,15 @@ def session_cookie(token: str, max_age: int, secure: bool) -> tuple[str, str]:
     """``Set-Cookie`` for the session (an empty token with max-age 0 ends it): HttpOnly (no
     script reads it), SameSite=Strict (no other site's page sends it), Secure when hosted,
     and only for the pages' path."""
-    value = (f"{COOKIE}={token}; Path=/account; Max-Age={max_age}; HttpOnly; "
+    return _cookie(COOKIE, token, max_age, secure)
+
+
+def signin_cookie(token: str, max_age: int, secure: bool) -> tuple[str, str]:
+    """``Set-Cookie`` for a sign-in link's pre-session (``server.web.pages``), alike."""
+    return _cookie(SIGNIN_COOKIE, token, max_age, secure)
+
+
+def _cookie(name: str, token: str, max_age: int, secure: bool) -> tuple[str, str]:
+    value = (f"{name}={token}; Path=/account; Max-Age={max_age}; HttpOnly; "
              f"SameSite=Strict{'; Secure' if secure else ''}")
     return "set-cookie", value
