@@ -293,3 +293,14 @@ def test_alignment_kernel_equals_its_slow_twin() -> None:
         if rng.random() < 0.5:  # plant a copy so high scores are exercised
             b = np.concatenate([b, a])
         assert align(a, b) == smith_waterman(list(a), list(b), len(FAMILIES))
+
+
+def test_numerals_find_songs_whose_chart_gives_no_key(tmp_path: Path) -> None:
+    # issue 36: a chart without a key is read in the key found from the whole chart (here
+    # Eb: it starts and ends there), so a numeral query finds it and names its numerals.
+    charts = {"keyless.txt": "Title = No Key Given\n[A]\nEbmaj7 | Cm7 | Fm7 Bb7 | Ebmaj7 |\n"}
+    idx = corpus_index([str(folder(tmp_path, charts))], shipped=False)
+    assert idx.songs[0].key is None and idx.songs[0].reading == "Eb"
+    found = search({"pattern": "ii7 V7 Imaj7"}, idx)
+    assert found["total"] == 1 and found["results"][0]["key"] is None
+    assert found["results"][0]["matches"][0]["numerals"] == ["ii7", "V7", "Imaj7"]

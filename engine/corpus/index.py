@@ -19,10 +19,10 @@ import numpy.typing as npt
 import pydivsufsort
 
 from engine.corpus.loaders import fold_title
-from engine.corpus.songs import Song, canonical_key
+from engine.corpus.songs import Song, canonical_key, reading_key
 from engine.corpus.tokens import Stream, stream_of
 
-FORMAT = 1
+FORMAT = 2   # 2: each song's reading key (its own, or the one found from the chart)
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,10 @@ class SongInfo:
     id: str
     title: str
     composer: str
-    key: str | None
+    key: str | None          # the chart's own key, None when it gives none
     source: str
     sections: tuple[str, ...]
+    reading: str | None = None   # the key numerals are read in: ``key``, else the one found
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,14 @@ def build_index(songs: Sequence[Song]) -> Index:
     stream = stream_of(songs)
     suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
     infos = tuple(SongInfo(s.id, s.title, s.composer, canonical_key(s.key)[0], s.source,
-                           tuple(sec.name for sec in s.sections)) for s in songs)
+                           tuple(sec.name for sec in s.sections), _reading(s)) for s in songs)
     return Index(stream, suffixes, infos, _starts(stream), _order(infos),
                  tuple(fold_title(s.title) for s in infos))
+
+
+def _reading(song: Song) -> str | None:
+    key = reading_key(song)
+    return None if key is None else key.name
 
 
 def _starts(stream: Stream) -> npt.NDArray[np.int64]:
@@ -108,7 +114,7 @@ def save_index(index: Index, folder: Path) -> None:
     meta: dict[str, Any] = {
         "format": FORMAT, "qualities": index.stream.qualities,
         "symbols": index.stream.symbols,
-        "songs": [[s.id, s.title, s.composer, s.key, s.source, list(s.sections)]
+        "songs": [[s.id, s.title, s.composer, s.key, s.source, list(s.sections), s.reading]
                   for s in index.songs]}
     (folder / "songs.json").write_text(json.dumps(meta, ensure_ascii=False))
 
@@ -121,7 +127,7 @@ def open_index(folder: Path) -> Index:
     arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in Stream.ARRAYS}
     stream = Stream(**arrays, qualities=tuple(meta["qualities"]),
                     symbols=tuple(meta["symbols"]))
-    songs = tuple(SongInfo(i, t, c, k, src, tuple(secs))
-                  for i, t, c, k, src, secs in meta["songs"])
+    songs = tuple(SongInfo(i, t, c, k, src, tuple(secs), reading)
+                  for i, t, c, k, src, secs, reading in meta["songs"])
     return Index(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs,
                  _starts(stream), _order(songs), tuple(fold_title(s.title) for s in songs))

@@ -283,8 +283,8 @@ def _match(idx: Index, song: int, start: int, length: int) -> dict[str, Any]:
     numerals: list[str | None] = []
     for sym in symbols:
         try:
-            numerals.append(analyze({"chord": sym, "key": info.key})["numeral"]
-                            if info.key else None)
+            numerals.append(analyze({"chord": sym, "key": info.reading})["numeral"]
+                            if info.reading else None)
         except HarmonyError:
             numerals.append(None)
     return {"section": info.sections[int(st.section[start])], "bar": int(st.bar[start]),

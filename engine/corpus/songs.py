@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.analysis import ChartChord, chart_key
 from engine.chords import Chord, Key, parse_key
 from engine.errors import HarmonyError
 
@@ -59,6 +60,17 @@ class Problems:
     def add(self, file: str, message: str, song: str | None = None, bar: int | None = None,
             symbol: str | None = None) -> None:
         self.items.append(Problem(file, song, bar, symbol, message))
+
+
+def reading_key(song: Song) -> Key | None:
+    """The key a song's numerals are read in: its own when the chart gives one, else the key
+    of the whole chart as a musician reads it (``engine.analysis.chart_key``); None for a
+    song without chords."""
+    _, key = canonical_key(song.key)
+    if key is not None:
+        return key
+    chords = [ChartChord(p.bar, p.beat, p.chord) for s in song.sections for p in s.chords]
+    return parse_key(chart_key(chords).name) if chords else None
 
 
 def canonical_key(text: str | None) -> tuple[str | None, Key | None]:

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from engine.analysis import CLASSES, quality_class
 from engine.chords import Chord
-from engine.corpus.songs import Song, canonical_key
+from engine.corpus.songs import Song, reading_key
 
 SEPARATOR = 0
 NO_MOTION = 12
@@ -74,7 +74,7 @@ def stream_of(songs: Sequence[Song]) -> Stream:
     qualities: dict[str, int] = {}
     symbols: dict[str, int] = {}
     for s, song in enumerate(songs):
-        _, key = canonical_key(song.key)
+        key = reading_key(song)  # the chart's own key, else the one found (never unknown)
         tonic = key.tonic.pc if key is not None else None
         for k, section in enumerate(song.sections):
             rows.append((SEPARATOR, s, k, 0, 0.0, -1, -1, -1, -1, -1))
