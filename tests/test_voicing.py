@@ -15,6 +15,7 @@ from engine.conduct import MAX_FIT_BARS
 from engine.errors import InvalidChord, InvalidRequest
 from engine.voicing import kernels
 from engine.voicing.candidates import Candidates, candidates
+from engine.voicing.colour import coloured
 from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, REGISTERS, STYLES, style_named
 from engine.voicing.voice import DEFAULT_RANGE, voice_progression, voicing, warm_up
 from tests import naive
@@ -289,7 +290,9 @@ def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
     # other pair of voicings with the same total motion keeps more of them (a ``previous`` of
     # more than GUIDE_LINE_MAX notes is no guide-tone line and keeps none)
     result = voicing({"progression": symbols, "style": style, "previous": previous})
-    first, second = (candidates(parse(s), STYLES[style], *DEFAULT_RANGE) for s in symbols)
+    # the chords as the style plays them in this order (engine.voicing.colour)
+    first, second = (candidates(c, STYLES[style], *DEFAULT_RANGE)
+                     for c in coloured([parse(s) for s in symbols], style))
     prev = sorted(previous)
     line = prev if len(prev) <= GUIDE_LINE_MAX else []
     rows = [[int(m) for m in r] for r in first.midi]
@@ -322,3 +325,19 @@ def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
         expected = None if not before or not guides else \
             _kept_count(table, k, before) == len(guides)
         assert entry["guideTonesKept"] is expected
+
+
+def test_a_dominant_into_a_minor_target_takes_b9_and_b13_blue_bossa() -> None:
+    # Blue Bossa's Dm7b5 G7b9 | Cm7, written plain: a pianist plays b9/b13 into the minor
+    # target (phrygian dominant, as analyze reads it), and 11, not 9, on the half-diminished ii
+    for style in ("bill_evans", "rootless"):
+        ii, v, _ = voicing({"progression": "Dm7b5 G7 Cm7", "style": style})["voicings"]
+        assert v["chord"] == "G7"                       # as written
+        assert {"Ab", "Eb"} <= {n[:-1] for n in v["notes"]}
+        assert not {"A", "E"} & {n[:-1] for n in v["notes"]}
+        assert "E" not in {n[:-1] for n in ii["notes"]}  # no natural 9 on Dm7b5
+    # into a major target the natural tensions stay; a written tension is played as written
+    major = voicing({"progression": "Dm7 G7 Cmaj7", "style": "bill_evans"})["voicings"][1]
+    assert not {"Ab", "Eb"} & {n[:-1] for n in major["notes"]}
+    written = voicing({"progression": "G13 Cm7", "style": "bill_evans"})["voicings"][0]
+    assert "E" in {n[:-1] for n in written["notes"]}

@@ -13,6 +13,7 @@ from engine.chords.chord import Chord
 from engine.chords.symbols import parse
 from engine.errors import InvalidRequest
 from engine.voicing.candidates import candidates
+from engine.voicing.colour import coloured
 from engine.voicing.styles import REGISTERS, STYLES
 from engine.voicing.voice import voicing
 from tests.test_voicing_styles import CHORDS
@@ -53,7 +54,8 @@ def test_default_range_voicings_lie_inside_their_style_windows() -> None:
 
 
 def _first_least_register(chord: Chord, style: str, low: int, high: int) -> list[int] | None:
-    table = candidates(chord, STYLES[style], low, high)
+    # the chord as the style plays it alone (a half-diminished takes its 11: engine.voicing.colour)
+    table = candidates(coloured([chord], style)[0], STYLES[style], low, high)
     if len(table.midi) == 0:          # too narrow for this style: a range error, tested apart
         return None
     costs = [int(c) for c in table.register]

@@ -62,6 +62,7 @@ from engine.errors import InvalidRequest
 from engine.requests import MAX_PREVIOUS, as_int, get_list, get_str, require_object
 from engine.voicing import kernels
 from engine.voicing.candidates import Candidates, candidates
+from engine.voicing.colour import coloured
 from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, REGISTERS, Style, style_named
 
 VOICING_FIELDS = ("chord", "progression", "style", "previous", "range")
@@ -154,8 +155,9 @@ def warm_up() -> None:
 
 
 def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Candidates]:
+    """Each chord's candidates, with the colour tones of its place (``colour.coloured``)."""
     tables = []
-    for chord in chords:
+    for chord in coloured(chords, style.name):
         table = candidates(chord, style, low, high)
         if len(table.midi) == 0:
             raise InvalidRequest(
