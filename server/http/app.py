@@ -102,7 +102,8 @@ class HarmonyApp:
         self.counters = counters or _counters(settings, store, self.metrics)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
-        self.jobs = JobPool(settings.render_workers, settings.render_queue)
+        self.jobs = JobPool(settings.render_workers, settings.render_queue,
+                            deadline=settings.render_deadline)
         # The account page (API.md §15): sessions on the app's clock; the month's use as the
         # limiter counts it; a key revoked there leaves this worker's key cache at once.
         self.pages = AccountPages(store, SignIn(store, clock), self.limiter.month_used,

@@ -31,6 +31,7 @@ class Settings:
     render_workers: int = 1                 # render processes per service worker
     render_queue: int = 2                   # renders that may wait for one; more: 503 busy
     render_max_seconds: int = 300           # longest audio a render may make (at most 900)
+    render_deadline: float = 60.0           # s a render may run; past it, it is stopped (503)
     soundfont: str = ""                     # a .sf2/.sf3; blank: the system's default GM font
     corpus: str = ""                        # search: an index folder or chart files (os.pathsep)
     # granian's interface: "wsgi" (the faster), "rsgi" (a held-back body costs no thread), or
@@ -50,6 +51,9 @@ class Settings:
                 or not 1 <= self.render_max_seconds <= 900:
             raise ValueError("renders need at least 1 process, a queue of 0 or more and a "
                              "longest audio of 1 to 900 seconds")
+        if not 0 < self.render_deadline <= 3600:
+            raise ValueError("HARMONY_RENDER_DEADLINE is the seconds a render may run: more "
+                             "than 0, at most 3600")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
         if self.interface not in INTERFACES:
@@ -181,6 +185,7 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "render_workers": ("HARMONY_RENDER_WORKERS", INT),
     "render_queue": ("HARMONY_RENDER_QUEUE", INT),
     "render_max_seconds": ("HARMONY_RENDER_MAX_SECONDS", INT),
+    "render_deadline": ("HARMONY_RENDER_DEADLINE", NUMBER),
     "soundfont": ("HARMONY_SOUNDFONT", TEXT),
     "corpus": ("HARMONY_CORPUS", TEXT),
     "key_cache_seconds": ("HARMONY_KEY_CACHE_SECONDS", NUMBER),
