@@ -11,6 +11,7 @@ from server.api.responses import (
     RequestHeaders,
     Response,
     error_response,
+    internal_error,
     size_text,
 )
 from server.api.schemas import ERROR, OPERATIONS, Operation
@@ -29,6 +30,7 @@ __all__ = [
     "corpus_paths",
     "decode",
     "error_response",
+    "internal_error",
     "run_operation",
     "schema_error",
     "size_text",

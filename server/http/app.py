@@ -24,9 +24,7 @@ import asyncio
 import contextlib
 import importlib
 import multiprocessing.util
-import sys
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -34,7 +32,6 @@ import orjson
 
 from engine.errors import (
     HarmonyError,
-    InternalError,
     InvalidChord,
     MethodNotAllowed,
     NotFound,
@@ -63,6 +60,7 @@ from server.api import (
     Operation,
     Response,
     error_response,
+    internal_error,
     size_text,
     with_corpus,
 )
@@ -227,10 +225,10 @@ class HarmonyApp:
                 with contextlib.suppress(HarmonyError, ClientDisconnected):
                     ctx.body = await ctx.reader.read(ctx.route.max_body)
             response = _refusal(ctx, exc)
-        except Exception:
-            # The trace goes to the server's log only; the client learns the code.
-            traceback.print_exc(file=sys.stderr)
-            ctx.error = InternalError("internal error")
+        except Exception as exc:
+            # One line with a request id in the server's log (no traceback per request: a
+            # flood of bad requests must not flood the disk); the client learns the code and id.
+            ctx.error = internal_error(exc, f"{ctx.method} {ctx.path}")
             response = _refusal(ctx, ctx.error)
         self._finish(ctx, response)
         return response
