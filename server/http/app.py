@@ -109,7 +109,7 @@ class HarmonyApp:
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
                               also=self.counters.flush, on_drop=self.metrics.log_dropped.inc,
-                              before=self.metrics.publish)
+                              before=self.metrics.publish, log_days=settings.log_days)
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
