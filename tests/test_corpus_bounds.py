@@ -22,7 +22,7 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def test_a_directive_of_20000_spaces_is_read_at_once(tmp_path: Path) -> None:
-    unclosed = write(tmp_path, "a.cho", "{title:" + " " * 20_000 + "\n[C]la [G7]la\n")
+    unclosed = write(tmp_path, "a.cho", "{title:" + " " * 20_000 + "x\n[C]la [G7]la\n")
     closed = write(tmp_path, "b.cho", "{title: Spaced" + " " * 20_000 + "}\n[Dm7]la\n")
     songs, problems = load_paths([unclosed, closed])
     assert [s.title for s in songs] == ["a", "Spaced"]
@@ -93,7 +93,7 @@ def test_the_import_of_every_hostile_file_at_once_goes_on(
     write(charts, "key.json", json.dumps([{"Title": "K", "Key": 7, "Sections": [
         {"MainSegment": {"Chords": "C|F"}}]}]))
     write(charts, "bars.txt", "Title = Long\n" + "| C " * 40_000 + "|\n")
-    write(charts, "title.cho", "{title:" + " " * 20_000 + "\n[C]la\n")
+    write(charts, "title.cho", "{title:" + " " * 20_000 + "x\n[C]la\n")
     write(charts, "good.txt", "Title = Good\n| Dm7 G7 | Cmaj7 |\n")
     code = main(["corpus", "import", str(charts), "--no-shipped", "--out",
                  str(tmp_path / "index")])

@@ -29,13 +29,13 @@ from engine.requests import require_object
 MAX_OPERATIONS = 64
 # The work of a request, bounded before and while it runs (issue 35: 64 exports of a 39k-event
 # composition ran 206 s and answered ~0.9 GB). Every operation ends with a check of the whole
-# composition (~1.2 us an event): at most MAX_WORK events checked across a request's
-# operations (~2.5 s); an export writes each note of the form as it plays (a section played
+# composition (0.6 us an event: 64 operations on 39,000 events took 1.5 s): at most MAX_WORK
+# events checked across a request's operations (~2.5 s); an export writes each note of the form as it plays (a section played
 # 16 times, 16 times): at most MAX_EXPORT_NOTES notes a MIDI or MusicXML export (~32 us a
 # note in MIDI; a samba arranged over the 1,024 bars a composition may hold plays ~80,000);
 # each format exported once a request; and at most MAX_ANSWER_BYTES of exports and
 # composition in the answer.
-MAX_WORK = 2_000_000
+MAX_WORK = 4_000_000
 MAX_EXPORT_NOTES = 120_000
 MAX_ANSWER_BYTES = 16 << 20
 Function = Callable[[Composition, dict[str, Any]], tuple[Composition, Any]]
