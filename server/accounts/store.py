@@ -479,7 +479,7 @@ class Store:
                 break
             os.sched_yield()
         conn = self.conn
-        if deleted and isinstance(conn, sqlite3.Connection):
+        if isinstance(conn, sqlite3.Connection):  # also the pages of bodies blanked since
             conn.executescript("PRAGMA incremental_vacuum;")  # executescript: every step
         return deleted
 
