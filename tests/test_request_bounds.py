@@ -165,3 +165,22 @@ def test_deep_json_and_huge_numbers_are_400_on_every_route(tmp_path: Path) -> No
             assert app.jobs.processes() == []
 
     run(scenario())
+
+
+def test_deep_json_in_a_tool_call_is_400_on_mcp(tmp_path: Path) -> None:
+    app, store = make(tmp_path, operations=OPERATIONS)
+    _, secret = new_key(store, plan="developer")
+    nested = b"[" * 254 + b"]" * 254
+    call = (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": '
+            b'"analyze_chord", "arguments": {"chord": "C", "x": ' + nested + b"}}}")
+
+    async def scenario() -> None:
+        async with running(app, headers=bearer(secret)) as http:
+            r = await http.post("/mcp", content=call, headers={
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream"})
+            assert r.status_code == 400
+            body = r.json()
+            assert body["id"] == 7 and body["error"]["data"]["code"] == "invalid_request"
+
+    run(scenario())

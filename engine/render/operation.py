@@ -61,8 +61,8 @@ def check_render(request: Any, max_seconds: float = MAX_SECONDS) -> None:
 
 def render_bytes(request: Any, *, soundfont: str | None = None,
                  max_seconds: float = MAX_SECONDS) -> tuple[bytes, dict[str, Any]]:
-    job = prepare(request, soundfont=soundfont, max_seconds=max_seconds)
-    fmt, rate, channels, notes, keep, font = job
+    fmt, rate, channels, notes, keep, font = prepare(request, soundfont=soundfont,
+                                                     max_seconds=max_seconds)
     if font is not None:
         samples = render_soundfont(playable(notes, keep), font, rate, channels)
     else:

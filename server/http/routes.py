@@ -12,7 +12,9 @@ from typing import Any
 
 import orjson
 
+from engine.errors import InvalidRequest
 from server.api import Operation, Response, answerer
+from server.api.jsonbody import MAX_DEPTH, depth
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
 from server.mcp import Gate
@@ -55,7 +57,11 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
     ``app.mcp_gate`` (with ``ctx``) for the key, limits, quota and log of each tool call, and
     ``app.throttle`` for each element of a batch after the first. The endpoint's ``Reply`` is
     the response. Only a batch waits (its elements yield the worker between them): it alone
-    is answered by a coroutine."""
+    is answered by a coroutine. A body nested deeper than API.md 9 allows is refused first,
+    as on REST (a tool's arguments 254 deep made orjson's encoder fail: a 500)."""
+    if depth(body) > MAX_DEPTH:
+        raise InvalidRequest(f"the request body nests arrays and objects deeper than "
+                             f"{MAX_DEPTH} levels")
     reply = app.mcp.answer(ctx.method, ctx.headers, body, app.mcp_gate, ctx)
     if isinstance(reply, list):
         return _mcp_batch(app, ctx, reply, app.mcp_gate)
