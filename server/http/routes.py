@@ -13,8 +13,7 @@ from typing import Any
 import orjson
 
 from engine.errors import InvalidRequest
-from server.api import Operation, Response, answerer
-from server.api.jsonbody import MAX_DEPTH, depth
+from server.api import MAX_DEPTH, Operation, Response, answerer, depth
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
 from server.mcp import Gate
