@@ -5,7 +5,7 @@ status (``responses``, the one error table, and the one-line log of a bug)."""
 
 from server.api.calls import MAX_CACHED_BODY, answerer, decode, run_operation, schema_error
 from server.api.corpus import corpus_paths, with_corpus
-from server.api.jsonbody import MAX_DEPTH, depth
+from server.api.jsonbody import MAX_DEPTH, SHALLOW, depth
 from server.api.responses import (
     STATUS,
     ClientDisconnected,
@@ -23,6 +23,7 @@ __all__ = [
     "MAX_CACHED_BODY",
     "MAX_DEPTH",
     "OPERATIONS",
+    "SHALLOW",
     "STATUS",
     "ClientDisconnected",
     "Headers",

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from engine.errors import InvalidRequest
-from server.api import MAX_DEPTH, Operation, Response, answerer, depth
+from server.api import MAX_DEPTH, SHALLOW, Operation, Response, answerer, depth
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
 from server.mcp import Gate
@@ -58,7 +58,7 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
     the response. Only a batch waits (its elements yield the worker between them): it alone
     is answered by a coroutine. A body nested deeper than API.md 9 allows is refused first,
     as on REST (a tool's arguments 254 deep made orjson's encoder fail: a 500)."""
-    if depth(body) > MAX_DEPTH:
+    if len(body) > SHALLOW and depth(body) > MAX_DEPTH:
         raise InvalidRequest(f"the request body nests arrays and objects deeper than "
                              f"{MAX_DEPTH} levels")
     reply = app.mcp.answer(ctx.method, ctx.headers, body, app.mcp_gate, ctx)
