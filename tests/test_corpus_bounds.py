@@ -101,3 +101,24 @@ def test_the_import_of_every_hostile_file_at_once_goes_on(
     assert code == 0 and json.loads(out.out)["songs"] == 3
     assert "deep.json" in out.err and "bars.txt" in out.err and "key.json" in out.err
     assert (tmp_path / "index" / "songs.json").is_file()
+
+
+def test_the_linear_readers_find_what_the_regular_expressions_found() -> None:
+    """On short random lines (where the old expressions are quick), the same answers."""
+    import random
+    import re
+
+    from engine.corpus.ireal import _cut
+    from engine.corpus.loaders import _directive, _inline
+
+    directive = re.compile(r"^\{\s*([a-z_]+)\s*(?::\s*(.*?))?\s*\}$", re.IGNORECASE)
+    rng = random.Random(35)
+    for _ in range(5000):
+        line = "".join(rng.choice("{}:tiTle_ a\t") for _ in range(rng.randrange(14)))
+        m = directive.match(line)
+        assert _directive(line) == ((m.group(1), m.group(2) or "") if m else None), line
+        lyric = "".join(rng.choice("ab[]x ") for _ in range(rng.randrange(30)))
+        assert _inline(lyric) == re.findall(r"\[([^\]]+)\]", lyric), lyric
+        music = "".join(rng.choice("ab<>()x ") for _ in range(rng.randrange(30)))
+        assert _cut(_cut(music, "<", ">"), "(", ")") == \
+            re.sub(r"\([^)]*\)", " ", re.sub(r"<[^>]*>", " ", music)), music
