@@ -414,8 +414,12 @@ def test_an_unexpected_exception_is_an_internal_error_result_and_settled_as_500(
     reply = call(endpoint, rpc("tools/call", {"name": "echo_chord", "arguments": {}}),
                  {"authorization": "Bearer k"}, gate=gate)
     result = types.CallToolResult.model_validate(result_of(reply))
-    assert tool_error(result) == {"code": "internal_error", "message": "internal error"}
-    assert b"/srv/secret" not in reply.body and "/srv/secret" in capsys.readouterr().err
+    error = tool_error(result)
+    request_id = error.pop("requestId")
+    assert error == {"code": "internal_error", "message": "internal error"}
+    logged = capsys.readouterr().err
+    assert b"/srv/secret" not in reply.body and "/srv/secret" in logged
+    assert logged.count("\n") == 1 and f"internal error {request_id}" in logged
     [(_, record)] = gate.settled
     assert (record["status"], record["error"]) == (500, "internal_error")
 

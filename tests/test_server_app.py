@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import pytest
 
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.api.responses import STATUS
@@ -128,18 +129,28 @@ def test_schema_refusal_when_the_engine_would_accept(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_internal_error_leaks_nothing(tmp_path: Path) -> None:
+def test_internal_error_leaks_nothing_and_logs_one_line_with_its_id(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     app, store = make(tmp_path)
     _, secret = new_key(store)
 
-    async def scenario() -> None:
+    async def scenario() -> list[str]:
         async with running(app, headers=bearer(secret)) as http:
-            r = await http.post("/v2/analyze", json={"chord": "boom"})
-            assert r.status_code == 500
-            assert r.json() == {"error": {"code": "internal_error", "message": "internal error"}}
-            assert b"secret" not in r.content and b"Traceback" not in r.content
+            ids = []
+            for _ in range(3):
+                r = await http.post("/v2/analyze", json={"chord": "boom"})
+                assert r.status_code == 500
+                error = r.json()["error"]
+                ids.append(error.pop("requestId"))
+                assert error == {"code": "internal_error", "message": "internal error"}
+                assert b"secret" not in r.content and b"Traceback" not in r.content
+            return ids
 
-    run(scenario())
+    ids = run(scenario())
+    lines = capsys.readouterr().err.splitlines()
+    assert len(set(ids)) == 3 and len(lines) == 3 and "Traceback" not in "".join(lines)
+    for request_id, line in zip(ids, lines, strict=True):
+        assert line.startswith(f"harmony: internal error {request_id}: POST /v2/analyze: ")
 
 
 def test_payload_too_large_declared_and_streamed(tmp_path: Path) -> None:

@@ -227,3 +227,19 @@ def test_retention_reads_only_the_rows_newly_past_the_period(
     assert [r[7] for r in store.log_rows()] == [None, b"mid"]
     store.write_log([LogRow(now, None, "rest", "analyze", 200, None, 1, b"new")], 10)
     assert [r[7] for r in store.log_rows()] == [None, None, b"new"]
+
+
+def test_rows_past_the_log_window_are_deleted_on_both_backends(
+        store_address: str, opened: Opener, monkeypatch: pytest.MonkeyPatch) -> None:
+    from server.accounts import store as store_module
+
+    monkeypatch.setattr(store_module, "PRUNE_CHUNK", 3)  # several DELETE transactions
+    store = opened(store_address)
+    now = time.time()
+    store.write_log([LogRow(now - 100 * 86400 + n, None, "rest", "analyze", 200, None, 1,
+                            b"old") for n in range(7)]
+                    + [LogRow(now - n, None, "rest", "analyze", 200, None, 1, b"new")
+                       for n in (2, 1)], 365)
+    assert store.prune_log(now - 90 * 86400) == 7
+    assert [r[7] for r in store.log_rows()] == [b"new", b"new"]
+    assert store.prune_log(now - 90 * 86400) == 0

@@ -161,8 +161,10 @@ def test_in_process_reports_a_bug_as_an_internal_error_result(monkeypatch: pytes
                         dataclasses.replace(OPERATIONS["resolve"], impl=broken))
     tool = tool_table()["resolve_chord"]
     error, failed = anyio.run(call_in_process, tool, {"chord": "C"})
+    request_id = error["error"].pop("requestId")
     assert failed and error == {"error": {"code": "internal_error", "message": "internal error"}}
-    assert "/srv/secret" in capsys.readouterr().err  # the trace stays on the server's stderr
+    logged = capsys.readouterr().err  # one line on the server's stderr, never to the client
+    assert "/srv/secret" in logged and f"internal error {request_id}" in logged
     # an engine error is still passed as it is
     error, failed = anyio.run(call_in_process, tool_table()["analyze_chord"], {"chord": "H7"})
     assert failed and error["error"]["code"] == "invalid_chord"

@@ -10,6 +10,7 @@ from engine.chords import parse
 from engine.compose.ir import PPQ, Composition, by_id, chord_spans, meter, section_ticks
 from engine.conduct import conduct
 from engine.errors import InvalidRequest
+from engine.requests import MAX_PROGRESSION
 from engine.voicing import STYLE_NAMES, voice_progression
 
 Args = dict[str, Any]
@@ -75,6 +76,12 @@ def arrange(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any]]
             per_bar[chord["bar"] - 1].append(chord["symbol"])
         for symbols in per_bar:  # a bar without a chord holds the one before
             bars.append(symbols or (bars[-1][-1:] if bars else ["NC"]))
+    chords = sum(len(b) for b in bars)
+    if chords > MAX_PROGRESSION:
+        # conduct's own refusal named its 'progression', a field this request never had
+        raise InvalidRequest(f"arrange plays the form through conduct, which takes at most "
+                             f"{MAX_PROGRESSION} chords; this form plays {chords} (arrange a "
+                             "shorter form, then set the whole one)")
     meta = comp["meta"]
     # The arrangement keeps the written form: a form that ends on its turnaround leads back to
     # the top, and conduct's added ending would lengthen it (it refused every such AABA).

@@ -91,11 +91,28 @@ def ireal_songs(link: str, file: str, problems: Problems) -> Iterator[Tune]:
         yield _tune(title, composer, key or None, music)
 
 
+def _cut(music: str, opening: str, closing: str) -> str:
+    """Each span from ``opening`` to the next ``closing`` replaced by a space: what
+    ``re.sub("<[^>]*>", " ", music)`` did, found with ``str.find`` (that expression tried every
+    unclosed ``<`` against the rest of the string: quadratic)."""
+    out: list[str] = []
+    done = 0
+    at = music.find(opening)
+    while at >= 0:
+        end = music.find(closing, at + 1)
+        if end < 0:
+            break
+        out += (music[done:at], " ")
+        done = end + 1
+        at = music.find(opening, done)
+    out.append(music[done:])
+    return "".join(out)
+
+
 def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
     for a, b in _REPLACE:
         music = music.replace(a, b)
-    music = re.sub(r"<[^>]*>", " ", music)
-    music = re.sub(r"\([^)]*\)", " ", music)
+    music = _cut(_cut(music, "<", ">"), "(", ")")
     sections: list[tuple[str, list[tuple[int, list[str]]]]] = [("A", [])]
     beats, bar_number, current, previous_bars = 4, 0, [], []  # type: ignore[var-annotated]
     last_chord: str | None = None

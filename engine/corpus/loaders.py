@@ -14,6 +14,10 @@
   ``{time}``, a ``{start_of_grid}`` grid of ``|`` bars, or chords in brackets in lyric lines.
 
 A bad file, song or chord is reported (file, song, bar, symbol) and skipped; the rest loads.
+Every reader is linear in its input (no backtracking regular expression meets a line of the
+user's whole; ids are numbered with a counter per title), and a file that cannot be read
+whatever the reason (JSON nested 100,000 deep, a song longer than the index can number) is
+skipped with that reason: an import, and a worker reading ``HARMONY_CORPUS``, never aborts.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from engine.corpus.songs import Placed, Problems, Section, Song
 from engine.errors import HarmonyError
 
 NO_CHORD = frozenset({"NC", "N.C.", "N.C", "n.c.", "nc"})
+# The index numbers a song's bars and sections in 16 bits (``tokens.Stream``).
+MAX_BARS = MAX_SECTIONS = (1 << 15) - 1
 SUFFIXES = {".txt": "chart", ".json": "json", ".cho": "chordpro", ".chopro": "chordpro",
             ".chordpro": "chordpro", ".crd": "chordpro", ".html": "ireal", ".htm": "ireal",
             ".ireal": "ireal", ".url": "ireal"}
@@ -53,7 +59,15 @@ def load_paths(paths: Iterable[str | Path]) -> tuple[list[Song], Problems]:
         kind = SUFFIXES.get(path.suffix.lower(), "chart")
         if "irealb://" in text or "irealbook://" in text:
             kind = "ireal"
-        songs.extend(load_text(text, kind, str(path), problems))
+        found = len(problems.items)
+        try:
+            songs.extend(load_text(text, kind, str(path), problems))
+        except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError,
+                AttributeError, OverflowError) as e:
+            # whatever a hostile file does to a reader, the import goes on without it
+            del problems.items[found:]
+            problems.add(str(path), f"cannot read this file ({type(e).__name__}: "
+                                    f"{' '.join(str(e).split())[:120]}); skipped")
     return songs, problems
 
 
@@ -103,12 +117,21 @@ class _Builder:
             self.sections.append(Section(self.name, tuple(self.chords)))
         self.chords = []
 
-    def song(self, id_: str, composer: str, key: str | None, source: str,
+    def song(self, id_: str, composer: str, key: object, source: str,
              note: str = "") -> Song | None:
         self.close()
         if not self.sections:
             self.problems.add(self.file, "no chords", self.title)
             return None
+        bars = max((c.bar for s in self.sections for c in s.chords), default=0)
+        if bars > MAX_BARS or len(self.sections) > MAX_SECTIONS:
+            self.problems.add(self.file, f"{bars:,} bars in {len(self.sections):,} sections; a "
+                                         f"song has at most {MAX_BARS:,} of each", self.title)
+            return None
+        if key is not None and not isinstance(key, str):
+            self.problems.add(self.file, f"the key {key!r} is not text (e.g. 'F', 'Dmin'); "
+                                         "the song is read without one", self.title)
+            key = None
         return Song(id_, self.title, composer, key, source, tuple(self.sections), note)
 
 
@@ -116,15 +139,26 @@ def _slots(bar: str, sep: str | None) -> list[str]:
     return [s for s in bar.split(sep)] if sep else bar.split()
 
 
-def _song_id(file: str, title: str, taken: set[str]) -> str:
+class _Taken:
+    """The song ids given in one file, and per id the last number given to it: numbering
+    goes on from there, not from 2 again (30,000 songs of one title were quadratic: 89 s)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.last: dict[str, int] = {}
+
+
+def _song_id(file: str, title: str, taken: _Taken) -> str:
     """``file-stem:title-slug``, numbered from 2 when a file holds the title twice."""
     slug = re.sub(r"[^a-z0-9]+", "-", fold_title(title)).strip("-") or "song"
     base = f"{Path(file).stem}:{slug}"
-    name, n = base, 1
-    while name in taken:
+    n = taken.last.get(base, 1)
+    name = base if n == 1 else f"{base}-{n}"
+    while name in taken.names:
         n += 1
         name = f"{base}-{n}"
-    taken.add(name)
+    taken.last[base] = n
+    taken.names.add(name)
     return name
 
 
@@ -187,7 +221,7 @@ def _json(text: str, name: str, problems: Problems) -> list[Song]:
         return []
     items = data if isinstance(data, list) else [data]
     songs: list[Song] = []
-    taken: set[str] = set()
+    taken = _Taken()
     for index, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("Sections"), list):
             problems.add(name, "not a chart (needs Title and Sections)",
@@ -200,7 +234,7 @@ def _json(text: str, name: str, problems: Problems) -> list[Song]:
 
 
 def _json_song(item: dict[str, Any], name: str, index: int, problems: Problems,
-               taken: set[str]) -> Song | None:
+               taken: _Taken) -> Song | None:
     title = str(item.get("Title") or f"song {index + 1}")
     builder = _Builder(name, title, problems)
     time = str(item.get("TimeSignature") or "4/4").partition("/")[0]
@@ -233,7 +267,7 @@ _LINK = re.compile(r"irealb(?:ook)?://[^\s\"'<>]+")
 
 def _ireal(text: str, name: str, problems: Problems) -> list[Song]:
     songs: list[Song] = []
-    taken: set[str] = set()
+    taken = _Taken()
     links = _LINK.findall(html.unescape(text))
     if not links:
         problems.add(name, "no irealb:// or irealbook:// link")
@@ -255,8 +289,7 @@ def _ireal(text: str, name: str, problems: Problems) -> list[Song]:
 
 # ------------------------------------------------------------------ ChordPro
 
-_DIRECTIVE = re.compile(r"^\{\s*([a-z_]+)\s*(?::\s*(.*?))?\s*\}$", re.IGNORECASE)
-_INLINE = re.compile(r"\[([^\]]+)\]")
+_NAME = re.compile(r"[a-z_]+", re.IGNORECASE)
 _ALIASES = {"t": "title", "st": "subtitle", "sog": "start_of_grid", "eog": "end_of_grid",
             "soc": "start_of_chorus", "eoc": "end_of_chorus", "sov": "start_of_verse",
             "eov": "end_of_verse", "c": "comment"}
@@ -268,10 +301,10 @@ def _chordpro(text: str, name: str, problems: Problems) -> list[Song]:
     grid, bar, beats = False, 0, 4
     for line in text.splitlines():
         stripped = line.strip()
-        m = _DIRECTIVE.match(stripped)
+        m = _directive(stripped)
         if m:
-            directive = _ALIASES.get(m.group(1).lower(), m.group(1).lower())
-            value = m.group(2) or ""
+            directive = _ALIASES.get(m[0].lower(), m[0].lower())
+            value = m[1]
             if directive in ("title", "composer", "key", "artist"):
                 meta.setdefault(directive, value)
                 if directive == "title":
@@ -295,12 +328,43 @@ def _chordpro(text: str, name: str, problems: Problems) -> list[Song]:
                     if symbol not in (".", "/", "%"):
                         builder.add(symbol, bar, 1 + i * beats / len(slots))
         elif "[" in stripped:
-            chords = _INLINE.findall(stripped)
+            chords = _inline(stripped)
             if chords:
                 bar += 1
                 for i, symbol in enumerate(chords):
                     builder.add(symbol, bar, 1 + i * beats / len(chords))
-    song = builder.song(_song_id(name, builder.title, set()),
+    song = builder.song(_song_id(name, builder.title, _Taken()),
                         meta.get("composer") or meta.get("artist", ""), meta.get("key"),
                         Path(name).name)
     return [song] if song else []
+
+
+def _directive(line: str) -> tuple[str, str] | None:
+    """``{name}`` or ``{name: value}`` -> (name, value stripped), else None. Read by hand: the
+    regular expression it replaces (``\\{\\s*([a-z_]+)\\s*(?::\\s*(.*?))?\\s*\\}$``)
+    backtracked cubically on ``{title:`` and spaces without a closing brace (4 KB: 32 s)."""
+    if len(line) < 2 or line[0] != "{" or line[-1] != "}":
+        return None
+    name, colon, value = line[1:-1].partition(":")
+    name = name.strip()
+    if not _NAME.fullmatch(name):
+        return None
+    return name, value.strip() if colon else ""
+
+
+def _inline(line: str) -> list[str]:
+    """The chords in brackets of a lyric line (``[C]la [G7]la``): what ``\\[([^\\]]+)\\]``
+    finds, found with ``str.find``: that expression tried every ``[`` against the rest of the
+    line, quadratic in a line of unclosed brackets."""
+    found: list[str] = []
+    at = line.find("[")
+    while at >= 0:
+        close = line.find("]", at + 1)
+        if close < 0:
+            break
+        if close > at + 1:
+            found.append(line[at + 1:close])
+            at = line.find("[", close + 1)
+        else:
+            at = line.find("[", at + 1)
+    return found

@@ -4,7 +4,7 @@ MIDI SoundFont through TinySoundFont) and ``basic`` (built in, integer arithmeti
 on every CPU); ``encode`` writes WAV, FLAC or MP3; ``operation`` is the request and its answer.
 """
 
-from engine.render.operation import render, render_bytes
+from engine.render.operation import check_render, prepare, render, render_bytes
 from engine.render.soundfont import find_soundfont
 
-__all__ = ["find_soundfont", "render", "render_bytes"]
+__all__ = ["check_render", "find_soundfont", "prepare", "render", "render_bytes"]

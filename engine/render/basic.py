@@ -11,8 +11,9 @@ scaled to its peak by integer division, so it never reaches full scale.
 
 from __future__ import annotations
 
+import heapq
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -98,6 +99,7 @@ DRUM_KEYS: dict[int, str] = {
 }
 RELEASE_MAX = max(t.release for t in TIMBRES.values())
 TAIL = 1.5   # s of audio after the MIDI's end: the longest release and the cymbals' ring
+MAX_VOICES = 256   # notes sounding at once, held or releasing: the SoundFont path's voice count
 
 
 @lru_cache(maxsize=8)
@@ -142,10 +144,53 @@ def _struck(drum: Drum, t: float) -> float:
     return rise * fade * math.exp(-t / drum.decay)
 
 
-def render_basic(notes: Notes, rate: int, channels: int) -> npt.NDArray[np.int16]:
-    """The notes as 16-bit samples, shape (frames, channels): the MIDI's length plus ``TAIL``."""
+def voices(notes: Notes, rate: int) -> tuple[npt.NDArray[np.bool_], int]:
+    """The render's cost model, known before a sample is made: which notes sound under the
+    polyphony cap (a note that finds ``MAX_VOICES`` others sounding, held or in their release,
+    is left out, as a synthesiser with a fixed voice count leaves it), and the work of those
+    that do in voice-samples (each one's samples from its start to the end of its release, or
+    its drum's length, within the audio): notes x seconds x rate, which the synthesiser's time
+    follows (~2.3 ns a voice-sample here, ``docs/reliability.md``)."""
+    frames = math.ceil((notes.length + TAIL) * rate)
+    if not len(notes):
+        return np.ones(0, dtype=np.bool_), 0
+    start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
+    held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
+    release = np.array([round(TIMBRES[FAMILY_TIMBRE[p // 8]].release * rate) for p in range(128)],
+                       dtype=np.int64)[np.clip(notes.program, 0, 127)]
+    drum_length = np.array([round(DRUMS[DRUM_KEYS.get(k, "click")].length * rate)
+                            for k in range(128)], dtype=np.int64)[np.clip(notes.pitch, 0, 127)]
+    stop = np.minimum(start + np.where(notes.channel == DRUM_CHANNEL, drum_length,
+                                       held + np.maximum(release, 1)), frames)
+    keep = np.ones(len(notes), dtype=np.bool_)
+    sounding: list[int] = []  # the stops of the notes sounding, a heap
+    for n, (first, last) in enumerate(zip(start.tolist(), stop.tolist(), strict=True)):
+        while sounding and sounding[0] <= first:
+            heapq.heappop(sounding)
+        if len(sounding) >= MAX_VOICES:
+            keep[n] = False
+        else:
+            heapq.heappush(sounding, last)
+    return keep, int((stop - start)[keep].sum())
+
+
+def playable(notes: Notes, keep: npt.NDArray[np.bool_]) -> Notes:
+    """The notes ``voices`` keeps (the same object when it keeps them all)."""
+    if keep.all():
+        return notes
+    return replace(notes, start=notes.start[keep], end=notes.end[keep],
+                   channel=notes.channel[keep], program=notes.program[keep],
+                   pitch=notes.pitch[keep], velocity=notes.velocity[keep])
+
+
+def render_basic(notes: Notes, rate: int, channels: int,
+                 keep: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int16]:
+    """The notes as 16-bit samples, shape (frames, channels): the MIDI's length plus ``TAIL``;
+    at most ``MAX_VOICES`` notes sound at once (``keep``: ``voices``'s choice, when the caller
+    has it already)."""
     waves, envelopes, drum_envelopes, increments = tables(rate)
     frames = math.ceil((notes.length + TAIL) * rate)
+    notes = playable(notes, voices(notes, rate)[0] if keep is None else keep)
     mix = np.zeros((frames, 2), dtype=np.int64)
     if len(notes):
         start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)

@@ -8,6 +8,10 @@ The queue is bounded, for when SQLite keeps failing (disk full, a lock held for 
 ``max_rows`` rows (100,000 by default; further rows are dropped) and ``max_body_bytes`` of
 request bodies (64 MiB; further rows are kept without their body). Dropped rows are counted in
 ``dropped`` and passed to ``on_drop`` (the ``harmony_log_rows_dropped_total`` metric).
+
+The log on disk is bounded too (API.md 10): a body is kept only up to ``MAX_LOGGED_BODY``
+(4 KiB: what the vocabulary work reads), and none of a render or compose upload; rows older
+than ``log_days`` are deleted, and their space reclaimed, once an hour (``Store.prune_log``).
 """
 
 from __future__ import annotations
@@ -15,9 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from collections.abc import Callable
 
 from server.accounts.store import LogRow, Store
+
+MAX_LOGGED_BODY = 4096
+UNLOGGED_BODIES = frozenset({"render", "compose"})   # uploads of up to 1 MiB: never kept
+PRUNE_SECONDS = 3600.0                               # how often old rows are deleted
 
 
 class RequestLog:
@@ -25,8 +34,12 @@ class RequestLog:
                  also: Callable[[], object] | None = None, *, max_rows: int = 100_000,
                  max_body_bytes: int = 64 << 20,
                  on_drop: Callable[[int], object] | None = None,
-                 before: Callable[[], object] | None = None) -> None:
+                 before: Callable[[], object] | None = None, log_days: int = 90,
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
+        self.log_days = log_days
+        self.clock = clock
+        self._pruned_at: float | None = None     # the last pass of ``prune`` (None: never)
         self.also = also
         self.before = before
         self.interval = interval
@@ -45,6 +58,12 @@ class RequestLog:
             self._drop(1)
             return
         body = row.body
+        if body:
+            if row.operation in UNLOGGED_BODIES:
+                row, body = row._replace(body=None), None
+            elif len(body) > MAX_LOGGED_BODY:
+                body = body[:MAX_LOGGED_BODY]
+                row = row._replace(body=body)
         if body:
             if self._body_bytes + len(body) > self.max_body_bytes:
                 row = row._replace(body=None)
@@ -90,12 +109,27 @@ class RequestLog:
 
     def _write(self, rows: list[LogRow]) -> int:
         written = self.store.write_log(rows, self.retention_days) if rows else 0
+        self.prune()
         if self.also is not None:
             try:
                 self.also()
             except Exception as exc:  # its own state is kept for the next round
                 print(f"harmony: counter flush failed, will retry: {exc!r}", file=sys.stderr)
         return written
+
+    def prune(self, force: bool = False) -> int:
+        """Delete the rows past ``log_days`` (at most once every ``PRUNE_SECONDS`` unless
+        ``force``); a failure is reported and tried again at the next pass."""
+        now = self.clock()
+        if not force and self._pruned_at is not None and now - self._pruned_at < PRUNE_SECONDS:
+            return 0
+        self._pruned_at = now
+        try:
+            return self.store.prune_log(now - self.log_days * 86400)
+        except Exception as exc:
+            print(f"harmony: request log retention failed, will retry: {exc!r}",
+                  file=sys.stderr)
+            return 0
 
     async def stop(self) -> None:
         """Stop the writer and write everything still queued."""

@@ -127,6 +127,7 @@ MIGRATIONS: tuple[str, ...] = (
 )
 USAGE_GROUPS = ("key", "day", "operation")
 LOG_CHUNK = 64     # log rows a statement (``Store._insert_log``)
+PRUNE_CHUNK = 5000  # log rows a DELETE of ``Store.prune_log`` (one short transaction each)
 _INSERT_LOG = ("INSERT INTO request_log (ts, key_id, surface, operation, status, error, "
                "latency_us, body) ")
 
@@ -214,6 +215,9 @@ class Store:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0,
                                    check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 30000")
+            # a new file only (an existing one is converted once by ``migrate``): pages freed
+            # by the log's retention go back to the file system (``prune_log``)
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -256,7 +260,21 @@ class Store:
                     if statement.strip():
                         c.execute(statement)
             c.execute("UPDATE schema_version SET version = ?", (len(self.migrations),))
+        self._incremental_vacuum()
         return len(self.migrations)
+
+    def _incremental_vacuum(self) -> None:
+        """A database made before the log's rows were deleted has no incremental vacuum: one
+        VACUUM turns it on (once; a busy database is tried again at the next start)."""
+        conn = self.conn
+        if not isinstance(conn, sqlite3.Connection):
+            return
+        if conn.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+            try:
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+                conn.execute("VACUUM")
+            except sqlite3.OperationalError:
+                pass
 
     def _lock_schema(self, c: Any) -> None:
         """Nothing to do on SQLite: ``BEGIN IMMEDIATE`` already holds the only write lock."""
@@ -462,6 +480,27 @@ class Store:
             c.execute("DELETE FROM counters WHERE expires < ?", (now,))
         self._retained_to = max(self._retained_to, cutoff)
         return len(rows)
+
+    def prune_log(self, before: float) -> int:
+        """Delete the log rows older than ``before`` (a time stamp), oldest first, at most
+        ``PRUNE_CHUNK`` a transaction so that the log writers of the other workers wait for one
+        chunk at most; then give the freed pages back to the file system (SQLite's
+        incremental vacuum: the file shrinks). PostgreSQL: the same DELETEs; its autovacuum
+        makes the space reusable for new rows (the table stops growing; the file does not
+        shrink, which only VACUUM FULL would do, locking the table). The number deleted."""
+        deleted = 0
+        while True:
+            with self.write() as c:
+                n = c.execute("DELETE FROM request_log WHERE id IN (SELECT id FROM request_log "
+                              "WHERE ts < ? ORDER BY ts LIMIT ?)", (before, PRUNE_CHUNK)).rowcount
+            deleted += max(0, n)
+            if n < PRUNE_CHUNK:
+                break
+            os.sched_yield()
+        conn = self.conn
+        if isinstance(conn, sqlite3.Connection):  # also the pages of bodies blanked since
+            conn.executescript("PRAGMA incremental_vacuum;")  # executescript: every step
+        return deleted
 
     def _insert_log(self, c: Any, rows: list[LogRow]) -> None:
         """The batch's rows, at most LOG_CHUNK a statement: one multi-row ``INSERT ... VALUES``

@@ -1,9 +1,11 @@
 """The operation table shared by REST and MCP: one schema per operation (``schemas``), the
-validated engine call and its answerer (``calls``), and how an answer or an error becomes a
-response with its status (``responses``, the one error table)."""
+validated engine call and its answerer (``calls``), a request body read as JSON within the
+contract's depth (``jsonbody``), and how an answer or an error becomes a response with its
+status (``responses``, the one error table, and the one-line log of a bug)."""
 
 from server.api.calls import MAX_CACHED_BODY, answerer, decode, run_operation, schema_error
 from server.api.corpus import corpus_paths, with_corpus
+from server.api.jsonbody import MAX_DEPTH, SHALLOW, depth
 from server.api.responses import (
     STATUS,
     ClientDisconnected,
@@ -11,6 +13,7 @@ from server.api.responses import (
     RequestHeaders,
     Response,
     error_response,
+    internal_error,
     size_text,
 )
 from server.api.schemas import ERROR, OPERATIONS, Operation
@@ -18,7 +21,9 @@ from server.api.schemas import ERROR, OPERATIONS, Operation
 __all__ = [
     "ERROR",
     "MAX_CACHED_BODY",
+    "MAX_DEPTH",
     "OPERATIONS",
+    "SHALLOW",
     "STATUS",
     "ClientDisconnected",
     "Headers",
@@ -28,7 +33,9 @@ __all__ = [
     "answerer",
     "corpus_paths",
     "decode",
+    "depth",
     "error_response",
+    "internal_error",
     "run_operation",
     "schema_error",
     "size_text",

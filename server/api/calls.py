@@ -11,14 +11,8 @@ import jsonschema
 import orjson
 
 from engine.errors import InvalidRequest
+from server.api.jsonbody import decode
 from server.api.schemas import Operation
-
-
-def decode(body: bytes) -> Any:
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise InvalidRequest("the request body is not valid JSON") from None
 
 
 def run_operation(op: Operation, request: Any) -> dict[str, Any]:

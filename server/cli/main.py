@@ -32,7 +32,7 @@ from server.cli import render as render_cli
 from server.cli.mcp_config import CLIENTS
 from server.cli.mcp_config import config as mcp_config
 from server.cli.serve import cmd_serve
-from server.http import PROFILES, env_db_path
+from server.http import PROFILES, env_db_path, env_log_days
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--retention-days", type=_bounded(0, 100_000),
                        help="days request bodies are kept (env HARMONY_RETENTION_DAYS; "
                             "default 30)")
+    serve.add_argument("--log-days", type=_bounded(1, 100_000),
+                       help="days log rows are kept, then deleted (env HARMONY_LOG_DAYS; "
+                            "default 90)")
     serve.set_defaults(run=cmd_serve)
 
     accounts = sub.add_parser("accounts", help="create accounts, change plans").add_subparsers()
@@ -156,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     usage = sub.add_parser("usage", help="volumes, p50/p95 latency and error rates per key")
     usage.add_argument("--account")
-    usage.add_argument("--days", type=int, default=30)
+    usage.add_argument("--days", type=_bounded(1, 100_000), default=30,
+                       help="the last N days (default 30), within the log's HARMONY_LOG_DAYS")
     usage.add_argument("--by", choices=USAGE_GROUPS, default="key",
                        help="one row per key (default), per UTC day or per operation: the "
                             "account page's figures")
@@ -358,7 +362,11 @@ def cmd_login_link(ns: argparse.Namespace) -> int:
 
 
 def cmd_usage(ns: argparse.Namespace) -> int:
-    rows = _store(ns).usage(ns.account, ns.days, ns.by)
+    kept = env_log_days()
+    if ns.days > kept:
+        print(f"harmony: the log keeps {kept} days (HARMONY_LOG_DAYS); usage reads those",
+              file=sys.stderr)
+    rows = _store(ns).usage(ns.account, min(ns.days, kept), ns.by)
     if ns.json:
         return _json(rows)
     if ns.by == "key":

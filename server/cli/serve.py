@@ -22,7 +22,7 @@ def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None)
     return Settings.from_env(env, db_path=ns.db, profile=ns.profile, auth=ns.auth,
                              cors_origins=origins, flood_per_minute=ns.flood_per_minute,
                              workers=ns.workers, store_bodies=ns.store_bodies,
-                             retention_days=ns.retention_days)
+                             retention_days=ns.retention_days, log_days=ns.log_days)
 
 
 def bootstrap(settings: Settings) -> None:

@@ -3,7 +3,7 @@
 document, the service side of ``/mcp`` (``mcp_gate``) and the settings of ``harmony serve``."""
 
 from server.http.app import HarmonyApp, build_app, make_app, make_wsgi_app
-from server.http.settings import PROFILES, Settings, env_db_path, parse_origins
+from server.http.settings import PROFILES, Settings, env_db_path, env_log_days, parse_origins
 
-__all__ = ["PROFILES", "HarmonyApp", "Settings", "build_app", "env_db_path", "make_app",
-           "make_wsgi_app", "parse_origins"]
+__all__ = ["PROFILES", "HarmonyApp", "Settings", "build_app", "env_db_path", "env_log_days",
+           "make_app", "make_wsgi_app", "parse_origins"]

@@ -26,7 +26,6 @@ import importlib
 import multiprocessing.util
 import sys
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -34,7 +33,6 @@ import orjson
 
 from engine.errors import (
     HarmonyError,
-    InternalError,
     InvalidChord,
     InvalidRequest,
     MethodNotAllowed,
@@ -67,6 +65,7 @@ from server.api import (
     Operation,
     Response,
     error_response,
+    internal_error,
     size_text,
     with_corpus,
 )
@@ -108,7 +107,8 @@ class HarmonyApp:
         self.counters = counters or _counters(settings, store, self.metrics)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
-        self.jobs = JobPool(settings.render_workers, settings.render_queue)
+        self.jobs = JobPool(settings.render_workers, settings.render_queue,
+                            deadline=settings.render_deadline)
         # The account page (API.md §15): sessions on the app's clock; the month's use as the
         # limiter counts it; a key revoked there leaves this worker's key cache at once.
         self.pages = AccountPages(store, SignIn(store, clock), self.limiter.month_used,
@@ -116,7 +116,7 @@ class HarmonyApp:
         # The writer also persists the monthly totals, in the same background thread.
         self.log = RequestLog(store, settings.log_flush_seconds, settings.retention_days,
                               also=self.counters.flush, on_drop=self.metrics.log_dropped.inc,
-                              before=self.metrics.publish)
+                              before=self.metrics.publish, log_days=settings.log_days)
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
@@ -238,10 +238,10 @@ class HarmonyApp:
             ctx.error = Unavailable("the account store is unavailable; try again shortly",
                                     retryAfter=1)
             response = _refusal(ctx, ctx.error)
-        except Exception:
-            # The trace goes to the server's log only; the client learns the code.
-            traceback.print_exc(file=sys.stderr)
-            ctx.error = InternalError("internal error")
+        except Exception as exc:
+            # One line with a request id in the server's log (no traceback per request: a
+            # flood of bad requests must not flood the disk); the client learns the code and id.
+            ctx.error = internal_error(exc, f"{ctx.method} {ctx.path}")
             response = _refusal(ctx, ctx.error)
         self._finish(ctx, response)
         return response

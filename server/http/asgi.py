@@ -27,6 +27,15 @@ class Body:
     async def read(self, limit: int) -> bytes:
         return await collect(self._chunks(), limit)
 
+    def gone(self) -> Awaitable[object]:
+        return self._disconnect()
+
+    async def _disconnect(self) -> None:
+        """ASGI's ``receive`` gives ``http.disconnect`` once the body is read and the client
+        has gone (or the answer is sent)."""
+        while (await self.receive())["type"] != "http.disconnect":
+            pass
+
     async def _chunks(self) -> AsyncIterator[bytes]:
         while True:
             message = await self.receive()

@@ -64,6 +64,10 @@ class BodyReader(Protocol):
         """The whole body; ``PayloadTooLarge`` past ``limit`` bytes (nothing more is buffered),
         ``ClientDisconnected`` when the client has gone."""
 
+    def gone(self) -> Awaitable[object] | None:
+        """Once the body is read: an awaitable that completes when the client goes away (a
+        render then stops), or None where the server cannot tell (WSGI)."""
+
 
 class _NoBody:
     """The reader of a request built without one (in-process callers and tests): no body."""
@@ -73,6 +77,9 @@ class _NoBody:
 
     async def read(self, limit: int) -> bytes:
         return b""
+
+    def gone(self) -> Awaitable[object] | None:
+        return None
 
 
 NO_BODY: BodyReader = _NoBody()

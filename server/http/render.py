@@ -2,8 +2,12 @@
 JSON (the audio in base64) or, when ``Accept`` prefers an audio type, the audio bytes with the
 facts in ``X-Render-*`` headers.
 
-The render itself runs in a worker process (``server.http.jobs``): ``render_job`` is what the
-pool pickles by name, so it stays a module-level function of plain arguments.
+What can be refused cheaply is refused here, before the request takes a render slot
+(``engine.render.check_render``: the options, the source, a MIDI file's base64 and chunk
+structure). The render itself runs in a worker process (``server.http.jobs``), which checks
+the events and the work (notes x seconds x rate) before it makes a sample; a job whose client
+goes away, or that passes the pool's deadline, is stopped. ``render_job`` and ``check_job`` are
+what the pool pickles by name, so they stay module-level functions of plain arguments.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from engine.render import check_render
 from server.api import Response, decode, schema_error
 from server.http.context import Context, Service
 
@@ -34,6 +39,14 @@ def render_job(request: dict[str, Any], soundfont: str | None,
     from engine.render import render_bytes
 
     return render_bytes(request, soundfont=soundfont, max_seconds=max_seconds)
+
+
+def check_job(request: dict[str, Any], soundfont: str | None, max_seconds: float) -> None:
+    """In the worker process: every check of a render, and no sample made (the engine's own
+    error of a request the schema refuses)."""
+    from engine.render import prepare
+
+    prepare(request, soundfont=soundfont, max_seconds=max_seconds)
 
 
 def preferred_audio(accept: str | None) -> str | None:
@@ -66,15 +79,17 @@ async def render_handler(app: Service, ctx: Context, body: bytes) -> Response:
     op = ctx.route.operation
     request = decode(body)
     soundfont, limit = app.settings.soundfont or None, app.settings.render_max_seconds
+    check_render(request, limit)  # on the request path: no slot for what is refused here
+    gone = ctx.reader.gone
     if not op.validator.is_valid(request):
         # As every route: the engine's error is the precise one (the same bytes as Python);
         # the schema's finding only if the engine accepts what the schema refuses.
-        await app.jobs.run(render_job, request, soundfont, limit)
+        await app.jobs.run(check_job, request, soundfont, limit, gone=gone)
         raise schema_error(op, request)
     raw = preferred_audio(ctx.headers.get("accept"))
     if raw and request.get("format") is None:
         request = {**request, "format": raw}
-    audio, facts = await app.jobs.run(render_job, request, soundfont, limit)
+    audio, facts = await app.jobs.run(render_job, request, soundfont, limit, gone=gone)
     if raw is None:
         answer = {**facts, "audio": base64.b64encode(audio).decode("ascii")}
         return Response(200, orjson.dumps(answer))

@@ -10,9 +10,9 @@ import inspect
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from engine.errors import NotFound
+from engine.errors import InvalidRequest, NotFound
 from server.accounts import NEEDS_KEY
-from server.api import Operation, Response, answerer, error_response
+from server.api import MAX_DEPTH, SHALLOW, Operation, Response, answerer, depth, error_response
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
 from server.mcp import Gate
@@ -76,7 +76,11 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
     ``app.mcp_gate`` (with ``ctx``) for the key, limits, quota and log of each tool call, and
     ``app.throttle`` for each element of a batch after the first. The endpoint's ``Reply`` is
     the response. Only a batch waits (its elements yield the worker between them): it alone
-    is answered by a coroutine."""
+    is answered by a coroutine. A body nested deeper than API.md 9 allows is refused first,
+    as on REST (a tool's arguments 254 deep made orjson's encoder fail: a 500)."""
+    if len(body) > SHALLOW and depth(body) > MAX_DEPTH:
+        raise InvalidRequest(f"the request body nests arrays and objects deeper than "
+                             f"{MAX_DEPTH} levels")
     reply = app.mcp.answer(ctx.method, ctx.headers, body, app.mcp_gate, ctx)
     if isinstance(reply, list):
         return _mcp_batch(app, ctx, reply, app.mcp_gate)

@@ -8,6 +8,7 @@ streams it, ``response_bytes``/``response_empty`` answer synchronously.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from functools import lru_cache
 from typing import Any
 
@@ -55,6 +56,11 @@ class Body:
         if self.pending is not None:
             self.pending.cancel()
             self.pending = None
+
+    def gone(self) -> Awaitable[object]:
+        """granian's own signal: it completes when the connection closes."""
+        result: Awaitable[object] = self.protocol.client_disconnect()
+        return result
 
     async def read(self, limit: int) -> bytes:
         """The body; a declared length over ``limit`` is refused unread, a body of unknown

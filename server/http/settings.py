@@ -22,7 +22,8 @@ class Settings:
     workers: int = 1                        # the flood budget is shared out among them
     max_body: int = 64 * 1024
     store_bodies: bool = True               # keep request bodies in the log (vocabulary work)
-    retention_days: int = 30
+    retention_days: int = 30                # request bodies kept this long (then blanked)
+    log_days: int = 90                      # log rows kept this long (then deleted)
     log_flush_seconds: float = 0.25         # the log writer runs at least once a second
     key_cache_seconds: float = 60.0
     store_timeout: float = 0.1              # seconds a request waits for the key store: then 503
@@ -32,6 +33,7 @@ class Settings:
     render_workers: int = 1                 # render processes per service worker
     render_queue: int = 2                   # renders that may wait for one; more: 503 busy
     render_max_seconds: int = 300           # longest audio a render may make (at most 900)
+    render_deadline: float = 60.0           # s a render may run; past it, it is stopped (503)
     soundfont: str = ""                     # a .sf2/.sf3; blank: the system's default GM font
     corpus: str = ""                        # search: an index folder or chart files (os.pathsep)
     # granian's interface: "wsgi" (the faster), "rsgi" (a held-back body costs no thread), or
@@ -51,6 +53,11 @@ class Settings:
                 or not 1 <= self.render_max_seconds <= 900:
             raise ValueError("renders need at least 1 process, a queue of 0 or more and a "
                              "longest audio of 1 to 900 seconds")
+        if not 1 <= self.log_days <= 100_000:
+            raise ValueError("HARMONY_LOG_DAYS is the days log rows are kept: 1 or more")
+        if not 0 < self.render_deadline <= 3600:
+            raise ValueError("HARMONY_RENDER_DEADLINE is the seconds a render may run: more "
+                             "than 0, at most 3600")
         if not 0 < self.log_flush_seconds <= 1:
             raise ValueError("the log is flushed at least once a second")
         if self.interface not in INTERFACES:
@@ -181,10 +188,12 @@ ENV_VARIABLES: dict[str, tuple[str, Kind]] = {
     "workers": ("HARMONY_WORKERS", INT),
     "store_bodies": ("HARMONY_STORE_BODIES", FLAG),
     "retention_days": ("HARMONY_RETENTION_DAYS", INT),
+    "log_days": ("HARMONY_LOG_DAYS", INT),
     "user_agent_policy": ("HARMONY_UA_POLICY", FLAG),
     "render_workers": ("HARMONY_RENDER_WORKERS", INT),
     "render_queue": ("HARMONY_RENDER_QUEUE", INT),
     "render_max_seconds": ("HARMONY_RENDER_MAX_SECONDS", INT),
+    "render_deadline": ("HARMONY_RENDER_DEADLINE", NUMBER),
     "soundfont": ("HARMONY_SOUNDFONT", TEXT),
     "corpus": ("HARMONY_CORPUS", TEXT),
     "key_cache_seconds": ("HARMONY_KEY_CACHE_SECONDS", NUMBER),
@@ -200,6 +209,13 @@ def env_db_path(env: Mapping[str, str] | None = None) -> str:
     """The database when no ``--db`` is given: HARMONY_DB, else harmony.db."""
     variable, kind = ENV_VARIABLES["db_path"]
     return str(kind.read(os.environ if env is None else env, variable, Settings.db_path))
+
+
+def env_log_days(env: Mapping[str, str] | None = None) -> int:
+    """The days the request log keeps (HARMONY_LOG_DAYS, else 90): ``harmony usage`` reads
+    within them."""
+    variable, kind = ENV_VARIABLES["log_days"]
+    return int(kind.read(os.environ if env is None else env, variable, Settings.log_days))
 
 
 def parse_origins(text: str) -> tuple[str, ...]:

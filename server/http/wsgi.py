@@ -94,6 +94,10 @@ class Body:
     def abandon(self) -> None:
         """Nothing to stop: a body never asked for is never read."""
 
+    def gone(self) -> None:
+        """WSGI does not tell when a client goes: a render is bounded by its deadline alone."""
+        return None
+
     async def read(self, limit: int) -> bytes:  # never waits: a coroutine for the pipeline
         length = self.length
         if length is not None and length.isdigit():

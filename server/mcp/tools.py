@@ -6,8 +6,6 @@ becomes the error object of a tool result on both.
 
 from __future__ import annotations
 
-import sys
-import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -15,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from engine.errors import HarmonyError, InternalError
-from server.api import OPERATIONS, Operation, answerer, run_operation
+from engine.errors import HarmonyError
+from server.api import OPERATIONS, Operation, answerer, internal_error, run_operation
 from server.mcp.guides import TOOL_GUIDES
 from server.mcp.portable import portable
 
@@ -185,9 +183,8 @@ def _largest(value: dict[str, Any], path: tuple[str, ...]) -> tuple[tuple[str, .
 
 def tool_error(exc: Exception) -> HarmonyError:
     """The error a tool result carries for ``exc``: an engine error as it is; anything else is a
-    bug, reported as REST reports it (the trace to the server's stderr only, the client learns
+    bug, reported as REST reports it (one line on the server's stderr, the client learns
     ``internal_error``). Shared by /mcp and the stdio servers."""
     if isinstance(exc, HarmonyError):
         return exc
-    traceback.print_exception(exc, file=sys.stderr)
-    return InternalError("internal error")
+    return internal_error(exc, "tool call")  # one line on stderr with its request id
