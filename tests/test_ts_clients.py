@@ -128,8 +128,8 @@ def stdio_env(scratch: Path) -> dict[str, str]:
 def plan_for(name: str, live: LiveServer, scratch: Path) -> dict[str, Any]:
     valid = valid_calls(scratch)
     tools = CORE[name] | ({"identify_chord"} if name in (HTTP, "harmony-mcp") else set())
-    calls = [{"id": tool, "tool": tool, "arguments": args}
-             for tool, args in valid.items() if tool in tools]
+    calls: list[dict[str, Any]] = [{"id": tool, "tool": tool, "arguments": args}
+                                   for tool, args in valid.items() if tool in tools]
     probe = PROBE_TOOL[name]
     calls.append({"id": "invalid", "tool": probe, "arguments": INVALID[probe]})
     calls.append({"id": "unknown", "tool": probe, "arguments": UNKNOWN[probe][0]})

@@ -128,10 +128,10 @@ def finish(proc: subprocess.Popen[str], timeout: float = 600) -> dict[str, Any]:
     except subprocess.TimeoutExpired:
         proc.kill()
         out, err = proc.communicate()
-        raise AssertionError(f"{proc.args} did not finish within {timeout} s: {err[-3000:]}"
+        raise AssertionError(f"{proc.args!r} did not finish within {timeout} s: {err[-3000:]}"
                              ) from None
     if proc.returncode != 0 or not out.strip():
-        raise AssertionError(f"{proc.args} exited {proc.returncode}: {err[-3000:]}")
+        raise AssertionError(f"{proc.args!r} exited {proc.returncode}: {err[-3000:]}")
     report: dict[str, Any] = json.loads(out)
     return report
 
