@@ -6,7 +6,7 @@
 // The plan: {"servers": [{"name", "stdio": {"command", "args"?, "env"?, "cwd"?}
 //                                 | "http": {"url", "headers"?},
 //                         "calls": [{"id"?, "tool", "arguments", "timeoutMs"?}],
-//                         "bench"?: {"tool", "arguments", "count"}}]}
+//                         "bench"?: {"tool", "arguments", "count", "warmup"?}}]}
 // An argument value {"$ref": [callId, key, ...]} is replaced by the value at that path in the
 // structuredContent of an earlier call of the same server (a composition's id, for instance).
 // The servers are driven one after the other, each with its own Client and transport. The report,
@@ -15,7 +15,8 @@
 //       "serverInfo", "protocolVersion", "tools": [the tools/list result's tools, as the SDK
 //       returned them], "calls": [{"id", "tool", "result": CallToolResult as the client returned
 //       it} | {"id", "tool", "error": {"name", "message", "code", "data"}}],
-//       "bench"?: {"count", "errors", "seconds", "perSecond"},
+//       "bench"?: {"tool", "count", "errors", "firstError", "seconds", "perSecond"}: count
+//       sequential calls after warmup untimed ones, each awaited before the next is sent,
 //       "error"?: a failure to connect or list, "stderr": the stdio server's stderr (its tail)}}}
 // An error the SDK raised (its outputSchema check of structuredContent included) is reported as
 // that call's "error": the text a TypeScript client would show.
@@ -67,11 +68,12 @@ function resolveRefs(value, done) {
   if (Array.isArray(value.$ref) && Object.keys(value).length === 1) {
     const [id, ...path] = value.$ref;
     const earlier = done.find((entry) => entry.id === id);
-    if (!earlier?.result) throw new PlanError(`$ref ${JSON.stringify(value.$ref)}: call ${id} has no result`);
+    const ref = JSON.stringify(value.$ref);
+    if (!earlier?.result) throw new PlanError(`$ref ${ref}: call ${id} has no result`);
     let found = earlier.result.structuredContent;
     for (const key of path) found = found?.[key];
     if (found === undefined) {
-      throw new PlanError(`$ref ${JSON.stringify(value.$ref)}: not in call ${id}'s structuredContent`);
+      throw new PlanError(`$ref ${ref}: not in call ${id}'s structuredContent`);
     }
     return found;
   }
@@ -101,19 +103,25 @@ async function drive(server) {
       report.calls.push(entry);
     }
     if (server.bench) {
-      const { tool, arguments: args = {}, count } = server.bench;
+      const { tool, arguments: args = {}, count, warmup = 0 } = server.bench;
+      for (let i = 0; i < warmup; i++) await client.callTool({ name: tool, arguments: args });
       let errors = 0;
+      let firstError = null;
       const start = performance.now();
       for (let i = 0; i < count; i++) {
         try {
           const result = await client.callTool({ name: tool, arguments: args });
-          if (result.isError) errors++;
-        } catch {
+          if (result.isError) {
+            errors++;
+            firstError ??= { result };
+          }
+        } catch (error) {
           errors++;
+          firstError ??= describe(error);
         }
       }
       const seconds = (performance.now() - start) / 1000;
-      report.bench = { tool, count, errors, seconds, perSecond: count / seconds };
+      report.bench = { tool, count, errors, seconds, perSecond: count / seconds, firstError };
     }
   } catch (error) {
     report.error = describe(error);
