@@ -300,16 +300,22 @@ def inspector(clients: ts_clients.Clients, live: LiveServer, scratch: Path) -> d
             "stdio call": [*stdio, *dm7],
             "http call": [*http, *dm7],
             "stdio invalid": [*stdio, "--method", "tools/call", "--tool-name", "analyze_chord",
-                              "--tool-arg", "chord=Cmaj7#"]}
+                              "--tool-arg", "chord=Cmaj7#"],
+            "http no key": [live.url + "/mcp", "--transport", "http", "--stored-auth-only",
+                            *dm7]}
     work = scratch / "inspector"
     work.mkdir()
     started = {what: clients.start_inspector([*args, "--format", "json"], work)
                for what, args in runs.items()}
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for what, proc in started.items():
         stdout, stderr = proc.communicate(timeout=300)
         out[what] = {"exit": proc.returncode, "stderr": stderr[-3000:],
                      "json": json.loads(stdout) if stdout.strip() else None}
+    # an error (exit status not 0) is one JSON object on stderr
+    for run in out.values():
+        if run["json"] is None and run["stderr"].strip().startswith("{"):
+            run["error"] = json.loads(run["stderr"])["error"]
     return out
 
 
@@ -338,3 +344,12 @@ def test_inspector_shows_an_engine_error(inspector: dict[str, Any]) -> None:
     result = run["json"]["result"]
     text = " ".join(texts(result))
     assert result.get("isError") is True and "invalid_chord" in text and "Cmaj7#" in text
+
+
+def test_inspector_without_a_key_is_told_an_api_key_is_needed(inspector: dict[str, Any]) -> None:
+    """Any 401 makes Inspector 2.12's CLI start its OAuth flow for an HTTP server (it asks for a
+    TTY when it has none); with ``--stored-auth-only`` it shows the server's own message."""
+    run = inspector["http no key"]
+    assert run["exit"] != 0 and run["json"] is None, run
+    assert run["error"]["code"] == "auth_required"
+    assert "API key" in run["error"]["message"], run["error"]
