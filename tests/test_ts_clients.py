@@ -152,8 +152,8 @@ def reports(clients: ts_clients.Clients, live: LiveServer, scratch: Path) -> dic
                                          scratch / name.strip("/").replace(" ", "-"))
                for name in SERVERS}
     out: dict[str, Any] = {}
-    for proc in started.values():
-        out.update(ts_clients.finish(proc)["servers"])
+    for got in ts_clients.finish_all(started).values():
+        out.update(got["servers"])
     return out
 
 
@@ -309,8 +309,11 @@ def inspector(clients: ts_clients.Clients, live: LiveServer, scratch: Path) -> d
                for what, args in runs.items()}
     out: dict[str, dict[str, Any]] = {}
     for what, proc in started.items():
-        stdout, stderr = proc.communicate(timeout=300)
-        out[what] = {"exit": proc.returncode, "stderr": stderr[-3000:],
+        try:
+            code, stdout, stderr = ts_clients.collect(proc, timeout=300)
+        except AssertionError as e:   # killed: the other runs are still waited for
+            code, stdout, stderr = -1, "", str(e)
+        out[what] = {"exit": code, "stderr": stderr[-3000:],
                      "json": json.loads(stdout) if stdout.strip() else None}
     # an error (exit status not 0) is one JSON object on stderr
     for run in out.values():

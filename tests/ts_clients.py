@@ -121,8 +121,8 @@ class Clients:
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def finish(proc: subprocess.Popen[str], timeout: float = 600) -> dict[str, Any]:
-    """The JSON that ``proc`` printed on stdout, once it has ended."""
+def collect(proc: subprocess.Popen[str], timeout: float = 600) -> tuple[int, str, str]:
+    """``proc``'s exit status, stdout and stderr once it has ended (killed after ``timeout``)."""
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -130,10 +130,30 @@ def finish(proc: subprocess.Popen[str], timeout: float = 600) -> dict[str, Any]:
         out, err = proc.communicate()
         raise AssertionError(f"{proc.args!r} did not finish within {timeout} s: {err[-3000:]}"
                              ) from None
-    if proc.returncode != 0 or not out.strip():
-        raise AssertionError(f"{proc.args!r} exited {proc.returncode}: {err[-3000:]}")
+    return proc.returncode, out, err
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 600) -> dict[str, Any]:
+    """The JSON report that ``drive.mjs`` printed on stdout, once it has ended."""
+    code, out, err = collect(proc, timeout)
+    if code != 0 or not out.strip():
+        raise AssertionError(f"{proc.args!r} exited {code}: {err[-3000:]}")
     report: dict[str, Any] = json.loads(out)
     return report
+
+
+def finish_all(procs: Mapping[str, subprocess.Popen[str]], timeout: float = 600
+               ) -> dict[str, dict[str, Any]]:
+    """``finish`` of each process, every one waited for even when one of them failed."""
+    reports, failures = {}, []
+    for name, proc in procs.items():
+        try:
+            reports[name] = finish(proc, timeout)
+        except AssertionError as e:
+            failures.append(f"{name}: {e}")
+    if failures:
+        raise AssertionError("; ".join(failures))
+    return reports
 
 
 def _pick_node(home: Path) -> Path:
