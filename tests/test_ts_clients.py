@@ -44,13 +44,18 @@ CORE = {HTTP: {"analyze_chord", "resolve_chord", "generate_voicing", "reharmoniz
                             "compose_export", "play_composition"}}
 BUDGET = 8192          # bytes of a default call's text, and of its structuredContent
 TOP_LEVEL_FORBIDDEN = ("oneOf", "anyOf", "allOf", "not", "if", "then", "else")
-COMPOSITION = {"$ref": ["compose_create", "compositionId"]}   # the id compose_create answered
+
+
+def latest(call_id: str) -> dict[str, Any]:
+    """The compositionId that the call ``call_id`` answered (each compose call answers the id of
+    the new version, as an assistant passes it on)."""
+    return {"$ref": [call_id, "compositionId"]}
 
 
 def valid_calls(scratch: Path) -> dict[str, dict[str, Any]]:
     """One ordinary call of each tool (small arguments, each tool's defaults otherwise), in the
-    order they run: the render writes the file that play_audio plays, and the compose tools work
-    on the composition compose_create made, by its id."""
+    order they run: the render writes the file that play_audio plays, and each compose tool works
+    on the composition the one before it answered, by its id."""
     take = str(scratch / "take.wav")
     return {
         "analyze_chord": {"chord": "Dm7b5", "keyContext": "Cm"},
@@ -65,20 +70,24 @@ def valid_calls(scratch: Path) -> dict[str, dict[str, Any]]:
         "search_corpus": {"pattern": "Dm7 G7 Cmaj7", "limit": 3},
         "compose_create": {"title": "Test tune", "key": "C", "tempo": 120,
                            "progression": "A: Dm7 G7 | Cmaj7 | Dm7 G7 | Cmaj7", "form": ["A"]},
-        "compose_add_section": {"compositionId": COMPOSITION, "id": "B",
+        "compose_add_section": {"compositionId": latest("compose_create"), "id": "B",
                                 "progression": "Em7 A7 | Dm7 G7", "after": "A"},
-        "compose_set_chords": {"compositionId": COMPOSITION, "section": "B",
+        "compose_set_chords": {"compositionId": latest("compose_add_section"), "section": "B",
                                "progression": "Em7b5 A7 | Dm7 G7"},
-        "compose_set_form": {"compositionId": COMPOSITION, "form": ["A", "B", "A"]},
-        "compose_reharmonize": {"compositionId": COMPOSITION, "section": "A",
+        "compose_set_form": {"compositionId": latest("compose_set_chords"),
+                             "form": ["A", "B", "A"]},
+        "compose_reharmonize": {"compositionId": latest("compose_set_form"), "section": "A",
                                 "technique": "tritone_sub"},
-        "compose_voice": {"compositionId": COMPOSITION, "style": "drop2"},
-        "compose_arrange": {"compositionId": COMPOSITION, "style": "swing", "seed": 1},
-        "compose_add_notes": {"compositionId": COMPOSITION, "section": "A", "notes": [
-            {"bar": 1, "beat": 1, "duration": 1, "pitch": 72, "velocity": 90}]},
-        "compose_transpose": {"compositionId": COMPOSITION, "key": "F"},
-        "compose_export": {"compositionId": COMPOSITION, "formats": ["leadsheet"]},
-        "play_composition": {"compositionId": COMPOSITION, "wait": True},
+        "compose_voice": {"compositionId": latest("compose_reharmonize"), "style": "drop2"},
+        "compose_arrange": {"compositionId": latest("compose_voice"), "style": "swing",
+                            "seed": 1},
+        "compose_add_notes": {"compositionId": latest("compose_arrange"), "section": "A",
+                              "notes": [{"bar": 1, "beat": 1, "duration": 1, "pitch": 72,
+                                         "velocity": 90}]},
+        "compose_transpose": {"compositionId": latest("compose_add_notes"), "key": "F"},
+        "compose_export": {"compositionId": latest("compose_transpose"),
+                           "formats": ["leadsheet"]},
+        "play_composition": {"compositionId": latest("compose_transpose"), "wait": True},
     }
 
 
