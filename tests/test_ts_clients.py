@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 
 from engine.compose import compose
 from tests import ts_clients
-from tests.mcp_live import LiveServer, running_server
+from tests.mcp_live import LiveServer, free_port, running_server
 
 BIN = Path(sys.executable).parent
 HTTP = "/mcp"
@@ -341,18 +342,27 @@ def inspector(clients: ts_clients.Clients, live: LiveServer, scratch: Path) -> d
     work.mkdir()
     started = {what: clients.start_inspector([*args, "--format", "json"], work)
                for what, args in runs.items()}
+    if shutil.which("script"):   # util-linux, on every Debian
+        callback = f"http://127.0.0.1:{free_port()}/oauth/callback"
+        started["terminal no key"] = clients.start_inspector(
+            [live.url + "/mcp", "--transport", "http", "--callback-url", callback, *dm7], work,
+            terminal=True)
     out: dict[str, dict[str, Any]] = {}
     for what, proc in started.items():
         try:
             code, stdout, stderr = ts_clients.collect(proc, timeout=300)
         except AssertionError as e:   # killed: the other runs are still waited for
             code, stdout, stderr = -1, "", str(e)
-        out[what] = {"exit": code, "stderr": stderr[-3000:],
+        if what.startswith("terminal"):
+            out[what] = {"exit": code, "screen": stdout[-5000:] + stderr[-3000:]}
+            continue
+        out[what] = {"exit": code, "stderr": stderr[-8000:],
                      "json": json.loads(stdout) if stdout.strip() else None}
     # an error (exit status not 0) is one JSON object on stderr
     for run in out.values():
-        if run["json"] is None and run["stderr"].strip().startswith("{"):
-            run["error"] = json.loads(run["stderr"])["error"]
+        lines = [line for line in run.get("stderr", "").splitlines() if line.startswith("{")]
+        if "json" in run and run["json"] is None and lines:
+            run["error"] = json.loads(lines[-1])["error"]
     return out
 
 
@@ -390,3 +400,15 @@ def test_inspector_without_a_key_is_told_an_api_key_is_needed(inspector: dict[st
     assert run["exit"] != 0 and run["json"] is None, run
     assert run["error"]["code"] == "auth_required"
     assert "API key" in run["error"]["message"], run["error"]
+
+
+def test_inspector_in_a_terminal_without_a_key_is_told_an_api_key_is_needed(
+        inspector: dict[str, Any]) -> None:
+    """At a shell (a TTY), the Inspector answers the 401 with its OAuth flow; what the user
+    reads is then our answer on the discovery path (docs/mcp-clients.md), which must say that
+    an API key is needed."""
+    if "terminal no key" not in inspector:
+        pytest.skip("util-linux's script is not installed: no pseudo-terminal to run it in")
+    run = inspector["terminal no key"]
+    assert run["exit"] != 0, run
+    assert "API key" in run["screen"], run["screen"]

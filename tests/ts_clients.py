@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -112,12 +113,20 @@ class Clients:
               ) -> dict[str, Any]:
         return finish(self.start_drive(plan, scratch), timeout)
 
-    def start_inspector(self, args: Sequence[str], scratch: Path) -> subprocess.Popen[str]:
-        """Start ``mcp-inspector --cli ARGS`` (the target first, then the options)."""
+    def start_inspector(self, args: Sequence[str], scratch: Path, *, terminal: bool = False
+                        ) -> subprocess.Popen[str]:
+        """Start ``mcp-inspector --cli ARGS`` (the target first, then the options); with
+        ``terminal``, in a pseudo-terminal (util-linux ``script``), as a person at a shell runs
+        it: the Inspector then takes itself to be interactive (its OAuth flow, for one), and its
+        stderr comes with its stdout."""
         launcher = self.modules / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" \
             / "build" / "index.js"
-        return subprocess.Popen([str(self.node), str(launcher), "--cli", *args], cwd=scratch,
-                                env=self.env(scratch / "home"), stdin=subprocess.DEVNULL,
+        command = [str(self.node), str(launcher), "--cli", *args]
+        env = {**self.env(scratch / "home"), "MCP_INSPECTOR_SECRET_STORE": "memory",
+               "BROWSER": "false"}   # the OS keychain is not asked, no browser is opened
+        if terminal:
+            command = ["script", "-qefc", shlex.join(command), "/dev/null"]
+        return subprocess.Popen(command, cwd=scratch, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
