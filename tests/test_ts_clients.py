@@ -130,14 +130,17 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def stdio_env(scratch: Path) -> dict[str, str]:
     """A stdio server's environment: in-process engine (no proxy settings inherited), its files
-    in ``scratch``, and a player that plays nothing (a Python that exits at once), so play_audio
+    (temporary files, the renders and compositions cache folders) in ``scratch``, and a player that plays nothing (a Python that exits at once), so play_audio
     and play_composition run everywhere without a sound device (tests/test_player.py plays into
     an ALSA null device)."""
-    tmp = scratch / "server-tmp"
-    tmp.mkdir(exist_ok=True)
+    for folder in ("server-tmp", "server-cache"):
+        (scratch / folder).mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER")}
-    return {**env, "TMPDIR": str(tmp), "HARMONY_AUDIO_PLAYER": f"{sys.executable} -c pass"}
+           if k not in ("HARMONY_BASE_URL", "SERVICE_API_KEY", "HARMONY_AUDIO_PLAYER",
+                        "HARMONY_RENDERS", "HARMONY_COMPOSITIONS")}
+    return {**env, "TMPDIR": str(scratch / "server-tmp"),
+            "XDG_CACHE_HOME": str(scratch / "server-cache"),   # renders, compositions
+            "HARMONY_AUDIO_PLAYER": f"{sys.executable} -c pass"}
 
 
 def plan_for(name: str, live: LiveServer, scratch: Path) -> dict[str, Any]:
