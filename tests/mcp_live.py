@@ -45,14 +45,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000
-                   ) -> Iterator[LiveServer]:
-    """``harmony serve`` with one enterprise account whose monthly quota is ``per_month``."""
+def running_server(tmp: Path, *, no_auth: bool = False, per_month: int = 1000,
+                   per_minute: int = 1000) -> Iterator[LiveServer]:
+    """``harmony serve`` with one enterprise account whose monthly quota is ``per_month`` (and
+    per-minute limit ``per_minute``)."""
     db = tmp / "harmony.db"
     key = None
     if not no_auth:
         harmony(db, "accounts", "create", "mcp-test", "--plan", "enterprise")
-        harmony(db, "accounts", "set-limits", "mcp-test", "--per-minute", "1000",
+        harmony(db, "accounts", "set-limits", "mcp-test", "--per-minute", str(per_minute),
                 "--per-month", str(per_month))
         key = harmony(db, "keys", "create", "mcp-test").splitlines()[-1].strip()
     port = free_port()
