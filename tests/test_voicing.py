@@ -102,7 +102,8 @@ def test_progression_is_optimal_against_brute_force(symbols: list[str], style: s
                                                     previous: list[int],
                                                     span: tuple[int, int]) -> None:
     low, high = span
-    chords = [parse(s) for s in symbols]
+    # the chords as the style plays them in this order (engine.voicing.colour)
+    chords = coloured([parse(s) for s in symbols], style)
     tables = [candidates(c, STYLES[style], low, high) for c in chords]
     rows = [[[int(m) for m in r] for r in t.midi] for t in tables]
     flags = [[[int(g) for g in r] for r in t.guide] for t in tables]
