@@ -6,15 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.analysis import ChartChord, chart_key
-from engine.chords import Chord, Key, parse_key
+from engine.chords import Key, parse_key
 from engine.errors import HarmonyError
 
-
-@dataclass(frozen=True)
-class Placed:
-    bar: int
-    beat: float
-    chord: Chord
+# A chord of a song at its bar and beat: the record the chart's key finder reads.
+Placed = ChartChord
 
 
 @dataclass(frozen=True)
@@ -69,7 +65,7 @@ def reading_key(song: Song) -> Key | None:
     _, key = canonical_key(song.key)
     if key is not None:
         return key
-    chords = [ChartChord(p.bar, p.beat, p.chord) for s in song.sections for p in s.chords]
+    chords = [p for s in song.sections for p in s.chords]
     return parse_key(chart_key(chords).name) if chords else None
 
 
