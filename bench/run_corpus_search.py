@@ -26,6 +26,7 @@ from bench.shared import timed  # noqa: E402
 from engine.chords import parse  # noqa: E402
 from engine.corpus import build_index, load_paths, open_index, save_index, search  # noqa: E402
 from engine.corpus.songs import Placed, Section, Song  # noqa: E402
+from engine.errors import HarmonyError  # noqa: E402
 
 CORPORA = Path(os.environ.get("HARMONY_CORPORA", REPO.parent / "shared" / "corpora"))
 NAMES = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
@@ -88,6 +89,15 @@ def main() -> int:
             t = timed(lambda request=request: search(request, mapped))
             print(f"query {label:<48} {t * 1000:8.2f} ms  ({answer['total']:,} songs)",
                   flush=True)
+        for label, pattern in (("hostile '? C7 ? G7 ?' x 51", " ".join(["? C7 ? G7 ?"] * 51)),
+                               ("hostile 'C7' + 255 '?'", "C7 " + " ".join(["?"] * 255))):
+            started = time.perf_counter()
+            try:
+                outcome = f"{search({'pattern': pattern}, mapped)['total']:,} songs"
+            except HarmonyError as e:
+                outcome = f"refused: {e.message[:70]}"
+            print(f"query {label:<48} {(time.perf_counter() - started) * 1000:8.2f} ms  "
+                  f"({outcome})", flush=True)
         probe = ("import resource, sys; from pathlib import Path; "
                  "from engine.corpus import open_index, search; "
                  "i = open_index(Path(sys.argv[1])); "

@@ -304,3 +304,32 @@ def test_numerals_find_songs_whose_chart_gives_no_key(tmp_path: Path) -> None:
     found = search({"pattern": "ii7 V7 Imaj7"}, idx)
     assert found["total"] == 1 and found["results"][0]["key"] is None
     assert found["results"][0]["matches"][0]["numerals"] == ["ii7", "V7", "Imaj7"]
+
+
+def test_a_pattern_past_the_work_budget_is_refused_before_it_runs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 35: 'C7' and 255 '?' checked every dominant of the corpus 256 times. The work is
+    # known before any check (places x chords) and refused past the budget, naming the field.
+    import engine.corpus.query as query
+
+    idx = query.shipped_index()
+    monkeypatch.setattr(query, "MAX_SEARCH_WORK", 10_000)
+    with pytest.raises(InvalidRequest) as refused:
+        search({"pattern": "C7 " + " ".join(["?"] * 255)}, idx)
+    assert refused.value.details["field"] == "pattern"
+    assert "at most 10,000" in refused.value.message
+    # a pattern that names two neighbouring chords checks few places and runs
+    assert search({"pattern": "Dm7 G7 ? ?"}, idx)["total"] > 0
+
+
+def test_the_rarest_named_chord_picks_the_places_to_check() -> None:
+    # with no two named chords side by side, the places checked are those of the rarest named
+    # chord's family (a dominant is common, a half-diminished rare), wherever it stands
+    import engine.corpus.query as query
+
+    idx = query.shipped_index()
+    counts = query._family_counts(idx)
+    for text in ("G7 ? ? Dm7b5", "Dm7b5 ? ? G7"):
+        slots, _ = query.read_pattern(text)
+        named = [s.family for s in slots if s is not None]
+        assert len(query._candidates(idx, slots)) == min(int(counts[f]) for f in named)

@@ -206,10 +206,24 @@ def _numeral(item: str, index: int) -> tuple[str, int]:
     return NAMES[pc] + quality, 0
 
 
+# A pattern's work: the places it checks times its chords. The longest run of known chords
+# picks the places (the suffix array), else the rarest known chord's family; past this budget
+# the search is refused before it checks anything (issue 35: '? C7 ? G7 ?' x 51 took 2.5 s
+# of a worker on 100,000 songs).
+MAX_SEARCH_WORK = 1 << 24
+
+
 def _hits(idx: Index, text: str, exact: bool) -> npt.NDArray[np.int64]:
     """Every start of the pattern in the stream, sorted."""
     slots, roman = read_pattern(text)
-    return verify(idx, slots, _candidates(idx, slots), roman, exact)
+    starts = _candidates(idx, slots)
+    work = len(starts) * len(slots)
+    if work > MAX_SEARCH_WORK:
+        raise InvalidRequest(
+            f"the pattern would check {len(starts):,} places x {len(slots)} chords = "
+            f"{work:,}; a search checks at most {MAX_SEARCH_WORK:,}: name two neighbouring "
+            "chords, a rarer chord, or fewer '?'", field="pattern")
+    return verify(idx, slots, starts, roman, exact)
 
 
 def _pattern(idx: Index, text: str, exact: bool) -> dict[int, list[tuple[int, int]]]:
@@ -238,10 +252,29 @@ def _candidates(idx: Index, slots: list[Slot | None]) -> npt.NDArray[np.int64]:
             assert a is not None and b is not None
             tokens.append(token((b.pc - a.pc) % 12, b.family))
         return idx.positions(tokens) - (end - length + 1)
-    first = next(p for p, s in enumerate(slots) if s is not None)
+    counts = _family_counts(idx)
+    first = min((p for p, s in enumerate(slots) if s is not None),
+                key=lambda p: (int(counts[slots[p].family]), p))  # type: ignore[union-attr]
     slot = slots[first]
     assert slot is not None
     return np.flatnonzero(np.asarray(idx.stream.family) == slot.family).astype(np.int64) - first
+
+
+# id of an index's family array -> (the array, kept so that its id is not reused, its counts)
+_COUNTS: dict[int, tuple[Any, npt.NDArray[np.int64]]] = {}
+
+
+def _family_counts(idx: Index) -> npt.NDArray[np.int64]:
+    """How many chords of each family the index holds (counted once per index)."""
+    family = idx.stream.family
+    kept = _COUNTS.get(id(family))
+    if kept is None:
+        if len(_COUNTS) >= 8:
+            _COUNTS.clear()
+        values = np.asarray(family)
+        kept = _COUNTS[id(family)] = (family, np.bincount(
+            values[values >= 0].astype(np.int64), minlength=256))
+    return kept[1]
 
 
 def verify(idx: Index, slots: list[Slot | None], starts: npt.NDArray[np.int64], roman: bool,
