@@ -81,17 +81,14 @@ def _bound(tokens: npt.NDArray[np.uint8], suffixes: npt.NDArray[np.int32],
 
 
 def build_index(songs: Sequence[Song]) -> Index:
-    stream = stream_of(songs)
+    keys = [reading_key(s) for s in songs]  # found once: a chart without a key costs ~0.2 ms
+    stream = stream_of(songs, keys)
     suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
     infos = tuple(SongInfo(s.id, s.title, s.composer, canonical_key(s.key)[0], s.source,
-                           tuple(sec.name for sec in s.sections), _reading(s)) for s in songs)
+                           tuple(sec.name for sec in s.sections), None if k is None else k.name)
+                  for s, k in zip(songs, keys, strict=True))
     return Index(stream, suffixes, infos, _starts(stream), _order(infos),
                  tuple(fold_title(s.title) for s in infos))
-
-
-def _reading(song: Song) -> str | None:
-    key = reading_key(song)
-    return None if key is None else key.name
 
 
 def _starts(stream: Stream) -> npt.NDArray[np.int64]:

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.analysis import CLASSES, quality_class
-from engine.chords import Chord
+from engine.chords import Chord, Key
 from engine.corpus.songs import Song, reading_key
 
 SEPARATOR = 0
@@ -69,12 +69,15 @@ class Stream:
               "symbol")
 
 
-def stream_of(songs: Sequence[Song]) -> Stream:
+def stream_of(songs: Sequence[Song], keys: Sequence[Key | None] | None = None) -> Stream:
+    """The token stream of ``songs``; ``keys``: each song's reading key when the caller has
+    found them already (``reading_key``, which finds a key for a chart that gives none)."""
     rows: list[tuple[int, int, int, int, float, int, int, int, int, int]] = []
     qualities: dict[str, int] = {}
     symbols: dict[str, int] = {}
     for s, song in enumerate(songs):
-        key = reading_key(song)  # the chart's own key, else the one found (never unknown)
+        # the chart's own key, else the one found from the whole chart
+        key = reading_key(song) if keys is None else keys[s]
         tonic = key.tonic.pc if key is not None else None
         for k, section in enumerate(song.sections):
             rows.append((SEPARATOR, s, k, 0, 0.0, -1, -1, -1, -1, -1))
