@@ -81,7 +81,7 @@ def main() -> int:
                  {"pattern": "Bmaj7 D7 Gmaj7 Bb7 Ebmaj7"}),
                 ("ii-V-I 'Dm7 G7 Cmaj7'", {"pattern": "Dm7 G7 Cmaj7"}),
                 (f"most common chord '{common}'", {"pattern": common}),
-                ("numerals 'iv7 bVII7 Imaj7' (keys unknown here)", {"pattern": "iv7 bVII7 Imaj7"}),
+                ("numerals 'iv7 bVII7 Imaj7' (keys found)", {"pattern": "iv7 bVII7 Imaj7"}),
                 ("title 'blues'", {"title": "blues"}),
                 ("similarTo a 12-bar blues", {"similarTo": "F7 Bb7 F7 F7 Bb7 Bb7 F7 D7 Gm7 C7 "
                                                            "F7 D7 Gm7 C7"})):
