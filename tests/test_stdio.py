@@ -264,7 +264,7 @@ def test_conduct_band_answers_a_summary_and_writes_the_midi(tmp_path: Path) -> N
 
 
 def test_a_long_text_is_abbreviated_within_the_budget() -> None:
-    from server.mcp.results import TEXT_BUDGET, answer_text
+    from server.mcp.tools import TEXT_BUDGET, answer_text
 
     small = {"chord": "C", "notes": ["C", "E", "G"]}
     assert answer_text(small) == orjson.dumps(small).decode()

@@ -71,7 +71,10 @@ def analyze_chart(chart: Chart, key: Key | None, summary: bool = False) -> dict[
     runners = [r for r in readings if r.name != key.name][:3]
     brackets = _brackets(heard)
     form = _form(chart, heard, key)
-    entries = [_entry(i, p, key, heard, brackets, _blues_motion(i, heard, form))
+    # each chord's bracket: a dominant has one, and so has the ii before it
+    at = {b.dominant: b for b in brackets} | {b.start: b for b in brackets
+                                               if b.start != b.dominant}
+    entries = [_entry(i, p, key, heard, at.get(i), _blues_motion(i, heard, form))
                for i, p in enumerate(placed)]
     if summary:
         entries = [{**{f: e[f] for f in SUMMARY_FIELDS},
@@ -212,11 +215,11 @@ def _form(chart: Chart, heard: Sequence[Chord], key: Key) -> str | None:
     return None
 
 
-def _entry(i: int, p: Placed, key: Key, heard: Sequence[Chord], brackets: Sequence[Bracket],
+def _entry(i: int, p: Placed, key: Key, heard: Sequence[Chord], bracket: Bracket | None,
            blues: bool) -> dict[str, Any]:
     """The single-chord fields, then the reading in context."""
     single = analyze_chord(p.chord, key)
-    numeral, function, scale = _in_context(i, key, heard, brackets, blues)
+    numeral, function, scale = _in_context(i, key, heard, bracket, blues)
     chord = heard[i]
     if numeral is None:
         numeral, function = single["numeral"], single["function"]
@@ -227,22 +230,23 @@ def _entry(i: int, p: Placed, key: Key, heard: Sequence[Chord], brackets: Sequen
             "contextFunction": function, "contextScales": scales}
 
 
-def _in_context(i: int, key: Key, heard: Sequence[Chord], brackets: Sequence[Bracket],
+def _in_context(i: int, key: Key, heard: Sequence[Chord], b: Bracket | None,
                 blues: bool) -> tuple[str | None, str | None, str | None]:
-    """(numeral, function, scale) where the context reads chord ``i`` otherwise than alone,
-    else Nones."""
+    """(numeral, function, scale) where the context reads chord ``i`` (its bracket ``b``'s
+    dominant or ii) otherwise than alone, else Nones."""
     chord = heard[i]
-    for b in brackets:
-        if b.dominant == i and b.target is not None and b.arrives != "deceptive":
-            return _dominant_reading(chord, heard[b.target], key, b.arrives,
-                                     blues and b.start == b.dominant)
-        if b.start == i and b.start != b.dominant:
-            if b.arrives == "backdoor":
-                return None, None, None  # iv7 of the backdoor ii-V, as read alone
-            aimed = heard[b.target] if b.target is not None and \
-                b.arrives in ("resolved", "substitute") else None
-            return _ii_reading(chord, heard[b.dominant], aimed, key)
-    return None, None, None
+    if b is None:
+        return None, None, None
+    if b.dominant == i:
+        if b.target is None or b.arrives == "deceptive":
+            return None, None, None
+        return _dominant_reading(chord, heard[b.target], key, b.arrives,
+                                 blues and b.start == b.dominant)
+    if b.arrives == "backdoor":
+        return None, None, None  # iv7 of the backdoor ii-V, as read alone
+    aimed = heard[b.target] if b.target is not None and \
+        b.arrives in ("resolved", "substitute") else None
+    return _ii_reading(chord, heard[b.dominant], aimed, key)
 
 
 def _target_numeral(target: Chord, key: Key) -> str:

@@ -38,7 +38,7 @@ from server.mcp.conductor import (
 from server.mcp.files import write_user_file
 from server.mcp.player import play
 from server.mcp.progress import Call
-from server.mcp.results import TEXT_BUDGET, Outcome
+from server.mcp.results import Outcome
 from server.mcp.stdio import (
     USER_AGENT,
     StdioTool,
@@ -54,6 +54,7 @@ from server.mcp.store import (
     compositions_folder,
     summary,
 )
+from server.mcp.tools import TEXT_BUDGET
 
 COMPOSITION = {"type": "object", "description": "The whole composition (API.md 13: version, "
                "meta, sections, form, tracks), instead of compositionId."}

@@ -16,13 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
-import orjson
 
 from engine.errors import InvalidRequest
 from server.mcp.portable import portable
-from server.mcp.tools import error_text
+from server.mcp.tools import answer_text, error_text
 
-TEXT_BUDGET = 8 * 1024   # bytes of a text content (and of a default call's structuredContent)
 Summary = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -36,38 +34,6 @@ class Outcome:
     extra: tuple[types.ContentBlock, ...] = ()
 
 
-
-
-def _abbreviated(value: Any, items: int, chars: int) -> Any:
-    if isinstance(value, dict):
-        return {k: _abbreviated(v, items, chars) for k, v in value.items()}
-    if isinstance(value, list):
-        head = [_abbreviated(v, items, chars) for v in value[:items]]
-        return head + ([f"... {len(value) - items} more"] if len(value) > items else [])
-    if isinstance(value, str) and len(value) > chars:
-        return value[:chars] + f"... ({len(value):,} characters)"
-    return value
-
-
-def answer_text(payload: dict[str, Any], summary: Summary | None = None) -> str:
-    """The text content of a result: its JSON when under ``TEXT_BUDGET`` bytes; else a note
-    (the whole result is in structuredContent) and the tool's summary, lists and long strings
-    cut shorter until it fits."""
-    whole = orjson.dumps(payload)
-    if len(whole) <= TEXT_BUDGET:
-        return whole.decode()
-    shown = summary(payload) if summary else payload
-    for items, chars in ((64, 4000), (32, 2000), (16, 1000), (8, 500), (4, 200), (2, 100),
-                         (1, 60), (0, 40)):
-        note = (f"The result is {len(whole):,} bytes; abbreviated here (lists cut to their "
-                f"first {items}, long strings to {chars} characters). The whole result is the "
-                "structured content.\n")
-        text = note + orjson.dumps(_abbreviated(shown, items, chars)).decode()
-        if len(text.encode()) <= TEXT_BUDGET:
-            return text
-    keys = ", ".join(payload)[: TEXT_BUDGET // 2]
-    return (f"The result is {len(whole):,} bytes with the keys {keys}; "
-            "the whole result is the structured content.")
 
 
 def tool_result(outcome: Outcome, summary: Summary | None = None) -> types.CallToolResult:

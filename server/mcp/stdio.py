@@ -69,10 +69,10 @@ def remote_caller(base_url: str, api_key: str | None, client: httpx.AsyncClient)
 
     async def post(tool: McpTool, arguments: dict[str, Any],
                    call: Call | None = None) -> tuple[dict[str, Any], bool]:
+        request = orjson.dumps(tool.arguments(arguments))  # the tool's defaults, as in process
         try:
             response = await (call or Call()).during(
-                lambda: client.post(base + tool.path, content=orjson.dumps(arguments),
-                                    headers=headers),
+                lambda: client.post(base + tool.path, content=request, headers=headers),
                 message=f"{tool.name}: calling {base}")
         except httpx.HTTPError as e:
             return InternalError(f"cannot reach {base}: {type(e).__name__}").to_dict(), True

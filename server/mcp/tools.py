@@ -26,8 +26,9 @@ MCP_DEFAULTS: dict[str, tuple[dict[str, Any], str | None]] = {
     "conduct": ({"detail": "summary"}, None),
     "analyze": ({"detail": "summary"}, "progression"),
 }
-# API.md 8.1: the text content is the result's JSON up to this size, else an abbreviation.
-TEXT_LIMIT = 8192
+# API.md 8.1: bytes of a text content (and of a default call's structuredContent): the
+# result's JSON up to this size, else an abbreviation (``answer_text``).
+TEXT_BUDGET = 8 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +51,15 @@ class McpTool:
     # whose presence calls for them (None: every call).
     defaults: Mapping[str, Any] | None = None
     trigger: str | None = None
+    # ``trigger`` as it is written in a call's encoded arguments (a key, quoted)
+    trigger_key: bytes | None = None
 
     def result(self, encoded: bytes) -> bytes:
         """The result JSON of a call whose arguments are ``encoded`` (JSON bytes): decoded
         afresh for ``call``, so no arguments object is shared between calls (``/mcp`` keeps a
         call's encoded arguments for its next request, ``server.mcp.endpoint``)."""
-        if self.defaults and (self.trigger is None or b'"%s"' % self.trigger.encode()
-                              in encoded):  # ``call`` fills them in
+        if self.defaults and (self.trigger_key is None or self.trigger_key in encoded):
+            # ``call`` fills them in
             return orjson.dumps(self.call(orjson.loads(encoded)))
         if self.answer is not None:
             return self.answer(encoded)
@@ -65,11 +68,7 @@ class McpTool:
     def arguments(self, arguments: Any) -> Any:
         """``arguments`` with the tool's MCP defaults filled in (a new dict; anything but an
         object is left for the engine to refuse)."""
-        if not self.defaults or not isinstance(arguments, dict) or \
-                (self.trigger is not None and arguments.get(self.trigger) is None):
-            return arguments
-        return {**arguments, **{k: v for k, v in self.defaults.items()
-                                if arguments.get(k) is None}}
+        return fill_defaults(arguments, self.defaults, self.trigger)
 
 
 _ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
@@ -99,21 +98,27 @@ def tool_table(operations: Iterable[Operation] | None = None,
             "description": TOOL_GUIDES.get(op.tool, op.description),
             "inputSchema": portable(op.request_schema), "outputSchema": op.result_schema,
             "annotations": {"title": title, **_ANNOTATIONS}},
-            (answers or {}).get(op.name) or answerer(op), op.cache > 0, defaults, trigger)
+            (answers or {}).get(op.name) or answerer(op), op.cache > 0, defaults, trigger,
+            None if trigger is None else orjson.dumps(trigger))
     return tools
 
 
 def _defaulted(call: Callable[[Any], dict[str, Any]], defaults: Mapping[str, Any],
                trigger: str | None) -> Callable[[Any], dict[str, Any]]:
-    """``call`` with the MCP tool's defaults filled into its arguments (a new dict), when
-    ``trigger`` is None or given."""
+    """``call`` with the MCP tool's defaults filled into its arguments (``fill_defaults``)."""
     def with_defaults(arguments: Any) -> dict[str, Any]:
-        if isinstance(arguments, dict) and (trigger is None or
-                                            arguments.get(trigger) is not None):
-            arguments = {**arguments, **{k: v for k, v in defaults.items()
-                                         if arguments.get(k) is None}}
-        return call(arguments)
+        return call(fill_defaults(arguments, defaults, trigger))
     return with_defaults
+
+
+def fill_defaults(arguments: Any, defaults: Mapping[str, Any] | None,
+                  trigger: str | None) -> Any:
+    """``arguments`` with ``defaults`` filled in where absent or null (a new dict), when
+    ``trigger`` is None or given; anything but an object is left for the engine to refuse."""
+    if not defaults or not isinstance(arguments, dict) or \
+            (trigger is not None and arguments.get(trigger) is None):
+        return arguments
+    return {**arguments, **{k: v for k, v in defaults.items() if arguments.get(k) is None}}
 
 
 def error_text(error: Mapping[str, Any]) -> str:
@@ -129,56 +134,46 @@ def error_text(error: Mapping[str, Any]) -> str:
 
 
 def result_text(payload: bytes) -> str:
-    """The text content of a successful call: the result's JSON when it is at most
-    ``TEXT_LIMIT`` bytes; else the same JSON with its largest members abbreviated (each
-    replaced by a note of its size) under a first line saying the whole result is in
-    ``structuredContent``. Documented in docs/mcp.md ("Answers sized for a model")."""
-    if len(payload) <= TEXT_LIMIT:
+    """The text content of a successful call whose result is ``payload`` (encoded): that JSON
+    when it is at most ``TEXT_BUDGET`` bytes (no decoding on the common path), else
+    ``answer_text``'s abbreviation."""
+    if len(payload) <= TEXT_BUDGET:
         return payload.decode()
-    value = orjson.loads(payload)
-    head = (f"The full result ({len(payload):,} bytes) is in structuredContent; its largest "
-            "members are abbreviated here.\n")
-    budget = TEXT_LIMIT - len(head.encode())
-    text = _abbreviated(value, budget)
-    return head + text
+    return answer_text(orjson.loads(payload), encoded=payload)
 
 
-def _abbreviated(value: Any, budget: int) -> str:
-    """``value``'s JSON with its largest members replaced by size notes, largest first,
-    nested objects before their parents, until it fits ``budget`` bytes."""
-    while True:
-        encoded = orjson.dumps(value)
-        if len(encoded) <= budget or not isinstance(value, dict):
-            return encoded.decode() if len(encoded) <= budget else \
-                f'"{len(encoded):,} bytes: see structuredContent"'
-        path, size = _largest(value, ())
-        if not path:
-            return f'"{len(encoded):,} bytes: see structuredContent"'
-        holder = value
-        for key in path[:-1]:
-            holder = holder[key]
-        member = holder[path[-1]]
-        count = f"{len(member)} items, " if isinstance(member, list | dict) else ""
-        holder[path[-1]] = f"<{count}{size:,} bytes: see structuredContent>"
+def answer_text(payload: Any, summary: Callable[[Any], Any] | None = None, *,
+                encoded: bytes | None = None) -> str:
+    """The text content of a result (API.md 8.1, docs/mcp.md "Answers sized for a model"):
+    its JSON when under ``TEXT_BUDGET`` bytes; else a note (the whole result is in
+    structuredContent) and the tool's ``summary`` of it, lists and long strings cut shorter
+    until it fits. ``encoded``: the payload's JSON when the caller has it already."""
+    whole = orjson.dumps(payload) if encoded is None else encoded
+    if len(whole) <= TEXT_BUDGET:
+        return whole.decode()
+    shown = summary(payload) if summary else payload
+    for items, chars in ((64, 4000), (32, 2000), (16, 1000), (8, 500), (4, 200), (2, 100),
+                         (1, 60), (0, 40)):
+        note = (f"The result is {len(whole):,} bytes; abbreviated here (lists cut to their "
+                f"first {items}, long strings to {chars} characters). The whole result is the "
+                "structured content.\n")
+        text = note + orjson.dumps(_abbreviated(shown, items, chars)).decode()
+        if len(text.encode()) <= TEXT_BUDGET:
+            return text
+    keys = ", ".join(payload)[: TEXT_BUDGET // 2] if isinstance(payload, dict) else ""
+    return (f"The result is {len(whole):,} bytes with the keys {keys}; "
+            "the whole result is the structured content.")
 
 
-def _largest(value: dict[str, Any], path: tuple[str, ...]) -> tuple[tuple[str, ...], int]:
-    """The path of the largest member worth abbreviating: inside the largest object member
-    when that holds one over a quarter of it, else the member itself."""
-    best: tuple[tuple[str, ...], int] = ((), 0)
-    for key, member in value.items():
-        if isinstance(member, str) and member.startswith("<") and member.endswith("structuredContent>"):
-            continue
-        size = len(orjson.dumps(member))
-        if size > best[1] and size > 64:
-            best = ((*path, key), size)
-    if best[0]:
-        member = value[best[0][-1]]
-        if isinstance(member, dict):
-            inner = _largest(member, best[0])
-            if inner[0] and inner[1] * 4 > best[1]:
-                return inner
-    return best
+def _abbreviated(value: Any, items: int, chars: int) -> Any:
+    if isinstance(value, dict):
+        return {k: _abbreviated(v, items, chars) for k, v in value.items()}
+    if isinstance(value, list):
+        head = [_abbreviated(v, items, chars) for v in value[:items]]
+        return head + ([f"... {len(value) - items} more"] if len(value) > items else [])
+    if isinstance(value, str) and len(value) > chars:
+        return value[:chars] + f"... ({len(value):,} characters)"
+    return value
 
 
 def tool_error(exc: Exception) -> HarmonyError:
