@@ -222,7 +222,7 @@ def test_transposing_there_and_back_keeps_the_chords(a: list[list[str]], key: st
 
 
 def test_blue_monday_from_the_readme_arranges_its_aaba_as_written() -> None:
-    # The README's compose session: an AABA whose A ends on its ii-V (a turnaround back to the
+    # The compose session of docs/guide.md (once the README's): an AABA whose A ends on its ii-V (a turnaround back to the
     # top). arrange keeps the written 32 bars (it refused: "could not keep the form's 32 bars").
     from engine import compose
 
