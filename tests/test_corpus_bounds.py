@@ -121,4 +121,4 @@ def test_the_linear_readers_find_what_the_regular_expressions_found() -> None:
         assert _inline(lyric) == re.findall(r"\[([^\]]+)\]", lyric), lyric
         music = "".join(rng.choice("ab<>()x ") for _ in range(rng.randrange(30)))
         assert _cut(_cut(music, "<", ">"), "(", ")") == \
-            re.sub(r"\([^)]*\)", " ", re.sub(r"<[^>]*>", " ", music)), music
+            re.sub(r"\([^)]*\)", ",", re.sub(r"<[^>]*>", ",", music)), music

@@ -7,7 +7,15 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from engine.chords import AWKWARD_SPELLINGS, Spelled, parse, parse_key, transpose_spelled
+from engine.chords import (
+    AWKWARD_SPELLINGS,
+    Chord,
+    Key,
+    Spelled,
+    parse,
+    parse_key,
+    transpose_spelled,
+)
 from engine.compose.ir import (
     Composition,
     by_id,
@@ -20,6 +28,7 @@ from engine.compose.ir import (
     section_meter,
     section_ticks,
 )
+from engine.compose.spelling import plain, spell_roots
 from engine.errors import HarmonyError, InvalidRequest
 from engine.reharm import reharmonize as engine_reharmonize
 
@@ -164,12 +173,10 @@ def transpose(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any
             raise InvalidRequest(f"cannot transpose a {old.mode} piece to a {new.mode} key",
                                  field="key")
         semitones = (new.tonic.pc - old.tonic.pc) % 12
-        letters = (new.tonic.letter - old.tonic.letter) % 7
     elif args.get("semitones") is not None:
         shift = _int(args, "semitones", -48, 48)
         semitones = shift % 12
         tonic = _nice_tonic((old.tonic.pc + semitones) % 12, old.mode)
-        letters = (tonic.letter - old.tonic.letter) % 7
         new = parse_key(tonic.name + ("m" if old.mode == "minor" else ""))
     else:
         raise InvalidRequest("give 'key' or 'semitones'", field="key")
@@ -177,21 +184,7 @@ def transpose(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any
         else (semitones if semitones <= 6 else semitones - 12)
     comp["meta"]["key"] = new.name
 
-    flats = any(n.alter < 0 for n in new.scale) or new.tonic.alter < 0
-
-    def move(note: Spelled) -> Spelled:
-        """Up by the key's interval, letter by letter (Bb7 in F -> Eb7 in Bb); a double
-        accidental or an awkward name (Cb, E#) becomes the plain one of the new key."""
-        moved = transpose_spelled(note, letters + 1, semitones)
-        if moved.name in AWKWARD_SPELLINGS or abs(moved.alter) > 1:
-            return _plain(moved.pc, new.scale, flats)
-        return moved
-
-    for section in comp["sections"]:
-        if section.get("key"):
-            section["key"] = _moved_key(section["key"], move)
-        for chord in section["chords"]:
-            chord["symbol"] = _moved_symbol(chord["symbol"], move)
+    _respell(comp, semitones, new)
     for track in comp["tracks"]:
         if track["role"] == "drums":
             continue
@@ -204,17 +197,55 @@ def transpose(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any
 # ------------------------------------------------------------------ helpers
 
 
-def _plain(pc: int, scale: tuple[Spelled, ...], flats: bool) -> Spelled:
-    """``pc`` as the key spells it: its scale degree, else a natural, else by the key's side."""
-    for note in scale:
-        if note.pc == pc:
-            return note
-    for alter in ((0, -1, 1) if flats else (0, 1, -1)):
-        for letter in range(7):
-            if Spelled(letter, alter).pc == pc and Spelled(letter, alter).name not in \
-                    AWKWARD_SPELLINGS:
-                return Spelled(letter, alter)
-    raise AssertionError(pc)
+def _respell(comp: Composition, semitones: int, key: Key) -> None:
+    """Every chord moved ``semitones`` and spelled by its function in its section's key (the
+    moved section key, else ``key``): ``engine.compose.spelling``. A section's last chord is
+    spelled from the first chord of the section the form plays next."""
+    following: dict[str, str] = {}
+    for here, there in zip(comp["form"], comp["form"][1:], strict=False):
+        following.setdefault(here, there)
+    if comp["form"]:
+        following.setdefault(comp["form"][-1], comp["form"][0])
+    firsts = {s["id"]: min(s["chords"], key=lambda c: (c["bar"], c["beat"]))["symbol"]
+              for s in comp["sections"] if s["chords"]}
+    for section in comp["sections"]:
+        if section.get("key"):
+            moved = parse_key(section["key"])
+            tonic = plain((moved.tonic.pc + semitones) % 12, key)
+            section["key"] = tonic.name + ("m" if moved.mode == "minor" else "")
+        local = parse_key(section["key"]) if section.get("key") else key
+        ordered = sorted(section["chords"], key=lambda c: (c["bar"], c["beat"]))
+        chords = [parse(c["symbol"]) for c in ordered]
+        nxt = firsts.get(following.get(section["id"], ""))
+        after = None if nxt is None else (parse(nxt).root.pc + semitones) % 12
+        roots = spell_roots(chords, [(c.root.pc + semitones) % 12 for c in chords], local,
+                            after)
+        for entry, chord, root in zip(ordered, chords, roots, strict=True):
+            entry["symbol"] = root.name + _written_quality(chord) + _bass(chord, root, local)
+
+
+def _written_quality(chord: Chord) -> str:
+    """The quality as the chart writes it (``7#5`` stays ``7#5``, not ``aug7``)."""
+    text = chord.symbol.strip()[len(chord.root.name):]
+    if chord.bass is not None:
+        text = text.rpartition("/")[0]
+    try:
+        written = parse("C" + text)
+    except HarmonyError:
+        return chord.quality
+    return text if written.quality == chord.quality else chord.quality
+
+
+def _bass(chord: Chord, root: Spelled, key: Key) -> str:
+    """A slash bass at the interval it had above the root (C/E -> Eb/G), plainly where that
+    needs a double accidental."""
+    if chord.bass is None:
+        return ""
+    number = (chord.bass.letter - chord.root.letter) % 7 + 1
+    bass = transpose_spelled(root, number, (chord.bass.pc - chord.root.pc) % 12)
+    if abs(bass.alter) > 1 or bass.name in AWKWARD_SPELLINGS:
+        bass = plain(bass.pc, key)
+    return "/" + bass.name
 
 
 def _nice_tonic(pc: int, mode: str) -> Spelled:
@@ -226,18 +257,6 @@ def _nice_tonic(pc: int, mode: str) -> Spelled:
              9: "A", 10: "Bb", 11: "B"}
     name = (sharps_minor if mode == "minor" else sharps_major).get(pc, flats[pc])
     return parse_key(name).tonic
-
-
-def _moved_symbol(symbol: str, move: Any) -> str:
-    chord = parse(symbol)
-    root = move(chord.root)
-    bass = "" if chord.bass is None else "/" + move(chord.bass).name
-    return root.name + chord.quality + bass
-
-
-def _moved_key(key: str, move: Any) -> str:
-    k = parse_key(key)
-    return move(k.tonic).name + ("m" if k.mode == "minor" else "")
 
 
 def _placed(comp: Composition, section: dict[str, Any], tick: int, symbol: str) -> dict[str, Any]:

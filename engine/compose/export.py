@@ -1,14 +1,13 @@
 """The ``export`` operation's formats, the form unrolled: ``midi`` (format 1 SMF, base64, a
-conductor track with tempo, meter and key changes), ``ireal`` (an ``irealbook://`` URL),
+conductor track with tempo, meter and key changes),
 ``chordpro`` (metadata directives and a chord grid per section), ``leadsheet`` (four bars a
 line, as conduct's) and ``analysis`` (each chord's numeral and function, as analyze);
-``musicxml`` is in ``engine.compose.musicxml``."""
+``musicxml`` is in ``engine.compose.musicxml``, ``ireal`` in ``engine.compose.ireal``."""
 
 from __future__ import annotations
 
 import base64
 import io
-import urllib.parse
 from typing import Any
 
 import mido
@@ -17,18 +16,6 @@ from engine.analysis import analyze
 from engine.chords import parse, parse_key
 from engine.compose.ir import PPQ, Composition, by_id, meter, section_ticks
 from engine.errors import HarmonyError
-
-# The engine's canonical quality -> iReal Pro's spelling (the rest of a quality is kept).
-IREAL_QUALITY = {"maj7": "^7", "maj9": "^9", "maj13": "^13", "m7": "-7", "m9": "-9",
-                 "m11": "-11", "m13": "-13", "m6": "-6", "m": "-", "m7b5": "h7", "m9b5": "h9",
-                 "dim7": "o7", "dim": "o", "m(maj7)": "-^7", "m(maj9)": "-^9", "6/9": "69",
-                 "m6/9": "-69", "7sus4": "7sus", "sus4": "sus", "aug": "+", "aug7": "7#5",
-                 "maj7#5": "^7#5", "": ""}
-# Style -> iReal Pro's style name.
-IREAL_STYLE = {"swing": "Medium Swing", "bossa_nova": "Bossa Nova", "ballad": "Ballad",
-               "jazz_waltz": "Jazz Waltz", "funk": "Funk", "samba": "Samba",
-               "shuffle_blues": "Shuffle", "rock_pop": "Rock Pop", "gospel": "Gospel",
-               "modal_vamp": "Medium Up Swing"}
 
 
 def unrolled(comp: Composition) -> list[tuple[dict[str, Any], int]]:
@@ -156,48 +143,6 @@ def analysis(comp: Composition) -> list[dict[str, Any]]:
                            "function": function})
         out.append({"section": section["id"], "key": key, "chords": chords})
     return out
-
-
-def ireal_symbol(symbol: str) -> str:
-    chord = parse(symbol)
-    quality = chord.quality
-    for ours, theirs in sorted(IREAL_QUALITY.items(), key=lambda kv: -len(kv[0])):
-        if ours and quality.startswith(ours):
-            quality = theirs + quality[len(ours):]
-            break
-    quality = quality.replace("(", "").replace(")", "").replace(",", "")
-    bass = "" if chord.bass is None else "/" + chord.bass.name
-    return chord.root.name + quality + bass
-
-
-def ireal(comp: Composition) -> str:
-    """An ``irealbook://`` URL: title=composer=style=key=n=chords, percent-encoded; a section
-    played twice in a row is written once inside repeat braces."""
-    meta = comp["meta"]
-    top, bottom = meter(meta["timeSignature"], "timeSignature")
-    music = [f"T{top}{bottom}"]
-    sections = by_id(comp)
-    form = comp["form"]
-    i = 0
-    while i < len(form):
-        section = sections[form[i]]
-        repeat = i + 1 < len(form) and form[i + 1] == form[i]
-        cells = [" ".join(ireal_symbol(s) for s in _bar_symbols(section, b)) or "x"
-                 for b in range(section["bars"])]
-        label = section["id"][0].upper() if section["id"][0].isalpha() else "A"
-        opening, closing = ("{", "}") if repeat else ("[", "]")
-        music.append(f"{opening}*{label}" + "|".join(cells) + closing)
-        i += 2 if repeat else 1
-    music.append("Z")
-    composer = " ".join(reversed(meta["composer"].split(" ", 1))) if meta["composer"] else ""
-    fields = [meta["title"], composer, IREAL_STYLE.get(meta["style"], "Medium Swing"),
-              meta["key"], "n", "".join(music)]
-    return "irealbook://" + urllib.parse.quote("=".join(fields), safe="")
-
-
-def _bar_symbols(section: dict[str, Any], bar: int) -> list[str]:
-    return [c["symbol"] for c in sorted(section["chords"], key=lambda c: c["beat"])
-            if c["bar"] == bar + 1]
 
 
 FORMATS = ("midi", "musicxml", "ireal", "chordpro", "leadsheet", "analysis")

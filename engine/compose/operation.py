@@ -20,8 +20,9 @@ from typing import Any
 import orjson
 
 from engine.compose import chords_ops, music_ops
-from engine.compose.export import FORMATS, analysis, chordpro, ireal, leadsheet, midi
+from engine.compose.export import FORMATS, analysis, chordpro, leadsheet, midi
 from engine.compose.ir import Composition, check, new_composition
+from engine.compose.ireal import ireal
 from engine.compose.musicxml import musicxml
 from engine.errors import HarmonyError, InvalidRequest
 from engine.requests import require_object
@@ -40,7 +41,8 @@ MAX_EXPORT_NOTES = 120_000
 MAX_ANSWER_BYTES = 16 << 20
 Function = Callable[[Composition, dict[str, Any]], tuple[Composition, Any]]
 EXPORTERS: dict[str, Callable[[Composition], Any]] = {
-    "midi": midi, "musicxml": musicxml, "ireal": ireal, "chordpro": chordpro,
+    "midi": midi, "musicxml": musicxml, "ireal": lambda comp: ireal(comp)[0],
+    "chordpro": chordpro,
     "leadsheet": leadsheet, "analysis": analysis}
 
 
@@ -69,7 +71,13 @@ def export(comp: Composition, args: dict[str, Any]) -> tuple[Composition, dict[s
             raise InvalidRequest(f"a {fmt} export of this form writes {played:,} notes (each "
                                  "section's notes as often as the form plays it); an export "
                                  f"writes at most {MAX_EXPORT_NOTES:,}", field="formats")
-    return comp, {f: EXPORTERS[f](comp) for f in formats}
+    result: dict[str, Any] = {}
+    for fmt in formats:
+        if fmt == "ireal":   # with what iReal Pro could not write as it was
+            result["ireal"], result["irealChanges"] = ireal(comp)
+        else:
+            result[fmt] = EXPORTERS[fmt](comp)
+    return comp, result
 
 
 def _played_notes(comp: Composition, melody_only: bool) -> int:

@@ -9,10 +9,18 @@ signatures, bar lines ``| [ ] { } Z``, chords (iReal spelling, ``QUALITIES``), `
 bar, ``r`` the two bars, ``n`` no chord, ``p`` repeat the chord, ``(...)`` alternates,
 ``<...>`` staff text, ``{ }`` a repeat (its bars played twice; with ``N1``/``N2`` endings they
 are read as written), and layout marks that carry no harmony.
+
+A bar is a row of cells: a chord, ``n`` or ``W`` takes one, and each blank (a space; ``XyQ`` is
+three) after it lengthens it by one; a comma parts two chords without a cell. A chord lasts
+1 + its blanks, the lengths then fitted to the bar's beats as iReal's open reader
+(ireal-musicxml) does: blanks taken off the chords in turn from the first while the bar is too
+long, added to them in turn while it is too short. So ``C7  G7`` in 4/4 is C7 on beat 1 and G7
+on beat 4, and ``C7 G7`` two beats each.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,17 +34,46 @@ QUALITIES = (("-^7", "mmaj7"), ("-^9", "mmaj9"), ("-^", "mmaj7"), ("^13", "maj13
              ("h7", "m7b5"), ("h9", "m9b5"), ("h", "m7b5"), ("o7", "dim7"), ("o", "dim"),
              ("-", "m"))
 _REPLACE = (("XyQ", "   "), ("LZ", " |"), ("Kcl", "| x"))
-_CHORD = re.compile(r"([A-GW][b#]?)([^\s,|\[\]{}()<>*/]*)(?:/([A-G][b#]?))?")
+_CHORD = re.compile(r"([A-GW][b#]?)([^\s,|\[\]{}()<>*/Z]*)(?:/([A-G][b#]?))?")
 _SKIP = set("YUSQfls,")
 
 
 @dataclass
 class Tune:
+    """``sections``: (name, [(bar, [(symbol, beat)])]), a symbol "" for no chord, beats
+    1-based."""
+
     title: str
     composer: str
     key: str | None
     beats: int
-    sections: list[tuple[str, list[tuple[int, list[str]]]]]
+    sections: list[tuple[str, list[tuple[int, list[tuple[str, float]]]]]]
+
+
+def fit(lengths: list[int], beats: int) -> list[float]:
+    """The beats (1-based) of chords taking ``lengths`` cells in a bar of ``beats``: the
+    lengths fitted to the bar as ireal-musicxml fits them (blanks taken off, or added, one
+    chord at a time from the first); more chords than beats share the bar equally."""
+    if not lengths:
+        return []
+    if len(lengths) > beats:
+        return [1 + i * beats / len(lengths) for i in range(len(lengths))]
+    lengths = list(lengths)
+    total, i = sum(lengths), 0
+    while total > beats:
+        if lengths[i] > 1:
+            lengths[i] -= 1
+            total -= 1
+        i = (i + 1) % len(lengths)
+    while total < beats:
+        lengths[i] += 1
+        total += 1
+        i = (i + 1) % len(lengths)
+    out, at = [], 1.0
+    for length in lengths:
+        out.append(at)
+        at += length
+    return out
 
 
 def unscramble(music: str) -> str:
@@ -92,8 +129,9 @@ def ireal_songs(link: str, file: str, problems: Problems) -> Iterator[Tune]:
 
 
 def _cut(music: str, opening: str, closing: str) -> str:
-    """Each span from ``opening`` to the next ``closing`` replaced by a space: what
-    ``re.sub("<[^>]*>", " ", music)`` did, found with ``str.find`` (that expression tried every
+    """Each span from ``opening`` to the next ``closing`` replaced by a comma (it parts what
+    is either side of it without taking a cell of the bar), found with ``str.find`` (as
+    ``re.sub("<[^>]*>", ",", music)`` would: that expression tried every
     unclosed ``<`` against the rest of the string: quadratic)."""
     out: list[str] = []
     done = 0
@@ -102,7 +140,7 @@ def _cut(music: str, opening: str, closing: str) -> str:
         end = music.find(closing, at + 1)
         if end < 0:
             break
-        out += (music[done:at], " ")
+        out += (music[done:at], ",")
         done = end + 1
         at = music.find(opening, done)
     out.append(music[done:])
@@ -113,20 +151,35 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
     for a, b in _REPLACE:
         music = music.replace(a, b)
     music = _cut(_cut(music, "<", ">"), "(", ")")
-    sections: list[tuple[str, list[tuple[int, list[str]]]]] = [("A", [])]
-    beats, bar_number, current, previous_bars = 4, 0, [], []  # type: ignore[var-annotated]
+    sections: list[tuple[str, list[tuple[int, list[tuple[str, float]]]]]] = [("A", [])]
+    beats, bar_number = 4, 0
+    current: list[str] = []          # the bar's chords ("" for no chord)
+    cells: list[int] = []            # the cells each takes
+    previous_bars: list[list[tuple[str, float]]] = []
     last_chord: str | None = None
     repeat_from: int | None = None   # bars of the current section where a '{' opened
     endings = False
     i = 0
 
     def close_bar() -> None:
-        nonlocal bar_number, current
+        nonlocal bar_number, current, cells
         if current:
             bar_number += 1
-            sections[-1][1].append((bar_number, current))
-            previous_bars.append(current)
-        current = []
+            placed = list(zip(current, fit(cells, beats), strict=True))
+            sections[-1][1].append((bar_number, placed))
+            previous_bars.append(placed)
+        current, cells = [], []
+
+    def repeat(bar: list[tuple[str, float]]) -> None:
+        nonlocal current, cells
+        current = [symbol for symbol, _ in bar]
+        starts = [beat for _, beat in bar] + [beats + 1.0]
+        cells = [max(1, round(b - a)) for a, b in itertools.pairwise(starts)]
+        close_bar()
+
+    def chord(symbol: str) -> None:
+        current.append(symbol)
+        cells.append(1)
 
     while i < len(music):
         c = music[i]
@@ -147,8 +200,7 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
             close_bar()
             if repeat_from is not None and not endings:  # a plain repeat: play it again
                 for _, bar in list(sections[-1][1][repeat_from:]):
-                    current = list(bar)
-                    close_bar()
+                    repeat(bar)
             repeat_from = None
             i += 1
         elif c in "|[]Z":
@@ -160,19 +212,25 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
         elif c == "x":
             close_bar()
             if previous_bars:
-                current = list(previous_bars[-1])
+                repeat(previous_bars[-1])
             i += 1
         elif c == "r":
             close_bar()
             for repeated in previous_bars[-2:]:
-                current = list(repeated)
-                close_bar()
+                repeat(repeated)
             i += 1
         elif c == "n":
-            current.append("")
+            chord("")
             i += 1
-        elif c == "p":
-            current.append(last_chord or "")
+        elif c == "p":   # a slash: the chord before goes on (a new bar: it is played again)
+            if cells:
+                cells[-1] += 1
+            else:
+                chord(last_chord or "")
+            i += 1
+        elif c == " ":
+            if cells:
+                cells[-1] += 1
             i += 1
         elif c in _SKIP or c.isspace():
             i += 1
@@ -186,7 +244,7 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
                 symbol = (last_chord or "").split("/")[0] + (f"/{bass}" if bass else "")
             else:
                 symbol = to_symbol(root, quality, bass)
-            current.append(symbol)
+            chord(symbol)
             last_chord = symbol
             i = m.end()
     close_bar()

@@ -277,9 +277,9 @@ def _ireal(text: str, name: str, problems: Problems) -> list[Song]:
             for section, bars in tune.sections:
                 builder.section(section)
                 for bar, slots in bars:
-                    for i, symbol in enumerate(slots):
+                    for symbol, beat in slots:
                         if symbol:
-                            builder.add(symbol, bar, 1 + i * tune.beats / len(slots))
+                            builder.add(symbol, bar, beat)
             song = builder.song(_song_id(name, tune.title, taken),
                                 tune.composer, tune.key, Path(name).name)
             if song:

@@ -274,7 +274,8 @@ def exported(answer: dict[str, Any], target: str | None, overwrite: bool) -> dic
     """An export's result: with ``target``, the files written by format; else each format's
     contents while the answer stays within ``TEXT_BUDGET``, and for the others their size and
     how to get them."""
-    contents: dict[str, Any] = answer["result"]
+    contents: dict[str, Any] = {f: v for f, v in answer["result"].items() if f in SUFFIX}
+    notes = {k: v for k, v in answer["result"].items() if k not in SUFFIX}  # irealChanges
     if target is not None:
         paths = {fmt: target if len(contents) == 1 else
                  str(Path(target).with_suffix("")) + SUFFIX[fmt] for fmt in contents}
@@ -283,8 +284,8 @@ def exported(answer: dict[str, Any], target: str | None, overwrite: bool) -> dic
             raise InvalidRequest(f"{taken[0]!r} exists; pass overwrite: true to replace it, or "
                                  "choose another path", field="path")
         return {"written": {fmt: str(write_user_file(paths[fmt], _bytes(fmt, value), overwrite))
-                            for fmt, value in contents.items()}}
-    result: dict[str, Any] = {}
+                            for fmt, value in contents.items()}, **notes}
+    result: dict[str, Any] = dict(notes)
     left: dict[str, str] = {}
     used = len(orjson.dumps({**answer, "result": None})) + 200  # the answer's rest, and notes
     for fmt, value in contents.items():

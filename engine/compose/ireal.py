@@ -1,0 +1,192 @@
+"""The ``ireal`` export: an ``irealbook://`` URL in iReal Pro's own format, as its developers
+document it and its open readers (ireal-musicxml) read it.
+
+- Fields: title = composer (surname first) = style = key = n = music.
+- Keys from iReal's list only: majors C Db D Eb E F Gb G Ab A Bb B, minors with ``-`` (``D-``);
+  another spelling of one of them is written as iReal's (``F#`` -> ``Gb``) and reported.
+- Time signatures as iReal writes them (``T44``, ``T34``, ``T68``, ``T12`` for 12/8), at the
+  start and where a section changes the meter.
+- Sections marked ``*A``..``*D``, ``*i`` (an intro), ``*v`` (a verse); a section played twice in
+  a row written once in repeat braces ``{ }``; double bars ``[ ]`` around the others and the
+  final ``Z``.
+- Chords in the bar's cells by beat: a bar has one cell a beat of its meter (4 in 4/4, 12 in
+  12/8), a chord fills its cell and the blank cells (spaces) up to the next chord, so ``C7  G7``
+  is C7 for three beats and G7 on beat 4. A chord between beats goes to the nearest free cell;
+  more chords than cells (five in a bar of 4/4) are written comma-parted, in equal parts, and
+  reported.
+  A bar with no chord of its own repeats the bar before (``x``) when that one is a single chord,
+  else names the chord still sounding.
+- Qualities from iReal's list only (``IREAL_QUALITIES``); a quality that is not in it is written
+  as the nearest one (``nearest``: the fewest chord tones left out or added, a third or seventh
+  weighing three, a tone added twice a tone left out), and each such change is reported.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from functools import lru_cache
+from typing import Any
+
+from engine.chords import parse, parse_key
+from engine.compose.ir import Composition, by_id, meter
+from engine.errors import InvalidRequest
+
+# iReal Pro's chord qualities (its file-format page), each with the engine's spelling of it
+# (what our own iReal reader turns it into), in order of preference for one chord.
+IREAL_QUALITIES: tuple[tuple[str, str], ...] = (
+    ("", ""), ("-", "m"), ("o", "dim"), ("+", "aug"), ("5", "5"), ("sus", "sus4"),
+    ("^7", "maj7"), ("-7", "m7"), ("7", "7"), ("7sus", "7sus4"), ("h7", "m7b5"),
+    ("o7", "dim7"), ("^9", "maj9"), ("^13", "maj13"), ("6", "6"), ("69", "6/9"),
+    ("^7#11", "maj7#11"), ("^9#11", "maj9#11"), ("^7#5", "maj7#5"), ("-6", "m6"),
+    ("-69", "m6/9"), ("-^7", "m(maj7)"), ("-^9", "m(maj9)"), ("-9", "m9"), ("-11", "m11"),
+    ("h9", "m9b5"), ("-b6", "mb6"), ("-#5", "m#5"), ("add9", "add9"), ("9", "9"),
+    ("7b9", "7b9"), ("7#9", "7#9"), ("7#11", "7#11"), ("7b5", "7b5"), ("7#5", "aug7"),
+    ("9#11", "9#11"), ("9b5", "9b5"), ("9#5", "9#5"), ("7b13", "7b13"), ("7#9#5", "7#5#9"),
+    ("7#9b5", "7b5#9"), ("7#9#11", "7#9#11"), ("7b9#11", "7b9#11"), ("7b9b5", "7b5b9"),
+    ("7b9#5", "7#5b9"), ("7b9#9", "7b9#9"), ("7b9b13", "7b9b13"), ("7alt", "7alt"),
+    ("13", "13"), ("13#11", "13#11"), ("13#9", "13#9"), ("13b9", "13b9"), ("11", "11"),
+    ("7b9sus", "7sus4b9"), ("9sus", "9sus4"), ("13sus", "13sus4"), ("7b13sus", "7sus4b13"),
+)
+MAJOR_KEYS = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
+MINOR_KEYS = ("C", "C#", "D", "Eb", "E", "F", "F#", "G", "G#", "A", "Bb", "B")
+TIMES = {(2, 4): "T24", (3, 4): "T34", (4, 4): "T44", (5, 4): "T54", (6, 4): "T64",
+         (7, 4): "T74", (2, 2): "T22", (3, 2): "T32", (3, 8): "T38", (5, 8): "T58",
+         (6, 8): "T68", (7, 8): "T78", (9, 8): "T98", (12, 8): "T12"}
+# Section names that have their own mark; other sections take the first letter A-D of their id.
+MARKS = {"intro": "i", "verse": "v"}
+STYLES = {"swing": "Medium Swing", "bossa_nova": "Bossa Nova", "ballad": "Ballad",
+          "jazz_waltz": "Waltz", "funk": "Funk", "samba": "Samba", "shuffle_blues": "Shuffle",
+          "rock_pop": "Rock Pop", "gospel": "RnB", "modal_vamp": "Medium Up Swing"}
+# The weight of a chord tone (semitones above the root) left out or added: thirds, sevenths.
+WEIGHTS = {3: 3, 4: 3, 10: 3, 11: 3}
+ADDED = 2
+
+
+def _tones(quality: str) -> frozenset[int]:
+    return frozenset(s % 12 for s in parse("C" + quality).semitones)
+
+
+@lru_cache(maxsize=512)
+def nearest(quality: str) -> tuple[str, bool]:
+    """(iReal's quality text for the engine's canonical ``quality``, True if it is another
+    chord): the same chord when iReal has it, else the nearest by chord tones."""
+    wanted = parse("C" + quality)
+    for theirs, ours in IREAL_QUALITIES:
+        if parse("C" + ours).quality == wanted.quality:
+            return theirs, False
+    have = frozenset(s % 12 for s in wanted.semitones)
+
+    def cost(row: tuple[str, str]) -> int:
+        tones = _tones(row[1])
+        return (sum(WEIGHTS.get(t, 1) for t in have - tones)
+                + ADDED * sum(WEIGHTS.get(t, 1) for t in tones - have))
+
+    return min(IREAL_QUALITIES, key=cost)[0], True
+
+
+def ireal_key(name: str) -> str:
+    """A key in iReal's list: ``Dm`` -> ``D-``, ``F#`` -> ``Gb``."""
+    key = parse_key(name)
+    names = MINOR_KEYS if key.mode == "minor" else MAJOR_KEYS
+    return names[key.tonic.pc] + ("-" if key.mode == "minor" else "")
+
+
+def ireal_symbol(symbol: str) -> tuple[str, bool]:
+    """(the chord in iReal's spelling, True when its quality had to change)."""
+    chord = parse(symbol)
+    quality, changed = nearest(chord.quality)
+    bass = "" if chord.bass is None else "/" + chord.bass.name
+    return chord.root.name + quality + bass, changed
+
+
+def ireal(comp: Composition) -> tuple[str, list[dict[str, str]]]:
+    """The ``irealbook://`` URL and the changes it had to make (``{"from", "to"}``: a key or a
+    chord iReal Pro cannot write, and what it wrote instead)."""
+    meta = comp["meta"]
+    changes: dict[tuple[str, str], None] = {}
+    key = ireal_key(meta["key"])
+    if parse_key(meta["key"]).tonic.name != key.rstrip("-"):
+        changes[(meta["key"], key)] = None
+    sections = by_id(comp)
+    form = comp["form"]
+    music: list[str] = []
+    signature = None
+    i = 0
+    while i < len(form):
+        section = sections[form[i]]
+        repeat = i + 1 < len(form) and form[i + 1] == form[i]
+        last = i + (2 if repeat else 1) >= len(form)
+        top_bottom = meter(section.get("timeSignature") or meta["timeSignature"],
+                           "timeSignature")
+        opening, closing = ("{", "}") if repeat else ("[", "Z" if last else "]")
+        head = opening + _mark(section)
+        if top_bottom != signature:
+            head += _time(top_bottom)
+            signature = top_bottom
+        bars = _bars(section, top_bottom[0], changes)
+        music.append(head + "|".join(bars) + closing)
+        i += 2 if repeat else 1
+    composer = " ".join(reversed(meta["composer"].split(" ", 1))) if meta["composer"] else ""
+    fields = [meta["title"], composer, STYLES.get(meta["style"], "Medium Swing"), key, "n",
+              "".join(music)]
+    url = "irealbook://" + urllib.parse.quote("=".join(fields), safe="")
+    return url, [{"from": a, "to": b} for a, b in changes]
+
+
+def _time(top_bottom: tuple[int, int]) -> str:
+    if top_bottom not in TIMES:
+        raise InvalidRequest(f"iReal Pro has no {top_bottom[0]}/{top_bottom[1]} time signature "
+                             f"(it has {', '.join(f'{a}/{b}' for a, b in TIMES)})",
+                             field="formats")
+    return TIMES[top_bottom]
+
+
+def _mark(section: dict[str, Any]) -> str:
+    name = str(section.get("name") or "").strip().lower()
+    for word, mark in MARKS.items():
+        if name.startswith(word):
+            return "*" + mark
+    first = str(section["id"])[0].upper()
+    return "*" + first if first in "ABCD" else ""
+
+
+def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], None]
+          ) -> list[str]:
+    """Each bar's cells: a chord in the cell of its beat, blanks after it."""
+    by_bar: dict[int, list[dict[str, Any]]] = {}
+    for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
+        by_bar.setdefault(chord["bar"], []).append(chord)
+    out: list[str] = []
+    sounding: str | None = None
+    single = False   # the bar before holds one chord for the whole bar
+    for bar in range(1, section["bars"] + 1):
+        chords = by_bar.get(bar, [])
+        if not chords:
+            out.append("x" if single else (sounding or "n") + " " * (cells - 1))
+            continue
+        written = []
+        for chord in chords:
+            text, changed = ireal_symbol(chord["symbol"])
+            if changed:
+                changes[(parse(chord["symbol"]).canonical, text)] = None
+            written.append(text)
+        sounding = written[-1]
+        if len(chords) > cells:   # iReal cannot place them: written in equal parts
+            changes[(f"{section['id']} bar {bar}: {len(chords)} chords",
+                     f"{cells} cells, the chords in equal parts")] = None
+            out.append(",".join(written))
+            single = False
+            continue
+        row = [" "] * cells
+        taken = -1
+        for k, (chord, text) in enumerate(zip(chords, written, strict=True)):
+            # the cell of its beat, after the chord before, leaving one for each chord after
+            cell = min(max(round(float(chord["beat"]) - 1), taken + 1),
+                       cells - (len(chords) - k))
+            row[cell] = text
+            taken = cell
+        single = len(chords) == 1 and row[0] != " "
+        # A chord right after a chord is parted by a comma (a separator, not a cell).
+        out.append("".join(c + ("," if c != " " and k + 1 < cells and row[k + 1] != " " else "")
+                           for k, c in enumerate(row)))
+    return out
