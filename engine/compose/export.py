@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from typing import Any
 
 import mido
 
 from engine.analysis import analyze
 from engine.chords import parse, parse_key
-from engine.compose.ir import PPQ, Composition, by_id, meter, section_ticks
+from engine.compose.ir import PPQ, Composition, by_id, meter, section_meter, section_ticks
 from engine.errors import HarmonyError
 
 
@@ -97,32 +98,64 @@ def _mido_key(key: str) -> str | None:
     return name
 
 
-def bars_of(comp: Composition, section: dict[str, Any]) -> list[list[str]]:
-    """A section's chords by bar (canonical spelling)."""
-    per_bar: list[list[str]] = [[] for _ in range(section["bars"])]
+def bars_of(comp: Composition, section: dict[str, Any], grid: bool) -> list[str]:
+    """A section's bars as text (canonical spelling), beat positions kept: a chord in the cell
+    of its beat and ``.`` for a beat with no new chord (``C7 . . G7``: G7 on beat 4); a bar of
+    compound meter (6/8, 9/8, 12/8) whose chords all fall on its dotted-quarter beats has a
+    cell a dotted quarter. Without ``grid`` (the lead sheet), a bar whose chords share it as
+    a reader assumes (one; two in halves; three on 1, 3, 4 of 4/4) lists them plainly; a bar
+    with no chord is ``%``; more chords than cells are listed plainly."""
+    top, bottom = meter(section_meter(comp, section), "timeSignature")
+    per_bar: list[list[tuple[float, str]]] = [[] for _ in range(section["bars"])]
     for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
-        per_bar[chord["bar"] - 1].append(parse(chord["symbol"]).canonical)
-    return per_bar
+        per_bar[chord["bar"] - 1].append((float(chord["beat"]),
+                                          parse(chord["symbol"]).canonical))
+    return [_bar_text(chords, top, bottom, grid) for chords in per_bar]
+
+
+def _bar_text(chords: list[tuple[float, str]], top: int, bottom: int, grid: bool) -> str:
+    if not chords:
+        return "%"
+    names = [name for _, name in chords]
+    n = len(chords)
+    if n > top or (not grid and [b for b, _ in chords] == [1 + math.ceil(i * top / n)
+                                                          for i in range(n)]):
+        return " ".join(names)
+    unit = 3 if bottom == 8 and top % 3 == 0 and top > 3 and all(
+        (b - 1) % 3 == 0 for b, _ in chords) else 1
+    cells = top // unit
+    row = ["."] * cells
+    taken = -1
+    for k, (beat, name) in enumerate(chords):
+        cell = min(max(round((beat - 1) / unit), taken + 1), cells - (n - k))
+        row[cell] = name
+        taken = cell
+    return " ".join(row)
 
 
 def leadsheet(comp: Composition) -> str:
-    cells = [" ".join(bar) or "%" for section, _ in unrolled(comp)
-             for bar in bars_of(comp, section)]
+    cells = [bar for section, _ in unrolled(comp) for bar in bars_of(comp, section, False)]
     return "\n".join("| " + " | ".join(cells[i:i + 4]) + " |" for i in range(0, len(cells), 4))
 
 
 def chordpro(comp: Composition) -> str:
+    """A ChordPro grid a section, four bars a line, a cell a beat (``| Gm7 . C7 . |``)."""
     meta = comp["meta"]
     lines = [f"{{title: {meta['title']}}}"]
     if meta["composer"]:
         lines.append(f"{{composer: {meta['composer']}}}")
     lines += [f"{{key: {meta['key']}}}", f"{{tempo: {round(meta['tempo'])}}}",
               f"{{time: {meta['timeSignature']}}}"]
+    signature = meta["timeSignature"]
     for section, _ in unrolled(comp):
+        here = section_meter(comp, section)
+        if here != signature:
+            lines.append(f"{{time: {here}}}")
+            signature = here
         lines.append(f"{{start_of_grid: {section['name']}}}")
-        bars = bars_of(comp, section)
+        bars = bars_of(comp, section, True)
         for i in range(0, len(bars), 4):
-            lines.append("| " + " | ".join(" ".join(b) or "%" for b in bars[i:i + 4]) + " |")
+            lines.append("| " + " | ".join(bars[i:i + 4]) + " |")
         lines.append("{end_of_grid}")
     return "\n".join(lines) + "\n"
 

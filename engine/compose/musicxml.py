@@ -14,6 +14,7 @@ already says them, and a program would otherwise print them twice.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from typing import Any
 
 from engine.chords import Chord, parse, parse_key
@@ -29,18 +30,18 @@ KINDS: dict[str, tuple[str, str]] = {
     "6/9": ("major-sixth", "6/9"), "m6/9": ("minor-sixth", "m6/9"), "7": ("dominant", "7"),
     "maj7": ("major-seventh", "maj7"), "m7": ("minor-seventh", "m7"),
     "m7b5": ("half-diminished", "m7b5"), "dim7": ("diminished-seventh", "dim7"),
-    "m(maj7)": ("major-minor", "m(maj7)"), "7sus4": ("dominant", "7sus4"),
-    "maj7sus4": ("major-seventh", "maj7sus4"), "aug7": ("augmented-seventh", "+7"),
+    "m(maj7)": ("major-minor", "m(maj7)"), "7sus4": ("suspended-fourth", "7sus4"),
+    "maj7sus4": ("suspended-fourth", "maj7sus4"), "aug7": ("augmented-seventh", "+7"),
     "maj7#5": ("major-seventh", "maj7#5"), "dim(maj7)": ("diminished", "dim(maj7)"),
     "dim7(maj7)": ("diminished-seventh", "dim7(maj7)"), "7alt": ("dominant", "7alt"),
     "9": ("dominant-ninth", "9"), "maj9": ("major-ninth", "maj9"), "m9": ("minor-ninth", "m9"),
     "m9b5": ("minor-ninth", "m9b5"), "m(maj9)": ("major-minor", "m(maj9)"),
-    "9sus4": ("dominant-ninth", "9sus4"), "maj9sus4": ("major-ninth", "maj9sus4"),
+    "9sus4": ("suspended-fourth", "9sus4"), "maj9sus4": ("suspended-fourth", "maj9sus4"),
     "11": ("dominant-11th", "11"), "maj11": ("major-11th", "maj11"),
     "m11": ("minor-11th", "m11"), "m(maj11)": ("major-minor", "m(maj11)"),
     "13": ("dominant-13th", "13"), "maj13": ("major-13th", "maj13"),
     "m13": ("minor-13th", "m13"), "m(maj13)": ("major-minor", "m(maj13)"),
-    "13sus4": ("dominant-13th", "13sus4"), "9#5": ("dominant-ninth", "9#5"),
+    "13sus4": ("suspended-fourth", "13sus4"), "9#5": ("dominant-ninth", "9#5"),
     "13#5": ("dominant-13th", "13#5"), "maj9#5": ("major-ninth", "maj9#5"),
     "maj13#5": ("major-13th", "maj13#5"),
 }
@@ -110,6 +111,25 @@ def degrees(chord: Chord) -> list[tuple[int, int, str]]:
     return out
 
 
+# A degree's semitones above the root before its alteration (MusicXML's degree-value).
+DEGREE_SEMITONES = {1: 0, 2: 2, 3: 4, 4: 5, 5: 7, 6: 9, 7: 11, 9: 2, 11: 5, 13: 9}
+
+
+def spelled_pcs(kind: str, changes: list[tuple[int, int, str]]) -> frozenset[int]:
+    """The pitch classes above the root that a reader builds from ``kind`` and its
+    ``<degree>`` elements (how MusicXML defines them): the test that they are the chord's."""
+    tones = dict(KIND_TONES[kind])
+    extra: set[int] = set()
+    for value, alter, change in changes:
+        if change == "subtract":
+            tones.pop(value, None)
+        elif change == "alter":
+            tones[value] = tones.get(value, 0) + alter
+        else:
+            extra.add((DEGREE_SEMITONES[value] + alter) % 12)
+    return frozenset((DEGREE_SEMITONES[v] + a) % 12 for v, a in tones.items()) | extra
+
+
 def musicxml(comp: Composition) -> str:
     meta = comp["meta"]
     root = ET.Element("score-partwise", version="4.0")
@@ -123,11 +143,19 @@ def musicxml(comp: Composition) -> str:
     part_list = ET.SubElement(root, "part-list")
     score_part = ET.SubElement(part_list, "score-part", id="P1")
     ET.SubElement(score_part, "part-name").text = "Lead sheet"
+    # An instrument, so that notation programs give the part a staff and a sound (MuseScore
+    # finds none without one): a piano, General MIDI program 1.
+    instrument = ET.SubElement(score_part, "score-instrument", id="P1-I1")
+    ET.SubElement(instrument, "instrument-name").text = "Piano"
+    midi_instrument = ET.SubElement(score_part, "midi-instrument", id="P1-I1")
+    ET.SubElement(midi_instrument, "midi-channel").text = "1"
+    ET.SubElement(midi_instrument, "midi-program").text = "1"
     part = ET.SubElement(root, "part", id="P1")
     melody = next((t for t in comp["tracks"] if t["role"] == "melody"), None)
     number = 0
     state: dict[str, Any] = {}
-    for section, _ in unrolled(comp):
+    places = unrolled(comp)
+    for place, (section, _) in enumerate(places):
         signature = section.get("timeSignature") or meta["timeSignature"]
         top, bottom = meter(signature, "timeSignature")
         bar_len = top * PPQ * 4 // bottom
@@ -144,6 +172,8 @@ def musicxml(comp: Composition) -> str:
             in_bar = [(t - start, s) for t, _, s in spans if start <= t < start + bar_len]
             bar_notes = [n for n in notes if start <= n[0] < start + bar_len]
             _fill(measure, in_bar, bar_notes, start, bar_len)
+            if bar + 1 == section["bars"]:   # a double bar ends a section, a final one the piece
+                _barline(measure, "light-heavy" if place + 1 == len(places) else "light-light")
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
     return ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE score-partwise PUBLIC '
@@ -221,39 +251,113 @@ def _pitch(parent: ET.Element, prefix: str, name: str) -> None:
 
 def _fill(measure: ET.Element, chords: list[tuple[int, str]], notes: list[list[int]],
           start: int, bar_len: int) -> None:
-    """Harmonies at their offsets, then the melody's notes (monophonic: an overlap is cut)
-    and rests filling the bar."""
+    """Harmonies at their offsets, then the melody's notes (monophonic: an overlap is cut),
+    each on the grid of a 32nd note or of a triplet eighth, whichever is nearer, and rests
+    filling the bar; a bar with no note is one whole-measure rest."""
     for offset, symbol in chords:
         _harmony(measure, symbol, offset)
     position = 0
     for tick, duration, pitch, _ in notes:
-        at = tick - start
-        if at < position:
+        at = _snap(tick - start)
+        end = min(_snap(tick - start + duration), bar_len)
+        if at < position or end <= at:
             continue
         if at > position:
             _rest(measure, at - position)
-        length = min(duration, bar_len - at)
-        _note(measure, pitch, length)
-        position = at + length
-    if position < bar_len:
+        _note(measure, pitch, end - at)
+        position = end
+    if position == 0:
+        note = ET.SubElement(measure, "note")
+        ET.SubElement(note, "rest", measure="yes")
+        ET.SubElement(note, "duration").text = str(bar_len)
+    elif position < bar_len:
         _rest(measure, bar_len - position)
 
 
+# Written values: (ticks at 480 a quarter, type, dots, triplet), longest first.
+VALUES: tuple[tuple[int, str, int, bool], ...] = tuple(sorted(
+    [(base * 7 // 4, name, 2, False) for base, name in
+     ((1920, "whole"), (960, "half"), (480, "quarter"), (240, "eighth"))]
+    + [(base * 3 // 2, name, 1, False) for base, name in
+       ((1920, "whole"), (960, "half"), (480, "quarter"), (240, "eighth"), (120, "16th"))]
+    + [(base, name, 0, False) for base, name in
+       ((1920, "whole"), (960, "half"), (480, "quarter"), (240, "eighth"), (120, "16th"),
+        (60, "32nd"))]
+    + [(320, "quarter", 0, True), (160, "eighth", 0, True)],
+    key=lambda v: -v[0]))
+GRIDS = (60, 160)
+
+
+def _snap(tick: int) -> int:
+    """``tick`` on the nearer of the 32nd-note and triplet-eighth grids."""
+    return min((round(tick / g) * g for g in GRIDS), key=lambda t: (abs(t - tick), t))
+
+
+def pieces(duration: int) -> list[tuple[int, str, int, bool]]:
+    """``duration`` as written values tied together, longest first (one that leaves a rest
+    that can be written); below a 32nd the last value is lengthened to keep the bar exact."""
+    out = []
+    left = duration
+    while left > 0:
+        value = next((v for v in VALUES if v[0] <= left and _writable(left - v[0])), None)
+        if value is None:
+            if out:
+                ticks, name, dots, triplet = out.pop()
+                out.append((ticks + left, name, dots, triplet))
+            else:
+                out.append((left, "64th", 0, False))
+            break
+        out.append(value)
+        left -= value[0]
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _writable(ticks: int) -> bool:
+    return ticks == 0 or any(v[0] <= ticks and _writable(ticks - v[0]) for v in VALUES)
+
+
+def _written(note: ET.Element, value: tuple[int, str, int, bool]) -> None:
+    ET.SubElement(note, "type").text = value[1]
+    for _ in range(value[2]):
+        ET.SubElement(note, "dot")
+    if value[3]:
+        modification = ET.SubElement(note, "time-modification")
+        ET.SubElement(modification, "actual-notes").text = "3"
+        ET.SubElement(modification, "normal-notes").text = "2"
+
+
 def _rest(measure: ET.Element, duration: int) -> None:
-    note = ET.SubElement(measure, "note")
-    ET.SubElement(note, "rest")
-    ET.SubElement(note, "duration").text = str(duration)
+    for value in pieces(duration):
+        note = ET.SubElement(measure, "note")
+        ET.SubElement(note, "rest")
+        ET.SubElement(note, "duration").text = str(value[0])
+        _written(note, value)
 
 
 def _note(measure: ET.Element, pitch: int, duration: int) -> None:
     names = ("C", "C#", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
     name = names[pitch % 12]
-    note = ET.SubElement(measure, "note")
-    element = ET.SubElement(note, "pitch")
-    ET.SubElement(element, "step").text = name[0]
-    alter = name.count("#") - name.count("b")
-    if alter:
-        ET.SubElement(element, "alter").text = str(alter)
-    ET.SubElement(element, "octave").text = str(pitch // 12 - 1)
-    ET.SubElement(note, "duration").text = str(duration)
+    parts = pieces(duration)
+    for i, value in enumerate(parts):
+        note = ET.SubElement(measure, "note")
+        element = ET.SubElement(note, "pitch")
+        ET.SubElement(element, "step").text = name[0]
+        alter = name.count("#") - name.count("b")
+        if alter:
+            ET.SubElement(element, "alter").text = str(alter)
+        ET.SubElement(element, "octave").text = str(pitch // 12 - 1)
+        ET.SubElement(note, "duration").text = str(value[0])
+        ties = (["stop"] if i else []) + (["start"] if i + 1 < len(parts) else [])
+        for tie in ties:
+            ET.SubElement(note, "tie", type=tie)
+        _written(note, value)
+        if ties:
+            notations = ET.SubElement(note, "notations")
+            for tie in ties:
+                ET.SubElement(notations, "tied", type=tie)
 
+
+def _barline(measure: ET.Element, style: str) -> None:
+    barline = ET.SubElement(measure, "barline", location="right")
+    ET.SubElement(barline, "bar-style").text = style
