@@ -1,9 +1,10 @@
 """Chord roots spelled by their function in a key, as a transposed chart is written: a chord
 that resolves is spelled from where it goes (a V or ii a fifth above its target, a tritone
 substitute or a descending diminished a half step above it, a leading-tone diminished a half
-step below it); any other root by its degree in the key, with flats for the lowered degrees
-(bII, bIII, bV, bVI, bVII: ``Bbm7b5 Eb7b9 Abmaj7`` in C, the backdoor ``Fm7 Bb7``), the raised
-fourth for a minor, half-diminished or diminished chord there (``F#m7b5`` in C).
+step below it; a major chord falling a fifth, I to IV, is no V and keeps its own degree); any
+other root by its degree in the key, with flats for the lowered degrees (bII, bIII, bV, bVI,
+bVII: ``Bbm7b5 Eb7b9 Abmaj7`` in C, the backdoor ``Fm7 Bb7``), the raised fourth for a minor,
+half-diminished or diminished chord there (``F#m7b5`` in C).
 
 ``spell_roots`` reads a progression right to left, so every target is spelled before the chord
 that leads to it. A spelling with a double accidental or an awkward name (Cb, Fb, E#, B#) gives
@@ -27,7 +28,7 @@ SHARP_TRITONE = ("m", "dim")
 # above the target, a second above it (subV, descending diminished), a seventh above it, that
 # is a half step below (leading-tone diminished).
 RESOLUTIONS: tuple[tuple[int, tuple[str, ...], int], ...] = (
-    (5, ("",), 5),                     # any chord falling a fifth: V-I, ii-V, VI-ii
+    (5, ("7", "m"), 5),                # a V or a ii falling a fifth: V-I, ii-V, VI-ii
     (11, ("7", "dim"), 2),             # Db7 C, Ebdim7 Dm7: a half step above, a flat name
     (1, ("dim",), 7),                  # C#dim7 Dm7: a half step below, a sharp name
 )
@@ -69,7 +70,7 @@ def _spell(chord: Chord, pc: int, key: Key, following: Spelled | None) -> Spelle
     if following is not None:
         up = (following.pc - pc) % 12
         for interval, kinds, number in RESOLUTIONS:
-            if up == interval and ("" in kinds or kind in kinds):
+            if up == interval and kind in kinds:
                 spelled = transpose_spelled(following, number, (pc - following.pc) % 12)
                 if _fine(spelled):
                     return spelled
