@@ -296,7 +296,7 @@ def _snap(tick: int) -> int:
 def pieces(duration: int) -> list[tuple[int, str, int, bool]]:
     """``duration`` as written values tied together, longest first (one that leaves a rest
     that can be written); below a 32nd the last value is lengthened to keep the bar exact."""
-    out = []
+    out: list[tuple[int, str, int, bool]] = []
     left = duration
     while left > 0:
         value = next((v for v in VALUES if v[0] <= left and _writable(left - v[0])), None)

@@ -186,6 +186,8 @@ def _tune(title: str, composer: str, key: str | None, music: str) -> Tune:
         if c == "*" and i + 1 < len(music):
             close_bar()
             name = music[i + 1]
+            if repeat_from is not None and repeat_from == len(sections[-1][1]):
+                repeat_from = 0   # "{*A": the repeat opens with the new section
             sections.append(({"i": "Intro", "v": "Verse"}.get(name, name), []))
             i += 2
         elif c == "T" and music[i + 1: i + 3].isdigit():
