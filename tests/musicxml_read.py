@@ -1,6 +1,7 @@
 """MusicXML as notation programs write it back, read for the tests: each measure's chord
 symbols at their beats (root, kind, degrees, bass, and the pitch classes that kind and degrees
-make) and its barline."""
+make) and its barline, the measures in the order they are played (a repeat's measures twice,
+as ireal-musicxml writes an iReal repeat)."""
 
 from __future__ import annotations
 
@@ -38,17 +39,18 @@ def _pc(element: ET.Element | None, prefix: str) -> int | None:
 
 
 def read(xml: str) -> tuple[list[Symbol], int, list[str]]:
-    """(every chord symbol, the number of measures, each measure's right barline style or
-    '') of the first part."""
+    """(every chord symbol, the number of measures played, each played measure's right
+    barline style or '') of the first part; bars numbered as played."""
     root = ET.fromstring(xml.encode("utf-8"))
     part = root.find("part")
     assert part is not None
-    symbols: list[Symbol] = []
-    barlines: list[str] = []
+    measures: list[tuple[list[Symbol], str, bool, bool]] = []   # symbols, style, |: , :|
     divisions, beat_type = 1, 4
-    for number, measure in enumerate(part.findall("measure"), start=1):
+    for measure in part.findall("measure"):
         position = 0
         style = ""
+        forward = backward = False
+        symbols: list[Symbol] = []
         for element in measure:
             if element.tag == "attributes":
                 divisions = int(element.findtext("divisions") or divisions)
@@ -65,7 +67,7 @@ def read(xml: str) -> tuple[list[Symbol], int, list[str]]:
                 if root_pc is None or kind == "none":
                     continue   # N.C.
                 beats = (position + offset) / divisions * beat_type / 4
-                symbols.append(Symbol(number, round(1 + beats, 3), root_pc, kind, degrees,
+                symbols.append(Symbol(0, round(1 + beats, 3), root_pc, kind, degrees,
                                       _pc(element.find("bass"), "bass")))
             elif element.tag == "note" and element.find("chord") is None:
                 position += int(element.findtext("duration") or 0)
@@ -73,7 +75,28 @@ def read(xml: str) -> tuple[list[Symbol], int, list[str]]:
                 position -= int(element.findtext("duration") or 0)
             elif element.tag == "forward":
                 position += int(element.findtext("duration") or 0)
-            elif element.tag == "barline" and element.get("location", "right") == "right":
-                style = (element.findtext("bar-style") or "").strip()
-        barlines.append(style)
-    return symbols, len(barlines), barlines
+            elif element.tag == "barline":
+                repeat = element.find("repeat")
+                if repeat is not None:
+                    forward |= repeat.get("direction") == "forward"
+                    backward |= repeat.get("direction") == "backward"
+                if element.get("location", "right") == "right":
+                    style = (element.findtext("bar-style") or "").strip()
+        measures.append((symbols, style, forward, backward))
+    order: list[int] = []
+    start, repeated, i = 0, set(), 0
+    while i < len(measures):
+        _, _, forward, backward = measures[i]
+        if forward:
+            start = i
+        order.append(i)
+        if backward and i not in repeated:
+            repeated.add(i)
+            i = start
+            continue
+        i += 1
+    played: list[Symbol] = []
+    for bar, index in enumerate(order, start=1):
+        played += [Symbol(bar, s.beat, s.root, s.kind, s.degrees, s.bass)
+                   for s in measures[index][0]]
+    return played, len(order), [measures[index][1] for index in order]
