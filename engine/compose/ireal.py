@@ -15,7 +15,8 @@ document it and its open readers (ireal-musicxml) read it.
   more chords than cells (five in a bar of 4/4) are written comma-parted, in equal parts, and
   reported.
   A bar with no chord of its own repeats the bar before (``x``) when that one is a single chord,
-  else names the chord still sounding.
+  else names the chord still sounding; a bar whose first chord comes after its first beat opens
+  on the chord still sounding (``n``, no chord, at a section's start).
 - Qualities from iReal's list only (``IREAL_QUALITIES``); a quality that is not in it is written
   as the nearest one (``nearest``: the fewest chord tones left out or added, a third or seventh
   weighing three, a tone added twice a tone left out), and each such change is reported.
@@ -164,6 +165,7 @@ def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], No
         if not chords:
             out.append("x" if single else (sounding or "n") + " " * (cells - 1))
             continue
+        previous = sounding
         written = []
         for chord in chords:
             text, changed = ireal_symbol(chord["symbol"])
@@ -186,6 +188,8 @@ def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], No
             row[cell] = text
             taken = cell
         single = len(chords) == 1 and row[0] != " "
+        if row[0] == " ":   # the bar opens on the chord still sounding (none: N.C.)
+            row[0] = previous or "n"
         # A chord right after a chord is parted by a comma (a separator, not a cell).
         out.append("".join(c + ("," if c != " " and k + 1 < cells and row[k + 1] != " " else "")
                            for k, c in enumerate(row)))

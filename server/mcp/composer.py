@@ -105,8 +105,9 @@ GUIDE: dict[str, tuple[str, str]] = {
                   '{"compositionId": "blue-dusk-3f9a2c1b5d7e", "key": "Bb"}'),
     "export": ("Use it to get the piece out: path writes the files (one format: that file; "
                "several: the path with each format's suffix); without path the contents come "
-               "back while the answer stays under 8 KB, the others named with their size. "
-               "play_composition renders and plays instead.",
+               "back while the answer stays under 8 KB, the others named with their size; "
+               "an iReal export adds irealChanges, the chords and key iReal Pro cannot write "
+               "and what it wrote instead. play_composition renders and plays instead.",
                '{"compositionId": "blue-dusk-3f9a2c1b5d7e", "formats": ["musicxml", "midi"], '
                '"path": "blue-dusk.musicxml"}'),
 }
