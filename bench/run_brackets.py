@@ -96,7 +96,7 @@ def main() -> None:
         names = [_target(result, b) for b in result["brackets"] if b["kind"] == "ii-V-I"]
         targets.update(names)
         if song.title in TUNES and song.title not in per_tune:
-            per_tune[song.title] = [f"{result['key']}"] + names
+            per_tune[song.title] = [result['key'], *names]
     elapsed = time.perf_counter() - started
     print(f"ii-V-Is by the brute-force scan: {brute}; found by the brackets: {both} "
           f"({100 * both / brute:.1f} %); brackets ii-V-I in all: {ours}")

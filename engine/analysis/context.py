@@ -31,6 +31,7 @@ FORMS: dict[str, tuple[tuple[int, ...], dict[int, tuple[int, ...]]]] = {
 # a chord in a summary: where it is, what it is, its numeral in context (and the primary scale
 # in context, ``contextScale``); ~80 bytes a chord, so a 36-bar chart stays under 8 KB
 SUMMARY_FIELDS = ("bar", "beat", "chord", "contextNumeral")
+RUNNERS_UP = 3         # keyCandidates: the keys after the chart's
 MODULATION_BARS = 4     # a region this long or longer is a modulation, shorter a tonicization
 
 
@@ -65,11 +66,12 @@ def analyze_chart(chart: Chart, key: Key | None, summary: bool = False) -> dict[
     placed = chart.chords
     heard = [heard_as(p.chord) for p in placed]
     readings = chart_keys([ChartChord(p.bar, p.beat, h) for p, h in zip(placed, heard,
-                                                                         strict=True)])
+                                                                         strict=True)],
+                          best=1 + RUNNERS_UP)
     found = key is None
     if key is None:
         key = parse_key(readings[0].name)
-    runners = [r for r in readings if r.name != key.name][:3]
+    runners = [r for r in readings if r.name != key.name][:RUNNERS_UP]
     brackets = _brackets(heard)
     form = _form(chart, heard, key)
     # each chord's bracket: a dominant has one, and so has the ii before it (held or not)

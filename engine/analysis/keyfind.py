@@ -93,11 +93,13 @@ def scale_weights(mode: str) -> npt.NDArray[np.float64]:
 
 
 def chart_keys(chords: Sequence[ChartChord], beats: int = 4,
-               modes: tuple[str, ...] = ("major", "minor")) -> list[KeyReading]:
-    """Every candidate key of the chart, best first (ties: the earlier mode, the lower
-    tonic). ``chords`` in order; ``beats`` a bar."""
+               modes: tuple[str, ...] = ("major", "minor"), best: int | None = None
+               ) -> list[KeyReading]:
+    """The candidate keys of the chart, best first (ties: the earlier mode, the lower
+    tonic), all of them or the ``best`` few (spelling each costs a scan of the chart).
+    ``chords`` in order; ``beats`` a bar."""
     flat, shares = _shares(chords, beats, modes)
-    order = sorted(range(flat.size), key=lambda i: (-flat[i], i))
+    order = sorted(range(flat.size), key=lambda i: (-flat[i], i))[:best]
     return [KeyReading(_spelling(chords, i % 12, modes[i // 12]), modes[i // 12],
                        round(float(shares[i]), 3)) for i in order]
 
