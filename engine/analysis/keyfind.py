@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -77,7 +77,7 @@ class KeyReading:
                                   "" if self.mode == "major" else " " + self.mode)
 
 
-@lru_cache(maxsize=None)
+@cache
 def scale_weights(mode: str) -> npt.NDArray[np.float64]:
     """How much each pitch class above the tonic belongs to the mode: 1 in its scale, 0.5 for
     the minor key's raised sixth, else 0 (one read-only array per mode)."""
