@@ -37,7 +37,7 @@ def test_ii_v_i_in_c_first_alternative_is_the_tritone_substitute() -> None:
     assert result["key"] == "C"
     assert result["progression"] == ["Dm7", "G7", "Cmaj7"]
     first = result["alternatives"][0]
-    assert list(first) == ["technique", "progression", "changes", "explanation"]
+    assert list(first) == ["technique", "progression", "changes", "explanation", "bars"]
     assert first["technique"] == "tritone_sub"
     assert first["progression"] == ["Dm7", "Db7", "Cmaj7"]
     assert first["changes"] == [{"index": 1, "from": "G7", "to": ["Db7"]}]
@@ -66,10 +66,20 @@ def test_key_defaults_to_c_and_key_context_is_an_alias() -> None:
     assert by_alias["key"] == "F"
 
 
-def test_bar_lines_and_lists_give_the_same_answer() -> None:
+def test_bar_lines_and_lists_give_the_same_chords_on_their_own_bars() -> None:
     as_text = reharmonize({"progression": "| Dm7 G7 | Cmaj7 |", "key": "C"})
     as_list = reharmonize({"progression": ["Dm7", "G7", "Cmaj7"], "key": "C"})
-    assert as_text == as_list
+    assert as_text["progression"] == as_list["progression"]
+    for text, listed in zip(as_text["alternatives"], as_list["alternatives"], strict=True):
+        assert {k: v for k, v in text.items() if k != "bars"} == \
+            {k: v for k, v in listed.items() if k != "bars"}
+    # the list gives each chord a bar; the bar lines put the ii-V in one bar
+    assert as_list["alternatives"][0]["bars"] == [
+        [{"symbol": "Dm7", "beat": 1, "beats": 4}], [{"symbol": "Db7", "beat": 1, "beats": 4}],
+        [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]]
+    assert as_text["alternatives"][0]["bars"] == [
+        [{"symbol": "Dm7", "beat": 1, "beats": 2}, {"symbol": "Db7", "beat": 3, "beats": 2}],
+        [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]]
 
 
 def test_list_items_are_echoed_trimmed() -> None:
@@ -144,7 +154,7 @@ def test_bad_key_is_invalid_key() -> None:
 
 @pytest.mark.parametrize(("progression", "key", "expected"), [
     ("Gm7 C7 Fmaj7", "F", "Gm7 Gb7 Fmaj7"),             # Gb7, not F#7: bII of F
-    ("Fm7 Bb7 Ebmaj7", "Eb", "Fm7 E7 Ebmaj7"),          # E7 reads better than Fb7
+    ("Fm7 Bb7 Ebmaj7", "Eb", "Fm7 Fb7 Ebmaj7"),         # bII7 of Eb, as analyze names it
     ("Bm7b5 E7b9 Am", "Am", "Bm7b5 Bb7 Am"),            # minor key
     ("Em7b5 A7 Dm6", "Dm", "Em7b5 Eb7 Dm6"),
     ("A7 D7 G7 Cmaj7", "C", "Eb7 D7 Db7 Cmaj7"),        # every other dominant: a chromatic line
@@ -193,8 +203,8 @@ def test_ii_v_insertion_stays_silent(progression: str, key: str) -> None:
     ("Cmaj7 Fmaj7 G7 Cmaj7", "C", "Cmaj7 Fm7 G7 Cmaj7"),
     ("Cmaj7 Am7 Dm7 G7", "C", "Cmaj7 Abmaj7 Dm7b5 G7"),
     ("D G A7 D", "D", "D Gm A7 D"),
-    ("Am Dm E7 Am", "Am", "Am D E7 A"),                  # IV of A major, picardy third
-    ("Em C Am B7 Em", "Em", "Em C A B7 E"),
+    ("Am Dm E7 Am", "Am", "Am D7 E7 A"),                 # dorian IV7, picardy third
+    ("Em C Am B7 Em", "Em", "Em C A7 B7 E"),
     ("Gbmaj7 Ebm7 Abm7 Db7", "Gb", "Gbmaj7 Dmaj7 Abm7b5 Db7"),  # bVI is D, not Ebb
     # A kept root keeps the user's spelling, even against the key's (Em7, not Fbm7, in Cb).
     ("Cbmaj7 Emaj7 Gb7 Cbmaj7", "Cb", "Cbmaj7 Em7 Gb7 Cbmaj7"),
@@ -369,7 +379,8 @@ def test_coltrane_changes_stay_silent(progression: str, key: str) -> None:
     ("Dm7 G7 Cmaj7", "Am", "Fm7 Bb7 Cmaj7"),
     # One family for both chords: Em7 A7, not Fbm7 A7 (nor the unreadable Fbm7 Bbb7).
     ("Dbm7 Gb7 Cbmaj7", "Cb", "Em7 A7 Cbmaj7"),
-    ("Abm7 Db7 Gbmaj7", "Gb", "Bm7 E7 Gbmaj7"),
+    # iv7 and bVII7 of Gb on their own letters, as analyze names them (not Bm7 E7).
+    ("Abm7 Db7 Gbmaj7", "Gb", "Cbm7 Fb7 Gbmaj7"),
     ("Gb7 Cbmaj7", "Cb", "A7 Cbmaj7"),
 ])
 def test_backdoor(progression: str, key: str, expected: str) -> None:

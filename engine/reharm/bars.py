@@ -1,0 +1,86 @@
+"""Bars in, bars out (API.md §6): the input's chords placed in their bars, and an alternative
+laid back on the same bars.
+
+A string with ``|`` bar lines is read as ``analyze`` reads a chart (``engine.analysis.chart``):
+the chords of a bar share it, the first ones longer (three in 4/4: two beats, one, one). A
+string without any ``|``, or a list of symbols, gives each chord a bar. An alternative keeps
+the input's time: a change's chords share the time of the chord(s) they stand for (an inserted
+chord takes its equal share of its host's time, on the beat when the host has a beat for each,
+else on halves, quarters...), so the bars of every alternative sum to the input's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from engine.analysis.chart import BEATS, bars_of
+from engine.chords import split_progression
+from engine.errors import InvalidRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """One input chord's place: its bar (0-based), where it starts in the bar (beats from the
+    downbeat) and how long it lasts (beats)."""
+
+    bar: int
+    start: Fraction
+    beats: Fraction
+
+
+def read_bars(value: Any, field: str = "progression") -> tuple[list[str], list[Timed], int]:
+    """(symbols as written, each one's time, number of bars) of a ``progression`` field."""
+    if isinstance(value, str) and "|" in value:
+        rows = bars_of(value, field)
+    else:
+        rows = [[symbol] for symbol in split_progression(value, field=field)]
+    symbols: list[str] = []
+    times: list[Timed] = []
+    for bar, row in enumerate(rows):
+        if len(row) > BEATS:
+            raise InvalidRequest(f"bar {bar + 1} of '{field}' has {len(row)} chords but only "
+                                 f"{BEATS} beats", field=field)
+        for symbol, (start, beats) in zip(row, shares(Fraction(BEATS), len(row)), strict=True):
+            symbols.append(symbol)
+            times.append(Timed(bar, start, beats))
+    return symbols, times, len(rows)
+
+
+def shares(total: Fraction, n: int) -> list[tuple[Fraction, Fraction]]:
+    """(start, length) of ``n`` chords sharing ``total`` beats: equal when the time divides,
+    else the first ones longer, on the finest grid of beats, halves, quarters... that gives each
+    chord at least one step (four beats for three chords: 2, 1, 1; one beat for two: ½, ½)."""
+    unit = Fraction(1)
+    while total / unit < n:
+        unit /= 2
+    steps = int(total / unit)
+    marks = [-(-i * steps // n) for i in range(n + 1)]  # ceil(i * steps / n), as a chart places
+    return [(marks[i] * unit, (marks[i + 1] - marks[i]) * unit) for i in range(n)]
+
+
+def _number(x: Fraction) -> int | float:
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def lay_out(times: Sequence[Timed], n_bars: int,
+            groups: Sequence[tuple[int, int, Sequence[str]]]) -> list[list[dict[str, Any]]]:
+    """The bars of an alternative. ``groups``: (first input index, last input index, the chords
+    that share their time), in order and covering every input chord once. A chord that would
+    cross a bar line is written again at the top of the next bar, as a chart writes a held
+    chord."""
+    bars: list[list[dict[str, Any]]] = [[] for _ in range(n_bars)]
+    for first, last, chords in groups:
+        origin = times[first].bar * BEATS + times[first].start
+        total = sum((times[i].beats for i in range(first, last + 1)), Fraction(0))
+        for symbol, (start, beats) in zip(chords, shares(total, len(chords)), strict=True):
+            at, left = origin + start, beats
+            while left > 0:
+                bar, beat = divmod(at, BEATS)
+                length = min(left, BEATS - beat)
+                bars[int(bar)].append({"symbol": symbol, "beat": _number(beat + 1),
+                                       "beats": _number(length)})
+                at, left = at + length, left - length
+    return bars
