@@ -6,14 +6,14 @@ the chords of a bar share it, the first ones longer (three in 4/4: two beats, on
 string without any ``|``, or a list of symbols, gives each chord a bar. An alternative keeps
 the input's time: a change's chords share the time of the chord(s) they stand for (an inserted
 chord takes its equal share of its host's time, on the beat when the host has a beat for each,
-else on halves, quarters...), so the bars of every alternative sum to the input's.
+else on halves, quarters...), so the bars of every alternative sum to the input's. Times are
+floats whose fractions are halves, quarters...: exact in binary, so the sums are exact.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from engine.analysis.chart import BEATS, bars_of
@@ -27,8 +27,9 @@ class Timed:
     downbeat) and how long it lasts (beats)."""
 
     bar: int
-    start: Fraction
-    beats: Fraction
+    start: float
+    beats: float
+    written: tuple[int | float, int | float]   # (beat 1-based, beats) as the answer writes them
 
 
 def read_bars(value: Any, field: str = "progression") -> tuple[list[str], list[Timed], int]:
@@ -43,17 +44,17 @@ def read_bars(value: Any, field: str = "progression") -> tuple[list[str], list[T
         if len(row) > BEATS:
             raise InvalidRequest(f"bar {bar + 1} of '{field}' has {len(row)} chords but only "
                                  f"{BEATS} beats", field=field)
-        for symbol, (start, beats) in zip(row, shares(Fraction(BEATS), len(row)), strict=True):
+        for symbol, (start, beats) in zip(row, shares(float(BEATS), len(row)), strict=True):
             symbols.append(symbol)
-            times.append(Timed(bar, start, beats))
+            times.append(Timed(bar, start, beats, (_number(start + 1), _number(beats))))
     return symbols, times, len(rows)
 
 
-def shares(total: Fraction, n: int) -> list[tuple[Fraction, Fraction]]:
+def shares(total: float, n: int) -> list[tuple[float, float]]:
     """(start, length) of ``n`` chords sharing ``total`` beats: equal when the time divides,
     else the first ones longer, on the finest grid of beats, halves, quarters... that gives each
     chord at least one step (four beats for three chords: 2, 1, 1; one beat for two: ½, ½)."""
-    unit = Fraction(1)
+    unit = 1.0
     while total / unit < n:
         unit /= 2
     steps = int(total / unit)
@@ -61,8 +62,8 @@ def shares(total: Fraction, n: int) -> list[tuple[Fraction, Fraction]]:
     return [(marks[i] * unit, (marks[i + 1] - marks[i]) * unit) for i in range(n)]
 
 
-def _number(x: Fraction) -> int | float:
-    return int(x) if x.denominator == 1 else float(x)
+def _number(x: float) -> int | float:
+    return int(x) if x.is_integer() else x
 
 
 def lay_out(times: Sequence[Timed], n_bars: int,
@@ -73,8 +74,12 @@ def lay_out(times: Sequence[Timed], n_bars: int,
     chord."""
     bars: list[list[dict[str, Any]]] = [[] for _ in range(n_bars)]
     for first, last, chords in groups:
+        if first == last and len(chords) == 1:  # a chord in its own time, as read
+            t = times[first]
+            bars[t.bar].append({"symbol": chords[0], "beat": t.written[0], "beats": t.written[1]})
+            continue
         origin = times[first].bar * BEATS + times[first].start
-        total = sum((times[i].beats for i in range(first, last + 1)), Fraction(0))
+        total = sum(times[i].beats for i in range(first, last + 1))
         for symbol, (start, beats) in zip(chords, shares(total, len(chords)), strict=True):
             at, left = origin + start, beats
             while left > 0:

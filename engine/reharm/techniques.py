@@ -43,6 +43,7 @@ from engine.reharm.context import (
     chain_start,
     fifth_above,
     ii_of,
+    read_slot,
     resolution,
     tonicised,
 )
@@ -231,10 +232,13 @@ def modal_interchange(ctx: Context) -> list[Change]:
             continue
         shift, qualities, final_only = rule
         if s.chord.quality not in qualities or (final_only and (i != last or ctx.modal)) \
-                or (s.degree != 1 and tonicised(ctx, i)):
+                or (s.degree != 1 and (tonicised(ctx, i) or i in ctx.arrivals)):
             continue
         new = _requality(s, qualities[s.chord.quality]) if shift == rules.SAME_ROOT \
             else _sym(_above(s.root, shift), qualities[s.chord.quality], ctx.key)
+        if i > 0 and ctx.slots[i - 1].family == "dominant" and ctx.slots[i - 1].pc == s.pc \
+                and read_slot(new, ctx.key.name).family == "dominant":
+            continue  # E9 Em9 keeps its Em9: the borrowed E9 would only repeat the E9
         source = f"{tonic} {rules.BORROWED_FROM[(ctx.key.mode, s.degree)]}"
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {source}"))
     return out
@@ -254,20 +258,23 @@ def secondary_dominants(ctx: Context) -> list[Change]:
         if not (t.target and t.degree not in (None, 1) and s.replaceable and s.diatonic) \
                 or i + 1 in moved:
             continue
+        before = ctx.slots[i - 1] if i > 0 else None
         if fifth_above(s, t):
             if s.family == "dominant":
                 continue  # already the V7 of its target
+            root = s.root
             new = _requality(s, rules.DOMINANT_QUALITY)  # same root: Am7 -> A7 before Dm7
         elif s.degree != 1:
             root = _above(t.root, rules.FIFTH_UP)
-            before = ctx.slots[i - 1] if i > 0 else None
-            if i in ctx.arrivals or s.pc == t.pc or \
-                    (before is not None and before.family == "dominant" and before.pc == root.pc):
+            if i in ctx.arrivals or s.pc == t.pc:
                 continue
             new = _sym(root, rules.DOMINANT_QUALITY, ctx.key)
-            moved.add(i)
         else:
             continue  # the tonic only turns into its own dominant seventh (I7 -> IV)
+        if before is not None and before.family == "dominant" and before.pc == root.pc:
+            continue  # D7 | Dm7 G7 keeps its Dm7: D7 D7 G7 would only repeat the D7
+        if root.pc != s.pc:
+            moved.add(i)
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, the V7 of {t.symbol}"))
     return out
 
