@@ -222,7 +222,7 @@ def modal_interchange(ctx: Context) -> list[Change]:
         if not (s.replaceable and s.diatonic and s.degree is not None):
             continue
         assert s.chord is not None
-        if i in ctx.iis:
+        if i in ctx.iis and not (tonicised(ctx, i) or i in ctx.arrivals):
             change = _borrowed_ii(ctx, i)
             if change is not None:
                 out.append(change)
@@ -399,10 +399,11 @@ def related_ii(ctx: Context) -> list[Change]:
         before = slots[d - 1] if d > 0 else None
         if before is not None and (before.pc == v.pc or d - 1 in ctx.iis):
             continue
-        t = slots[(d + 1) % len(slots)]
-        if len(slots) > 1 and t.pc >= 0 and (v.pc - t.pc) % 12 == 1:
+        # where the dominant goes, past the bars it is held for (G7 | G7 | Cm7)
+        t = next((x for x in (*slots[d + 1:], *slots[:d]) if x.pc != v.pc), v)
+        if t.pc >= 0 and (v.pc - t.pc) % 12 == 1:
             continue
-        mode = "minor" if resolution(ctx, d) is not None and t.family == "minor" else "major"
+        mode = "minor" if fifth_above(v, t) and t.family == "minor" else "major"
         ii = _sym(_spell(v.root, (rules.RELATED_II,), ctx.key)[0],
                   rules.RELATED_II_QUALITY[mode], ctx.key)
         out.append(Change(d, (ii, v.symbol), f"{v.symbol} is preceded by its related ii, {ii}"))
