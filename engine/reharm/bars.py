@@ -66,20 +66,34 @@ def _number(x: float) -> int | float:
     return int(x) if x.is_integer() else x
 
 
-def lay_out(times: Sequence[Timed], n_bars: int,
-            groups: Sequence[tuple[int, int, Sequence[str]]]) -> list[list[dict[str, Any]]]:
-    """The bars of an alternative. ``groups``: (first input index, last input index, the chords
-    that share their time), in order and covering every input chord once. A chord that would
+def placed(symbols: Sequence[str], times: Sequence[Timed]) -> list[dict[str, Any]]:
+    """Each input chord as the answer's bars write it, in its own time."""
+    return [{"symbol": s, "beat": t.written[0], "beats": t.written[1]}
+            for s, t in zip(symbols, times, strict=True)]
+
+
+def lay_out(times: Sequence[Timed], kept: Sequence[dict[str, Any]], n_bars: int,
+            spans: Sequence[tuple[int, int, Sequence[str]]]) -> list[list[dict[str, Any]]]:
+    """The bars of an alternative. ``kept``: every input chord in its own time (``placed``);
+    ``spans``: (first input index, last input index, the chords that share their time), in
+    order, not overlapping; the input chords outside them stay as they are. A chord that would
     cross a bar line is written again at the top of the next bar, as a chart writes a held
     chord."""
     bars: list[list[dict[str, Any]]] = [[] for _ in range(n_bars)]
-    for first, last, chords in groups:
-        if first == last and len(chords) == 1:  # a chord in its own time, as read
+    i = 0
+    for first, last, chords in (*spans, (len(times), len(times), ())):
+        for j in range(i, first):
+            bars[times[j].bar].append(kept[j].copy())
+        i = last + 1
+        if first == last and len(chords) == 1:  # one chord for one: the same time
             t = times[first]
-            bars[t.bar].append({"symbol": chords[0], "beat": t.written[0], "beats": t.written[1]})
+            bars[t.bar].append({"symbol": chords[0], "beat": t.written[0],
+                                "beats": t.written[1]})
+            continue
+        if not chords:
             continue
         origin = times[first].bar * BEATS + times[first].start
-        total = sum(times[i].beats for i in range(first, last + 1))
+        total = sum(times[k].beats for k in range(first, last + 1))
         for symbol, (start, beats) in zip(chords, shares(total, len(chords)), strict=True):
             at, left = origin + start, beats
             while left > 0:

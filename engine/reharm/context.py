@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from engine.analysis import CLASSES, quality_class, role_of
 from engine.analysis.context import find_brackets
@@ -91,7 +92,7 @@ def analyse(symbols: list[str], key: Key, n_bars: int | None = None) -> Context:
     played = [i for i, s in enumerate(slots) if s.chord is not None]
     iis: set[int] = set()
     arrivals: set[int] = set()
-    for b in find_brackets([heard_as(slots[i].chord) for i in played]):  # type: ignore[arg-type]
+    for b in find_brackets([heard_as(slots[i].chord) for i in played]):
         if b.start != b.dominant:
             iis.add(played[b.start])
         if b.target is not None and b.arrives != "deceptive":
@@ -106,7 +107,7 @@ def _modal(slots: tuple[Slot, ...], n_bars: int) -> bool:
     three chords)."""
     if any(s.family == "dominant" for s in slots):
         return False
-    held = 1 + sum(1 for a, b in zip(slots, slots[1:], strict=False) if a.symbol != b.symbol)
+    held = 1 + sum(1 for a, b in pairwise(slots) if a.symbol != b.symbol)
     return n_bars >= rules.MODAL_BARS_PER_CHORD * held
 
 

@@ -35,7 +35,7 @@ from engine.chords import (
 )
 from engine.errors import InvalidRequest
 from engine.reharm import rules
-from engine.reharm.bars import Timed, lay_out, read_bars
+from engine.reharm.bars import Timed, lay_out, placed, read_bars
 from engine.reharm.context import (
     Context,
     Slot,
@@ -248,9 +248,10 @@ def secondary_dominants(ctx: Context) -> list[Change]:
     # Right to left: a chord whose root moves cannot also be the target of the chord before it
     # (Dm7 Em7 Fmaj7 G7 gives B7 Em7 D7 G7), while a same-root change keeps the chain of
     # fifths intact (Am7 Dm7 G7 gives A7 D7 G7).
-    # A chord whose root would move is kept when it is an arrival (Stella's Cm7 after G7) or
-    # the first bar of a held chord (where that chord arrives), and when its new dominant is
-    # the chord already before it (Oleo's bridge C7 | C7 | F7 | F7 keeps its F7).
+    # A chord whose root would move is kept when it is an arrival (Stella's Cm7 after G7), the
+    # ii of a ii-V (or ii-subV), or the first bar of a held chord (where that chord arrives);
+    # and no chord becomes the dominant already before it (Oleo's bridge C7 | C7 | F7 | F7
+    # keeps its F7).
     out: list[Change] = []
     moved: set[int] = set()
     for i in reversed(range(len(ctx.slots) - 1)):
@@ -266,7 +267,7 @@ def secondary_dominants(ctx: Context) -> list[Change]:
             new = _requality(s, rules.DOMINANT_QUALITY)  # same root: Am7 -> A7 before Dm7
         elif s.degree != 1:
             root = _above(t.root, rules.FIFTH_UP)
-            if i in ctx.arrivals or s.pc == t.pc:
+            if i in ctx.arrivals or i in ctx.iis or s.pc == t.pc:
                 continue
             new = _sym(root, rules.DOMINANT_QUALITY, ctx.key)
         else:
@@ -439,36 +440,31 @@ def _requested_techniques(req: dict[str, Any]) -> frozenset[str]:
     return frozenset(value)
 
 
-def _groups(symbols: list[str], changes: list[Change]) -> list[tuple[int, int, list[str]]]:
-    """(first, last input index, the chords sharing their time) covering the input once."""
-    by_index = {c.index: c for c in changes}
-    starts = {c.first: c for c in changes if c.first is not None}
-    groups = []
-    i = 0
-    while i < len(symbols):
-        change = starts.get(i)
-        if change is not None and change.first is not None:
-            groups.append((i, change.index, [*symbols[i:change.index], *change.to]))
-            i = change.index + 1
-            continue
-        own = by_index.get(i)
-        groups.append((i, i, list(own.to) if own is not None else [symbols[i]]))
-        i += 1
-    return groups
-
-
-def _alternative(technique: str, symbols: list[str], times: list[Timed], n_bars: int,
-                 changes: list[Change]) -> dict[str, Any]:
+def _alternative(technique: str, symbols: list[str], times: list[Timed],
+                 kept: list[dict[str, Any]], n_bars: int, changes: list[Change]
+                 ) -> dict[str, Any]:
     changes = sorted(changes, key=lambda c: c.index)
-    groups = _groups(symbols, changes)
+    # each change with the input chords whose time its chords share (the ii of a Coltrane
+    # cycle stays first)
+    spans = []
+    for c in changes:
+        first = c.index if c.first is None else c.first
+        spans.append((first, c.index, (*symbols[first:c.index], *c.to)))
+    progression: list[str] = []
+    i = 0
+    for first, last, chords in spans:
+        progression += symbols[i:first]
+        progression += chords
+        i = last + 1
+    progression += symbols[i:]
     clauses = list(dict.fromkeys(c.clause for c in changes if c.clause))  # each reason once
     return {
         "technique": technique,
-        "progression": [sym for _, _, chords in groups for sym in chords],
+        "progression": progression,
         "changes": [{"index": c.index, "from": symbols[c.index], "to": list(c.to)}
                     for c in changes],
         "explanation": "; ".join(clauses) + ".",
-        "bars": lay_out(times, n_bars, groups),
+        "bars": lay_out(times, kept, n_bars, spans),
     }
 
 
@@ -483,10 +479,11 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     key = parse_key(get_str(req, "key", default="C", max_len=MAX_SYMBOL, aliases=("keyContext",)))
     wanted = _requested_techniques(req)
     ctx = analyse(symbols, key, n_bars)
+    kept = placed(symbols, times)
     alternatives = []
     for name, technique in TECHNIQUE_FUNCTIONS.items():
         if name in wanted:
             changes = technique(ctx)
             if changes:
-                alternatives.append(_alternative(name, symbols, times, n_bars, changes))
+                alternatives.append(_alternative(name, symbols, times, kept, n_bars, changes))
     return {"key": key.name, "progression": symbols, "alternatives": alternatives}
