@@ -487,3 +487,70 @@ def test_dominant_chain_never_replaces_the_goal_of_a_written_dominant() -> None:
     result = reharmonize({"progression": bridge, "key": "Ab", "techniques": ["dominant_chain"]})
     changed = {c["index"] for a in result["alternatives"] for c in a["changes"]}
     assert 6 not in changed
+
+
+# --- related_ii -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("progression", "key", "expected"), [
+    ("D7 | G7 | Cmaj7", "C", "Am7 D7 Dm7 G7 Cmaj7"),       # the first reharmonization taught
+    ("Cmaj7 | E7 | Am7", "C", "Cmaj7 Bm7b5 E7 Am7"),        # into a minor chord: iiø7
+    ("Cmaj7 | E7 | E7 | Am7", "C", "Cmaj7 Bm7b5 E7 E7 Am7"),  # held: looks past the bars
+    ("Dm7 G7 | Cmaj7", "C", None),                          # G7 already has its ii
+    ("C7 | F7 | C7 | C7", "C", "C7 Cm7 F7 C7 C7"),          # the blues's I7 takes none
+    ("Dm7 Db7 | Cmaj7", "C", None),                         # a tritone substitute takes none
+])
+def test_related_ii(progression: str, key: str, expected: str | None) -> None:
+    assert changed(progression, key, "related_ii") == expected
+
+
+def test_related_ii_shares_its_dominants_bar() -> None:
+    alt = alternative("D7 | D7 | G7 | G7", "C", "related_ii")
+    assert alt is not None
+    assert alt["changes"] == [{"index": 0, "from": "D7", "to": ["Am7", "D7"]},
+                              {"index": 2, "from": "G7", "to": ["Dm7", "G7"]}]
+    assert [[(c["symbol"], c["beat"], c["beats"]) for c in bar] for bar in alt["bars"]] == [
+        [("Am7", 1, 2), ("D7", 3, 2)], [("D7", 1, 4)], [("Dm7", 1, 2), ("G7", 3, 2)],
+        [("G7", 1, 4)]]
+
+
+# --- bars -----------------------------------------------------------------------------------
+
+def test_a_ii_v_inserted_into_one_beat_takes_a_half_and_two_quarters() -> None:
+    alt = alternative("Cmaj7 Cmaj7 Cmaj7 Am7 | Dm7 G7 | Cmaj7", "C", "ii_v_insertion")
+    assert alt is not None
+    assert [(c["symbol"], c["beat"], c["beats"]) for c in alt["bars"][0]] == [
+        ("Cmaj7", 1, 1), ("Cmaj7", 2, 1), ("Cmaj7", 3, 0.5), ("Bm7b5", 3.5, 0.25),
+        ("E7b9", 3.75, 0.25), ("Am7", 4, 1)]
+    assert alt["bars"][1:] == [
+        [{"symbol": "Dm7", "beat": 1, "beats": 2}, {"symbol": "G7", "beat": 3, "beats": 2}],
+        [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]]
+
+
+def test_coltrane_cycle_in_a_one_bar_ii_v_shares_that_bar() -> None:
+    alt = alternative("Dm7 G7 | Cmaj7", "C", "coltrane_changes")
+    assert alt is not None
+    assert [c["symbol"] for c in alt["bars"][0]] == ["Dm7", "Eb7", "Abmaj7", "B7", "Emaj7", "G7"]
+    assert [c["beats"] for c in alt["bars"][0]] == [1, 0.5, 0.5, 1, 0.5, 0.5]
+    assert alt["bars"][1] == [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]
+
+
+def test_three_chords_in_a_bar_take_two_one_one_beats() -> None:
+    alt = alternative("Cmaj7 Dm7 G7 | Cmaj7", "C", "tritone_sub")
+    assert alt is not None
+    assert alt["bars"][0] == [{"symbol": "Cmaj7", "beat": 1, "beats": 2},
+                              {"symbol": "Dm7", "beat": 3, "beats": 1},
+                              {"symbol": "Db7", "beat": 4, "beats": 1}]
+
+
+def test_five_chords_in_a_bar_is_invalid_request() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        reharmonize({"progression": "C Dm Em F G | C"})
+    assert err.value.field == "progression"
+
+
+def test_a_modal_vamp_gets_no_cadence_and_no_picardy_third() -> None:
+    vamp = "Dm7 | Dm7 | Dm7 | Dm7 | Ebm7 | Ebm7 | Ebm7 | Ebm7 | Dm7 | Dm7 | Dm7 | Dm7"
+    assert alternative(vamp, "Dm", "ii_v_insertion") is None
+    assert alternative(vamp, "Dm", "modal_interchange") is None
+    # the same minor tonic after a cadence does take the picardy third
+    assert changed("Dm | Em7b5 A7 | Dm", "Dm", "modal_interchange") == "Dm Em7b5 A7 D"
