@@ -141,7 +141,9 @@ def measure(limit: int | None) -> dict[str, Any]:
                                 count("ii_replaced", title, technique, old, to)
                                 if technique == "modal_interchange":
                                     counts["ii_replaced_modal_interchange"] += 1
-                    if first != old and position > 0 and kind(first)[1] == "dominant":
+                    held = i > 0 and symbols[i - 1] == old and by_index.get(i - 1) == to
+                    if first != old and position > 0 and kind(first)[1] == "dominant" \
+                            and not held:  # a held chord changed alike in each bar is one
                         before = new[position - 1]
                         if kind(before)[1] == "dominant" and kind(before)[0] == kind(first)[0]:
                             count("repeats_dominant", title, technique, old, to)
