@@ -170,6 +170,7 @@ def test_tritone_sub(progression: str, key: str, expected: str) -> None:
     ("Cmaj7 Fmaj7 Em7 Am7", "C"),   # no dominant at all
     ("Cmaj7 G7 Am7", "C"),          # deceptive: G7 does not resolve down a fifth
     ("Dm7 G7/B Cmaj7", "C"),        # the user's bass line is kept
+    ("Ab7 D7 Gmaj7", "G"),          # Ab7 Ab7 Gmaj7 would only repeat the dominant before it
 ])
 def test_tritone_sub_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "tritone_sub") is None
@@ -554,3 +555,9 @@ def test_a_modal_vamp_gets_no_cadence_and_no_picardy_third() -> None:
     assert alternative(vamp, "Dm", "modal_interchange") is None
     # the same minor tonic after a cadence does take the picardy third
     assert changed("Dm | Em7b5 A7 | Dm", "Dm", "modal_interchange") == "Dm Em7b5 A7 D"
+
+
+def test_backdoor_never_repeats_the_dominant_before_it() -> None:
+    # Bb7 G7 Cmaj7: the backdoor Bb7 is already there before G7.
+    assert alternative("Bb7 G7 Cmaj7", "C", "backdoor") is None
+    assert changed("Fmaj7 G7 Cmaj7", "C", "backdoor") == "Fmaj7 Bb7 Cmaj7"

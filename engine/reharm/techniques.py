@@ -144,7 +144,13 @@ def _requality(s: Slot, quality: str) -> str:
     return s.root.name + quality
 
 
-# --- the eight techniques -------------------------------------------------------------------
+def _repeats(ctx: Context, i: int, pc: int) -> bool:
+    """A new dominant on ``pc`` at ``i`` would only repeat the dominant written before it (Oleo's
+    bridge C7 | C7 | F7 would become C7 | C7 | C7)."""
+    return i > 0 and ctx.slots[i - 1].family == "dominant" and ctx.slots[i - 1].pc == pc
+
+
+# --- the nine techniques --------------------------------------------------------------------
 
 def tritone_sub(ctx: Context) -> list[Change]:
     # Right to left, and never both a dominant and the chord it resolves to: each substitute
@@ -158,8 +164,10 @@ def tritone_sub(ctx: Context) -> list[Change]:
         if j is None or not s.replaceable or j in taken or i in fed:
             continue
         assert s.chord is not None
-        new = _sym(_above(s.root, rules.TRITONE), rules.TRITONE_QUALITY.get(s.chord.quality, "7"),
-                   ctx.key)
+        sub = _above(s.root, rules.TRITONE)
+        if _repeats(ctx, i, sub.pc):
+            continue
+        new = _sym(sub, rules.TRITONE_QUALITY.get(s.chord.quality, "7"), ctx.key)
         tritone = f"{s.chord.tone('3')}–{s.chord.tone('b7')}"
         out.append(Change(i, (new,), f"{new} replaces {s.symbol}, sharing its tritone {tritone} "
                                      f"and resolving down a half step to {ctx.slots[j].symbol}"))
@@ -259,7 +267,6 @@ def secondary_dominants(ctx: Context) -> list[Change]:
         if not (t.target and t.degree not in (None, 1) and s.replaceable and s.diatonic) \
                 or i + 1 in moved:
             continue
-        before = ctx.slots[i - 1] if i > 0 else None
         if fifth_above(s, t):
             if s.family == "dominant":
                 continue  # already the V7 of its target
@@ -272,7 +279,7 @@ def secondary_dominants(ctx: Context) -> list[Change]:
             new = _sym(root, rules.DOMINANT_QUALITY, ctx.key)
         else:
             continue  # the tonic only turns into its own dominant seventh (I7 -> IV)
-        if before is not None and before.family == "dominant" and before.pc == root.pc:
+        if _repeats(ctx, i, root.pc):
             continue  # D7 | Dm7 G7 keeps its Dm7: D7 D7 G7 would only repeat the D7
         if root.pc != s.pc:
             moved.add(i)
@@ -362,7 +369,7 @@ def backdoor(ctx: Context) -> list[Change]:
                                         f"the backdoor iv7-bVII7 that resolves up a whole "
                                         f"step to {target.symbol}"))
             out.append(Change(d, (bvii,), ""))
-        else:
+        elif not _repeats(ctx, d, bvii_root.pc):
             out.append(Change(d, (bvii,), f"{v.symbol} becomes {bvii}, the backdoor dominant "
                                           f"that resolves up a whole step to {target.symbol}"))
     return out
