@@ -203,3 +203,13 @@ def test_oleo_tritone_substitute_of_f7_is_cb7() -> None:
     assert alt is not None
     assert ["Cb7"] in changes_at(alt, "F7") and "B7" not in alt["progression"]
     assert analyze({"chord": "Cb7", "key": "Bb"})["numeral"] == "bII7"
+
+
+@needs_corpus
+def test_israel_line_cliche_keeps_its_moving_voice() -> None:
+    # Gm Gm/maj7 Gm7 Gm6: the inner line G F# F E is the point; Gm7 and Gm6 became G7 G7.
+    chords = input_chords("Israel")
+    line = {i for i, s in enumerate(chords) if s in ("Gm", "Gm/maj7", "Gm7", "Gm6")}
+    assert len(line) >= 4
+    alt = alternative("Israel", "modal_interchange")
+    assert alt is None or all(c["index"] not in line for c in alt["changes"])

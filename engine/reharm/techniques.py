@@ -43,7 +43,6 @@ from engine.reharm.context import (
     chain_start,
     fifth_above,
     ii_of,
-    read_slot,
     resolution,
     tonicised,
 )
@@ -244,9 +243,9 @@ def modal_interchange(ctx: Context) -> list[Change]:
             continue
         new = _requality(s, qualities[s.chord.quality]) if shift == rules.SAME_ROOT \
             else _sym(_above(s.root, shift), qualities[s.chord.quality], ctx.key)
-        if i > 0 and ctx.slots[i - 1].family == "dominant" and ctx.slots[i - 1].pc == s.pc \
-                and read_slot(new, ctx.key.name).family == "dominant":
-            continue  # E9 Em9 keeps its Em9: the borrowed E9 would only repeat the E9
+        if any(0 <= j < len(ctx.slots) and ctx.slots[j].pc == s.pc
+               and ctx.slots[j].symbol != s.symbol for j in (i - 1, i + 1)):
+            continue  # a line on one root (Gm Gm(maj7) Gm7 Gm6, E9 Em9) keeps its moving voice
         source = f"{tonic} {rules.BORROWED_FROM[(ctx.key.mode, s.degree)]}"
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {source}"))
     return out
