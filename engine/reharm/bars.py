@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.analysis.chart import BEATS, bars_of
+from engine.analysis import BEATS, bars_of
 from engine.chords import split_progression
 from engine.errors import InvalidRequest
 

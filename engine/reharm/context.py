@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from engine.analysis import CLASSES, quality_class, role_of
-from engine.analysis.context import find_brackets
-from engine.analysis.readings import heard_as
+from engine.analysis import CLASSES, find_brackets, heard_as, quality_class, role_of
 from engine.chords import NO_CHORD, Chord, Key, PitchClass, Spelled, parse, parse_key
 from engine.reharm import rules
 
