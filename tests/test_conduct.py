@@ -81,11 +81,44 @@ def chord_starts(result: dict[str, Any]) -> list[tuple[int, str]]:
             for c in result["chords"]]
 
 
+PUSH = 240    # a comper voices the coming chord up to an eighth before it (arrange.ANTICIPATION)
+
+
 def harmony_fits_the_chords(result: dict[str, Any]) -> None:
+    """Every harmony note is a tone of the chord it sounds over, or, for a push, of the chord
+    that starts within an eighth after it; and every chord of the lead sheet is voiced."""
     for e in result["lanes"]["harmony"]:
-        symbol = chord_at(result, e["tick"])
-        assert symbol != "NC"
-        assert e["pitch"] % 12 in parse(symbol).pcs, (symbol, e)
+        symbols = {chord_at(result, e["tick"]), chord_at(result, e["tick"] + PUSH)}
+        assert any(s != "NC" and e["pitch"] % 12 in parse(s).pcs for s in symbols), (symbols, e)
+    assert unvoiced_chords(result) == []
+
+
+def chord_spans(result: dict[str, Any]) -> list[tuple[int, int, str]]:
+    """(start tick, end tick, symbol) of every chord of the ``chords`` list."""
+    starts = chord_starts(result)
+    num, den = (int(x) for x in result["conductor"]["timeSignature"].split("/"))
+    end = result["conductor"]["bars"] * 480 * 4 * num // den
+    return [(s, starts[i + 1][0] if i + 1 < len(starts) else end, sym)
+            for i, (s, sym) in enumerate(starts)]
+
+
+def unvoiced_chords(result: dict[str, Any]) -> list[tuple[int, str]]:
+    """The chords no harmony hit sounds: a hit (the notes struck at one tick) voices a chord
+    when it starts inside it or up to an eighth before it (a push), sounds into it and has
+    only the chord's tones."""
+    hits: dict[int, tuple[set[int], int]] = {}
+    for e in result["lanes"]["harmony"]:
+        pcs, end = hits.get(e["tick"], (set(), 0))
+        hits[e["tick"]] = (pcs | {e["pitch"] % 12}, max(end, e["tick"] + e["duration"]))
+    missing = []
+    for start, end, symbol in chord_spans(result):
+        if symbol == "NC":
+            continue
+        pcs = set(parse(symbol).pcs)
+        if not any(start - PUSH <= tick < end and stop > start and notes <= pcs
+                   for tick, (notes, stop) in hits.items()):
+            missing.append((start, symbol))
+    return missing
 
 
 STYLE_PROMPTS = [

@@ -19,6 +19,9 @@ PPQ = 480
 Note = tuple[int, int, int, int]          # tick, duration, pitch, velocity
 DRUM_LENGTH = 60
 FILL_ENERGY = 0.6
+# How far ahead of a chord change a comping hit voices the coming chord: an eighth note (the
+# swung "and" before the beat, a sixteenth before it in a straight-sixteenth groove).
+ANTICIPATION = PPQ // 2
 VOLUME = {"harmony": 0.8, "pattern": 0.75, "bass": 0.95, "drums": 1.0}
 
 
@@ -146,31 +149,19 @@ class Arranger:
 
     def _chordal(self, bar_segs: list[int], rhythms: tuple[str, ...], nudges: list[int],
                  pitches: Callable[[int, int], list[int]], lane: str) -> list[Note]:
-        """A lane of chords or figures: each hit of the bar's rhythm sounds the chord under
-        it, cut at the next chord change; the last bar holds one chord per segment."""
+        """A lane of chords or figures (``comp_hits``): each hit sounds the chord it belongs
+        to, the pushes the chord they anticipate; the last bar holds one chord per segment."""
         out: list[Note] = []
         t = self.timing
-        last_bar = len(self.energy) - 1
-        for b, first in enumerate(bar_segs):
-            e = self.energy[b]
-            if b == last_bar:
-                hits = [(s.start, s.end, "X") for s in self.segs[first:] if s.bar == b]
-            else:
-                hits = _hits(styles.pick(rhythms, e, nudges[b]), b * t.bar_ticks, t.bar_ticks)
-            for start, end, ch in hits:
-                if e < MIN_ENERGY[ch]:
-                    continue
-                si = _segment_at(self.segs, first, start)
-                seg = self.segs[si]
-                if seg.chord is None:
-                    continue
-                on, off = t.at(start), t.at(min(end, seg.end))
-                vel = _velocity(LEVEL[ch], e, lane)
-                notes = pitches(si, start)
-                # A strum rolls its strings: a few ticks between them.
-                roll = 8 if lane == "pattern" and len(notes) > 1 else 0
-                for k, p in enumerate(notes):
-                    out.append((on + k * roll, max(1, off - on - k * roll - 10), p, vel))
+        hits = comp_hits(self.segs, bar_segs, rhythms, nudges, self.energy, t)
+        for start, end, ch, si in hits:
+            on, off = t.at(start), t.at(end)
+            vel = _velocity(LEVEL[ch], self.energy[start // t.bar_ticks], lane)
+            notes = pitches(si, start)
+            # A strum rolls its strings: a few ticks between them.
+            roll = 8 if lane == "pattern" and len(notes) > 1 else 0
+            for k, p in enumerate(notes):
+                out.append((on + k * roll, max(1, off - on - k * roll - 10), p, vel))
         return out
 
     def _bass(self) -> list[Note]:
@@ -283,7 +274,7 @@ class Arranger:
         if role == "R":
             return root
         if role == "A" and ahead is not None:
-            return lines.approach(ahead, prev, self.rng)
+            return lines.approach(ahead, prev, self.rng, lines.avoided_pcs(chord))
         if role == "T":
             # A pedal never plays the next root: it holds its own pitch (within an octave of
             # the root's would move it when the roots change octave).
@@ -325,6 +316,50 @@ class Arranger:
                     out.append((tick, DRUM_LENGTH, drum,
                                 _velocity(0.7 + 0.3 * k / len(fill), e, "drums")))
         return out
+
+
+def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...],
+              nudges: list[int], energy: list[float], timing: Timing
+              ) -> list[tuple[int, int, str, int]]:
+    """(start, end, level char, segment index) of every hit of a comping lane, unswung.
+
+    Each bar plays its rhythm (``styles.pick`` by energy); a comper reads ahead, so a hit that
+    starts off a chord change less than ``ANTICIPATION`` before the next one (the swung "and
+    of 2" before a chord on 3, the "and of 4" before the bar line) is a push: it voices the
+    coming chord and is held into it until the next hit. Any other hit sounds the chord under
+    it, cut at the change (a bar of no chord stays silent: no push out of it). A chord that no hit sounds (a whole-bar rhythm over two chords, a
+    rest where the change falls) is struck where it starts: every chord of the lead sheet is
+    heard from the harmony. The last bar holds one chord per segment."""
+    last_bar = len(energy) - 1
+    raw: list[tuple[int, int, str]] = []
+    for b, first in enumerate(bar_segs):
+        e = energy[b]
+        if b == last_bar:
+            raw += [(s.start, s.end, "X") for s in segs[first:] if s.bar == b]
+        else:
+            raw += [h for h in _hits(styles.pick(rhythms, e, nudges[b]), b * timing.bar_ticks,
+                                     timing.bar_ticks) if e >= MIN_ENERGY[h[2]]]
+    out: list[tuple[int, int, str, int]] = []
+    si = 0
+    for k, (start, end, ch) in enumerate(raw):
+        si = _segment_at(segs, si, start)
+        seg = segs[si]
+        following = raw[k + 1][0] if k + 1 < len(raw) else segs[-1].end
+        nxt = si + 1
+        if (start != seg.start and seg.chord is not None and nxt < len(segs)
+                and segs[nxt].chord is not None
+                and segs[nxt].start - start <= ANTICIPATION):
+            held = end if end > segs[nxt].start else following
+            out.append((start, min(held, following, segs[nxt].end), ch, nxt))
+        elif seg.chord is not None:
+            out.append((start, min(end, seg.end), ch, si))
+    sounded = {si for *_, si in out}
+    for si, seg in enumerate(segs):
+        if seg.chord is not None and si not in sounded:
+            after = [h[0] for h in out if h[0] > seg.start]
+            out.append((seg.start, min([seg.end, *after]), "x", si))
+    out.sort()
+    return out
 
 
 def _tidy(notes: list[Note]) -> list[Note]:

@@ -14,10 +14,14 @@ BASS_LOW, BASS_HIGH = 28, 52         # E1..E3: the double bass's working registe
 ROOT_HIGH = 43                       # G2: roots of a pattern bass stay low, its line climbs above
 PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40}
 
+# The altered fifth comes first: over a 7alt, 7#5, 7b13 or 7b5 the bass plays the fifth the
+# chord has (the #5/b13 a half step above the natural one, or the b5), never the natural 5th
+# a half step from the comper's b13 (Levine, The Jazz Theory Book: altered dominants).
 _ROLE_LABELS: dict[str, tuple[str, ...]] = {
-    "3": ("3", "b3", "4", "2"), "5": ("5", "b5", "#5"), "7": ("b7", "7", "bb7", "6"),
+    "3": ("3", "b3", "4", "2"), "5": ("#5", "b13", "b5", "5"), "7": ("b7", "7", "bb7", "6"),
     "6": ("6", "bb7"),
 }
+ALTERED_FIFTHS = frozenset({"#5", "b13", "b5"})   # a chord with one has no natural 5th below
 _ROLE_DEFAULT = {"3": 4, "5": 7, "7": 12, "6": 9}   # no seventh: the octave
 MAX_LEAP = 12                        # no bass interval wider than an octave
 # Approach notes into the next root, as offsets from it, and how often each is chosen:
@@ -56,8 +60,22 @@ def role_pc(chord: Chord, role: str) -> int:
 
 
 def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
-    """The chord's first ``limit`` tones (root, third, fifth, seventh...) as pitch classes."""
-    return list(chord.pcs[:limit])
+    """The chord's first ``limit`` tones as pitch classes: root, third, fifth, seventh (those
+    it has, ``role_pc``) then its tensions in order; an altered dominant's natural 5th (a
+    ``7b13`` has both) is left out (``ALTERED_FIFTHS``)."""
+    labels = dict(zip(chord.intervals, chord.pcs, strict=True))
+    altered = not ALTERED_FIFTHS.isdisjoint(labels)
+    roles = [chord.root.pc]
+    for role in ("3", "5", "7"):
+        found = next((labels[lab] for lab in _ROLE_LABELS[role] if lab in labels), None)
+        if found is not None:
+            roles.append(found)
+    rest = [pc for lab, pc in labels.items() if not (altered and lab == "5")]
+    out: list[int] = []
+    for pc in roles + rest:
+        if pc not in out:
+            out.append(pc)
+    return out[:limit]
 
 
 def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LOW,
@@ -70,19 +88,30 @@ def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LO
     return min(near or cands, key=lambda p: (abs(p - ideal), p))
 
 
-def approach_notes(target: int, prev: int) -> list[tuple[int, int]]:
+def avoided_pcs(chord: Chord) -> frozenset[int]:
+    """Pitch classes the bass leaves out over ``chord``: an altered dominant's natural 5th
+    (``ALTERED_FIFTHS``), even as a passing approach note."""
+    if ALTERED_FIFTHS.isdisjoint(chord.intervals):
+        return frozenset()
+    return frozenset({(chord.root.pc + 7) % 12})
+
+
+def approach_notes(target: int, prev: int,
+                   avoid: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """(note, weight) of the approach notes into ``target`` (a MIDI pitch) that lie in the
     bass register within an octave of ``prev``, the note before them, and differ from it (a
     repeated note is no approach: V -> I's dominant approach would restate V's root)."""
     return [(target + offset, weight) for offset, weight in APPROACHES
             if BASS_LOW <= target + offset <= BASS_HIGH and target + offset != prev
-            and abs(target + offset - prev) <= MAX_LEAP]
+            and abs(target + offset - prev) <= MAX_LEAP and (target + offset) % 12 not in avoid]
 
 
-def approach(target: int, prev: int, rng: random.Random) -> int:
-    """An approach note into ``target`` (``approach_notes``), never ``prev`` itself; one always
-    exists when ``prev`` is within an octave of ``target``."""
-    notes = approach_notes(target, prev)
+def approach(target: int, prev: int, rng: random.Random,
+             avoid: frozenset[int] = frozenset()) -> int:
+    """An approach note into ``target`` (``approach_notes``), never ``prev`` itself nor a
+    pitch class of ``avoid``; one always exists when ``prev`` is within an octave of
+    ``target`` (the chromatic ones from below and above cannot both be avoided)."""
+    notes = approach_notes(target, prev, avoid)
     if not notes:
         return target - 1 if prev < target else target + 1
     return rng.choices([n for n, _ in notes], [w for _, w in notes])[0]
@@ -178,7 +207,7 @@ def walk(chord: Chord, beats: int, root: int, target: int | None,
             line.append(fit(tones[i % len(tones)], line[-1] + 2, (line[-1],)))
         return line
     # An approach within an octave of the root first, then chord tones filling towards it.
-    last = approach(target, root, rng)
+    last = approach(target, root, rng, avoided_pcs(chord))
     tones = chord_tone_pcs(chord)[1:] or [chord.root.pc]
     for i in range(1, beats - 1):
         ideal = round(root + (last - root) * i / (beats - 1))
