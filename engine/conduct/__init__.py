@@ -109,7 +109,7 @@ def conduct(request: Any) -> dict[str, Any]:
     end = bars * timing.bar_ticks
     data = midi.write_midi(
         lanes, tempo=tempo, meter=meter, key=midi.key_signature(tonic, mode),
-        programs=groove.programs, names=(*groove.names, "Bass", "Drums"), ppq=PPQ, end=end)
+        programs=(*groove.programs, groove.kit), names=(*groove.names, "Bass", "Drums"), ppq=PPQ, end=end)
     result["lanes"] = {name: [{"tick": t, "duration": d, "pitch": p, "velocity": v}
                               for t, d, p, v in notes] for name, notes in lanes.items()}
     result["ppq"] = PPQ

@@ -50,6 +50,7 @@ class Groove:
     programs: tuple[int, int, int]       # GM programs: harmony, pattern, bass
     names: tuple[str, str] = ("Piano", "Guitar")
     two_feel: dict[str, str] = field(default_factory=dict)
+    kit: int = 0                         # GM drum kit (program on channel 10): 0 standard
 
 
 TWO_FEEL = {"4/4": "R---A---", "3/4": "R-----", "2/4": "R-A-", "2/2": "R---A---"}
