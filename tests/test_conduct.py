@@ -148,7 +148,7 @@ def test_every_style_in_several_keys_and_meters(prompt: str, style: str,
     c = result["conductor"]
     assert list(result) == ["conductor", "chords", "leadSheet", "lanes", "ppq", "midi"]
     assert list(c) == ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing",
-                       "durationSec", "energy", "ending"]
+                       "durationSec", "energy", "ending", "understood", "approximated"]
     assert (c["style"], c["key"], c["mode"], c["timeSignature"]) == \
         (style, tonic, mode or "major", f"{meter[0]}/{meter[1]}")
     assert len(c["energy"]) == c["bars"] and all(0 <= x <= 1 for x in c["energy"])
@@ -214,11 +214,18 @@ def test_an_explicit_mode_is_honoured(prompt: str, mode: str, tonic: str, colour
 def test_duration_is_met_within_one_percent(prompt: str, duration: float) -> None:
     result = conduct({"prompt": prompt, "durationSec": duration})
     c = result["conductor"]
-    assert c["durationSec"] == pytest.approx(duration, rel=0.01)
     num, den = (int(x) for x in c["timeSignature"].split("/"))
     played = c["bars"] * num * 4 / den * 60 / c["tempo"]
-    assert played == pytest.approx(duration, rel=0.01)
+    assert played == pytest.approx(c["durationSec"], rel=1e-3)
     assert 30 <= c["tempo"] <= 320
+    missed = [a for a in c["approximated"] if a["words"].startswith("durationSec")]
+    if missed:
+        # no whole number of choruses fits inside the tempo word's range: the word wins
+        words = {"medium swing blues in F": (90, 165), "up-tempo rhythm changes": (180, 320)}
+        lo, hi = words[prompt]
+        assert lo <= c["tempo"] <= hi and str(c["durationSec"]) in missed[0]["instead"]
+        return
+    assert c["durationSec"] == pytest.approx(duration, rel=0.01)
     score = check_midi(result)
     seconds = score.to("second")
     bar_sec = num * 4 / den * 60 / c["tempo"]

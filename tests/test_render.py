@@ -120,9 +120,9 @@ def test_each_lane_is_audible_where_it_plays(lane: str, engine: str, tiny_font: 
                             soundfont=str(tiny_font))
     samples, rate = decode(audio)
     # a lane alone is as loud as it is in the band (one fixed gain): audible is within
-    # 40 dB of its own peak
+    # 39 dB of its own peak (0.01 of a peak at 0.9)
     mono = samples.astype(np.float64).mean(axis=1)
-    mono = mono / (100 * np.abs(mono).max())
+    mono = 0.9 * mono / np.abs(mono).max()
     notes = arrangement["lanes"][lane]
     assert notes
     quiet = 0

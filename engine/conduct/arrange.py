@@ -119,6 +119,7 @@ class Arranger:
     bass_approach: str | None
     tonic_pc: int
     rng: random.Random
+    phase: int = 0                       # bars the two-bar patterns are turned (2-3 clave: 1)
 
     def lanes(self) -> dict[str, list[Note]]:
         bars = len(self.energy)
@@ -129,8 +130,9 @@ class Arranger:
         nudges = [self.rng.choice((-1, 0, 0, 1)) for _ in range(bars)]
         comping = styles.comping_for(self.groove, self.timing.meter)
         pattern = styles.pattern_for(self.groove, self.timing.meter)
-        harmony = self._chordal(bar_segs, comping, nudges, self._voiced, "harmony")
         pat_state = {"near": lines.PATTERN_LOW[self.groove.figure] + 4, "i": 0}
+        harm_figure = self.groove.harmony_figure
+        harm_state = {"near": lines.PATTERN_LOW[harm_figure or "strum"] + 4, "i": 0}
 
         def figure(si: int, _tick: int) -> list[int]:
             chord = self.segs[si].chord
@@ -138,8 +140,24 @@ class Arranger:
             notes = lines.figure_pitches(self.groove.figure, chord, pat_state["i"],
                                          pat_state["near"])
             pat_state["i"] += 1
+            if harm_figure is None:
+                # two compers split: the guitar's grip under the piano's voicing, no unison
+                notes = lines.beside(notes, self.voicings[si]) \
+                    if self.groove.figure == "strum" else \
+                    [p for p in notes if p not in self.voicings[si]] or notes
             return notes
 
+        def harmony_figure(si: int, _tick: int) -> list[int]:
+            chord = self.segs[si].chord
+            assert chord is not None and harm_figure is not None
+            notes = lines.figure_pitches(harm_figure, chord, harm_state["i"],
+                                         harm_state["near"])
+            harm_state["i"] += 1
+            return notes
+
+        harmony = self._chordal(bar_segs, comping, nudges,
+                                self._voiced if harm_figure is None else harmony_figure,
+                                "harmony")
         patt = self._chordal(bar_segs, pattern, [-n for n in nudges], figure, "pattern")
         return {"harmony": _tidy(harmony), "pattern": _tidy(patt),
                 "bass": _tidy(self._bass()), "drums": _tidy(self._drums())}
@@ -153,7 +171,8 @@ class Arranger:
         to, the pushes the chord they anticipate; the last bar holds one chord per segment."""
         out: list[Note] = []
         t = self.timing
-        hits = comp_hits(self.segs, bar_segs, rhythms, nudges, self.energy, t)
+        hits = comp_hits(self.segs, bar_segs, rhythms, nudges, self.energy, t, self.phase,
+                         every_chord=lane == "harmony")
         for start, end, ch, si in hits:
             on, off = t.at(start), t.at(end)
             vel = _velocity(LEVEL[ch], self.energy[start // t.bar_ticks], lane)
@@ -220,12 +239,15 @@ class Arranger:
             if k + 1 == len(sounding):
                 figures.append([(seg.start, seg.end, first_role)])
                 continue
-            hits = [h for h in _hits(plan, seg.bar * t.bar_ticks, t.bar_ticks)
+            hits = [h for h in _hits(styles.part(plan, seg.bar + self.phase),
+                                     seg.bar * t.bar_ticks, t.bar_ticks)
                     if seg.start <= h[0] < seg.end]
-            # Every chord change is marked by its root, whatever the pattern says.
+            # Every chord change is marked by its root, whatever the pattern says, unless the
+            # figure before sounded it already, anticipated (``N``, the tumbao's ponche).
+            anticipated = bool(figures) and figures[-1][-1][2] == "N"
             if hits and hits[0][0] == seg.start:
                 hits[0] = (seg.start, hits[0][1], first_role)
-            else:
+            elif not anticipated or not hits:
                 hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
             # Into silence there is nothing to approach: the fifth instead.
             if self.segs[si + 1].chord is None:
@@ -242,9 +264,14 @@ class Arranger:
             ahead = roots[k + 1] if k + 1 < len(roots) else None
             for j, (start, end, role) in enumerate(hits):
                 leads = j + 1 == len(hits)
-                prev = self._role_pitch(chord, role, prev, roots[k], ahead if leads else None)
-                vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
+                prev = self._role_pitch(chord, role, prev, roots[k],
+                                        ahead if leads or role == "N" else None)
+                vel = _velocity(0.9 if start == seg.start or role == "N" else 0.8, e, "bass")
                 off = t.at(min(end, seg.end))
+                if role == "N" and k + 1 < len(sounding):
+                    # held over the bar line, to the next figure's first note
+                    nxt = figures[k + 1][0][0] if figures[k + 1] else end
+                    off = t.at(max(end, nxt))
                 out.append((t.at(start), max(1, off - t.at(start) - 20), prev, vel))
         return out
 
@@ -271,8 +298,10 @@ class Arranger:
         note that leads into the next chord (``ahead``, its root's pitch) is an approach into
         it, or stays within an octave of it: the roots were chosen so that it rarely moves.
         A pedal's tonic (``T``) keeps the pitch of the one before."""
-        if role == "R":
+        if role == "R" or (role == "N" and ahead is None):
             return root
+        if role == "N" and ahead is not None:
+            return ahead
         if role == "A" and ahead is not None:
             return lines.approach(ahead, prev, self.rng, lines.avoided_pcs(chord))
         if role == "T":
@@ -306,7 +335,8 @@ class Arranger:
             fill_from = origin + t.bar_ticks - fill_len \
                 if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + t.bar_ticks
             for drum, rhythm in kit.items():
-                for start, _end, ch in _hits(rhythm, origin, t.bar_ticks):
+                for start, _end, ch in _hits(styles.part(rhythm, b + self.phase), origin,
+                                             t.bar_ticks):
                     if e >= MIN_ENERGY[ch] and (start < fill_from or drum == styles.KICK):
                         out.append((t.at(start), DRUM_LENGTH, drum,
                                     _velocity(LEVEL[ch], e, "drums")))
@@ -319,8 +349,8 @@ class Arranger:
 
 
 def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...],
-              nudges: list[int], energy: list[float], timing: Timing
-              ) -> list[tuple[int, int, str, int]]:
+              nudges: list[int], energy: list[float], timing: Timing, phase: int = 0,
+              every_chord: bool = True) -> list[tuple[int, int, str, int]]:
     """(start, end, level char, segment index) of every hit of a comping lane, unswung.
 
     Each bar plays its rhythm (``styles.pick`` by energy); a comper reads ahead, so a hit that
@@ -329,7 +359,8 @@ def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...]
     coming chord and is held into it until the next hit. Any other hit sounds the chord under
     it, cut at the change (a bar of no chord stays silent: no push out of it). A chord that no hit sounds (a whole-bar rhythm over two chords, a
     rest where the change falls) is struck where it starts: every chord of the lead sheet is
-    heard from the harmony. The last bar holds one chord per segment."""
+    heard from the harmony (``every_chord``; the pattern lane keeps its rests). The last bar
+    holds one chord per segment."""
     last_bar = len(energy) - 1
     raw: list[tuple[int, int, str]] = []
     for b, first in enumerate(bar_segs):
@@ -337,8 +368,9 @@ def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...]
         if b == last_bar:
             raw += [(s.start, s.end, "X") for s in segs[first:] if s.bar == b]
         else:
-            raw += [h for h in _hits(styles.pick(rhythms, e, nudges[b]), b * timing.bar_ticks,
-                                     timing.bar_ticks) if e >= MIN_ENERGY[h[2]]]
+            rhythm = styles.part(styles.pick(rhythms, e, nudges[b]), b + phase)
+            raw += [h for h in _hits(rhythm, b * timing.bar_ticks, timing.bar_ticks)
+                    if e >= MIN_ENERGY[h[2]]]
     out: list[tuple[int, int, str, int]] = []
     si = 0
     for k, (start, end, ch) in enumerate(raw):
@@ -355,7 +387,7 @@ def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...]
             out.append((start, min(end, seg.end), ch, si))
     sounded = {si for *_, si in out}
     for si, seg in enumerate(segs):
-        if seg.chord is not None and si not in sounded:
+        if every_chord and seg.chord is not None and si not in sounded:
             after = [h[0] for h in out if h[0] > seg.start]
             out.append((seg.start, min([seg.end, *after]), "x", si))
     out.sort()

@@ -12,7 +12,8 @@ from engine.chords import Chord
 
 BASS_LOW, BASS_HIGH = 28, 52         # E1..E3: the double bass's working register
 ROOT_HIGH = 43                       # G2: roots of a pattern bass stay low, its line climbs above
-PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40}
+PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40, "montuno": 60}
+GUITAR_LOW = 40                      # E2: a guitar grip moved under the piano goes no lower
 
 # The altered fifth comes first: over a 7alt, 7#5, 7b13 or 7b5 the bass plays the fifth the
 # chord has (the #5/b13 a half step above the natural one, or the b5), never the natural 5th
@@ -127,11 +128,12 @@ START = 40                           # E2: where a bass line starts from
 def figure_shape(chord: Chord, roles: Sequence[str], root: int) -> list[int | None]:
     """Where the notes of a pattern bass figure sit when it climbs from ``root``: the root,
     its octave, the other chord tones above it; None for a note placed by what surrounds it
-    (``A`` an approach into the next root, ``T`` the key's tonic)."""
+    (``A`` an approach into the next root, ``N`` the next root itself, ``T`` the key's
+    tonic)."""
     out: list[int | None] = []
     for role in roles:
-        pc = role_pc(chord, role) if role not in "AT" else 0
-        out.append(None if role in "AT" else root + (12 if role == "8" else (pc - root) % 12))
+        pc = role_pc(chord, role) if role not in "ATN" else 0
+        out.append(None if role in "ATN" else root + (12 if role == "8" else (pc - root) % 12))
     return out
 
 
@@ -180,7 +182,7 @@ def _join(role: str, shape: list[int | None], root: int, nxt: int) -> float:
     last = shape[-1]
     before = next((p for p in reversed(shape[:-1]) if p is not None), root)
     cost = MOVE_COST * abs(nxt - root)
-    if role == "T":
+    if role in "TN":
         return cost
     if role == "A":
         return cost + (0 if approach_notes(nxt, before) else LEAP_COST)
@@ -223,13 +225,20 @@ def figure_pitches(figure: str, chord: Chord, index: int, near: int) -> list[int
 
     strum: a close chord of up to four tones from the root up (a guitar grip);
     arpeggio: chord tones up and down from the root; riff: root, fifth, octave, seventh;
-    boogie: root, third, fifth, sixth, seventh and back (the shuffle guitar figure).
+    boogie: root, third, fifth, sixth, seventh and back (the shuffle guitar figure);
+    montuno: the chord's root, third and fifth in turn, each doubled at the octave (the piano
+    montuno's two hands).
     """
     low = PATTERN_LOW[figure]
     root = place(bass_pc(chord) if figure in ("riff", "boogie") else chord.root.pc,
                  near, low, low + 11)
     if figure == "strum":
         return _stack(root, chord_tone_pcs(chord))
+    if figure == "montuno":
+        tones = _stack(root, chord_tone_pcs(chord, 3))
+        cycle = [*tones, tones[0] + 12, *tones[-1:0:-1]]
+        pitch = cycle[index % len(cycle)]
+        return [pitch, pitch + 12]
     if figure == "arpeggio":
         stack = _stack(root, chord_tone_pcs(chord, 5))
         stack = [*stack, stack[0] + 12]
@@ -239,6 +248,17 @@ def figure_pitches(figure: str, chord: Chord, index: int, near: int) -> list[int
     role = roles[index % len(roles)]
     pitch = place(role_pc(chord, role), root, root, root + 11)
     return [pitch + 12 if role == "8" else pitch]
+
+
+def beside(grip: list[int], voicing: list[int]) -> list[int]:
+    """A pattern-lane grip played with the harmony lane's ``voicing``: a guitar under the
+    piano (the grip moved down by octaves while its top reaches the voicing's lowest note and
+    it stays above ``GUITAR_LOW``), never doubling one of the piano's notes in unison."""
+    floor = min(voicing)
+    while max(grip) >= floor and min(grip) - 12 >= GUITAR_LOW:
+        grip = [p - 12 for p in grip]
+    kept = [p for p in grip if p not in voicing]
+    return kept or [grip[0] - 12 if grip[0] - 12 >= GUITAR_LOW else grip[0]]
 
 
 def _stack(root: int, pcs: list[int]) -> list[int]:
