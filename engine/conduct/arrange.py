@@ -7,6 +7,7 @@ divides the bar in n equal steps; swing moves every off-beat eighth to ``swing``
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -140,11 +141,9 @@ class Arranger:
             notes = lines.figure_pitches(self.groove.figure, chord, pat_state["i"],
                                          pat_state["near"])
             pat_state["i"] += 1
-            if harm_figure is None:
-                # two compers split: the guitar's grip under the piano's voicing, no unison
-                notes = lines.beside(notes, self.voicings[si]) \
-                    if self.groove.figure == "strum" else \
-                    [p for p in notes if p not in self.voicings[si]] or notes
+            if harm_figure is None and self.groove.figure == "strum":
+                # two compers split: the guitar's grip under the piano's voicing
+                notes = lines.beside(notes, self.voicings[si])
             return notes
 
         def harmony_figure(si: int, _tick: int) -> list[int]:
@@ -159,7 +158,8 @@ class Arranger:
                                 self._voiced if harm_figure is None else harmony_figure,
                                 "harmony")
         patt = self._chordal(bar_segs, pattern, [-n for n in nudges], figure, "pattern")
-        return {"harmony": _tidy(harmony), "pattern": _tidy(patt),
+        harmony = _tidy(harmony)
+        return {"harmony": harmony, "pattern": _tidy(_apart(patt, harmony)),
                 "bass": _tidy(self._bass()), "drums": _tidy(self._drums())}
 
     def _voiced(self, si: int, _tick: int) -> list[int]:
@@ -391,6 +391,34 @@ def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...]
             after = [h[0] for h in out if h[0] > seg.start]
             out.append((seg.start, min([seg.end, *after]), "x", si))
     out.sort()
+    return out
+
+
+def _apart(pattern: list[Note], harmony: list[Note]) -> list[Note]:
+    """The pattern lane with no note doubling a harmony note that sounds at the same moment
+    (two compers never play one pitch together): such a note moves an octave down when that
+    is free and above ``lines.GUITAR_LOW``, else it is left out. ``harmony`` is tidied: the
+    notes of one pitch never overlap, so their ends are in order too."""
+    sounding: dict[int, list[tuple[int, int]]] = {}
+    for tick, dur, pitch, _vel in harmony:
+        sounding.setdefault(pitch, []).append((tick, tick + dur))
+    for spans in sounding.values():
+        spans.sort()
+
+    def clash(pitch: int, start: int, end: int) -> bool:
+        spans = sounding.get(pitch)
+        if not spans:
+            return False
+        k = bisect.bisect_left(spans, (end, end)) - 1
+        return k >= 0 and spans[k][1] > start
+
+    out: list[Note] = []
+    for note in pattern:
+        tick, dur, pitch, vel = note
+        if not clash(pitch, tick, tick + dur):
+            out.append(note)
+        elif pitch - 12 >= lines.GUITAR_LOW and not clash(pitch - 12, tick, tick + dur):
+            out.append((tick, dur, pitch - 12, vel))
     return out
 
 
