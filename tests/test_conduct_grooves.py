@@ -194,7 +194,7 @@ def test_bass_words_choose_the_bass(prompt: str, program: int) -> None:
 def test_each_style_word_is_understood_not_replaced(prompt: str, style: str) -> None:
     c = arrange(prompt)["conductor"]
     assert c["style"] == style
-    assert [u["words"] for u in c["understood"] if u["chose"] == f"style {style}"][0] in prompt
+    assert next(u["words"] for u in c["understood"] if u["chose"] == f"style {style}") in prompt
     assert c["approximated"] == []
 
 

@@ -173,9 +173,10 @@ class Arranger:
         t = self.timing
         hits = comp_hits(self.segs, bar_segs, rhythms, nudges, self.energy, t, self.phase,
                          every_chord=lane == "harmony")
+        bar_ticks = t.bar_ticks
         for start, end, ch, si in hits:
             on, off = t.at(start), t.at(end)
-            vel = _velocity(LEVEL[ch], self.energy[start // t.bar_ticks], lane)
+            vel = _velocity(LEVEL[ch], self.energy[start // bar_ticks], lane)
             notes = pitches(si, start)
             # A strum rolls its strings: a few ticks between them.
             roll = 8 if lane == "pattern" and len(notes) > 1 else 0
@@ -314,6 +315,7 @@ class Arranger:
 
     def _drums(self) -> list[Note]:
         t = self.timing
+        bar_ticks = t.bar_ticks
         kit = styles.drums_for(self.groove, t.meter)
         pulses = styles.groups(t.meter)
         fill_len = t.unit * sum(pulses[-2:] if len(pulses) >= 3 else pulses[-1:])
@@ -323,7 +325,7 @@ class Arranger:
         bars = len(self.energy)
         for b in range(bars):
             e = self.energy[b]
-            origin = b * t.bar_ticks
+            origin = b * bar_ticks
             if b == bars - 1:
                 # The final bar: one hit with the band, ringing.
                 out += [(origin, PPQ, styles.CRASH, _velocity(1.0, e, "drums")),
@@ -332,15 +334,15 @@ class Arranger:
             if b and b % self.form_len == 0 and e >= 0.5:
                 out.append((origin, PPQ, styles.CRASH, _velocity(0.9, e, "drums")))
             # The last bar of a chorus ends with a fill into the next one.
-            fill_from = origin + t.bar_ticks - fill_len \
-                if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + t.bar_ticks
+            fill_from = origin + bar_ticks - fill_len \
+                if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + bar_ticks
             for drum, rhythm in kit.items():
                 for start, _end, ch in _hits(styles.part(rhythm, b + self.phase), origin,
-                                             t.bar_ticks):
+                                             bar_ticks):
                     if e >= MIN_ENERGY[ch] and (start < fill_from or drum == styles.KICK):
                         out.append((t.at(start), DRUM_LENGTH, drum,
                                     _velocity(LEVEL[ch], e, "drums")))
-            if fill_from < origin + t.bar_ticks:
+            if fill_from < origin + bar_ticks:
                 for k, drum in enumerate(fill):
                     tick = fill_from + k * fill_len // len(fill)
                     out.append((tick, DRUM_LENGTH, drum,

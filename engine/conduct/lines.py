@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 
 from engine.chords import Chord
 
@@ -64,6 +65,11 @@ def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
     """The chord's first ``limit`` tones as pitch classes: root, third, fifth, seventh (those
     it has, ``role_pc``) then its tensions in order; an altered dominant's natural 5th (a
     ``7b13`` has both) is left out (``ALTERED_FIFTHS``)."""
+    return list(_tones(chord)[:limit])
+
+
+@lru_cache(maxsize=4096)
+def _tones(chord: Chord) -> tuple[int, ...]:
     labels = dict(zip(chord.intervals, chord.pcs, strict=True))
     altered = not ALTERED_FIFTHS.isdisjoint(labels)
     roles = [chord.root.pc]
@@ -76,7 +82,7 @@ def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
     for pc in roles + rest:
         if pc not in out:
             out.append(pc)
-    return out[:limit]
+    return tuple(out)
 
 
 def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LOW,
