@@ -36,7 +36,7 @@ SYSTEM_FONT = find_soundfont(env={})
 LANE_TRACKS = {"harmony": 1, "pattern": 2, "bass": 3, "drums": 4}
 # The basic synthesiser's bytes for BLUES (below), WAV 44.1 kHz stereo: changes only with the
 # synthesiser's tables or conduct's output, on purpose (a CHANGELOG entry).
-GOLDEN_BASIC_SHA256 = "16bae252ca43fb8b126267363a80f58b3f5747e9ab8343fd2702ab3fa86f25b1"
+GOLDEN_BASIC_SHA256 = "ce503741c4b699fac0df47242b83a14e8384652f2c3f31966ce02c5ea997790a"
 
 
 @lru_cache(maxsize=1)
