@@ -262,3 +262,22 @@ def test_the_bossa_guitar_plays_under_the_electric_piano() -> None:
     below = sum(all(p["pitch"] < h["pitch"] for h in result["lanes"]["harmony"]
                     if h["tick"] <= p["tick"] < h["tick"] + h["duration"]) for p in under)
     assert below / len(under) > 0.9
+
+
+@pytest.mark.parametrize("key", ["F", "Db", "E minor"])
+@pytest.mark.parametrize(("prompt", "style"), [
+    ("salsa", "son_montuno"), ("rumba, 2-3", "rumba"), ("afro-cuban 6/8", "afro_cuban_6_8"),
+    ("reggae", "reggae"), ("hip hop", "hip_hop"), ("second line", "second_line"),
+    ("stride piano", "stride"), ("swing with brushes and slap bass", "swing"),
+])
+def test_every_new_groove_in_several_keys(prompt: str, style: str, key: str) -> None:
+    result = conduct({"prompt": f"{prompt} in {key}", "durationSec": 25, "seed": 7})
+    c = result["conductor"]
+    assert (c["style"], c["key"], c["mode"]) == (style, key.split()[0],
+                                                  "minor" if "minor" in key else "major")
+    check_midi(result)
+    harmony_fits_the_chords(result)
+    lanes = ("harmony", "bass", "drums") if style == "stride" else tuple(result["lanes"])
+    assert all(result["lanes"][lane] for lane in lanes)
+    assert all(35 <= e["pitch"] <= 81 for e in result["lanes"]["drums"])
+    assert all(28 <= e["pitch"] <= 55 for e in result["lanes"]["bass"])
