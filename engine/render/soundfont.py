@@ -96,12 +96,9 @@ def render_soundfont(notes: Notes, font_path: Path, rate: int,
         if kind == 1:
             program = int(notes.program[n])
             if programs[channel] != program:
-                # on channel 10 the program chooses the kit (0 standard, 40 brushes)
-                drums = channel == DRUM_CHANNEL
-                try:
-                    font.channel_set_preset_number(channel, program, drums)
-                except Exception:  # a font without that kit: its standard one
-                    font.channel_set_preset_number(channel, 0, drums)
+                # on channel 10 the program chooses the kit (0 standard, 40 brushes); a font
+                # without that kit plays its standard one (TinySoundFont falls back to 0)
+                font.channel_set_preset_number(channel, program, channel == DRUM_CHANNEL)
                 programs[channel] = program
             font.channel_note_on(channel, pitch, float(notes.velocity[n]) / 127.0)
         else:
