@@ -8,6 +8,7 @@ and tempo to ``durationSec`` -> voicing search over the whole progression -> arr
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from typing import Any
@@ -17,7 +18,7 @@ from engine.chords import NO_CHORD, Chord, Spelled, parse, parse_progression
 from engine.conduct import endings, forms, midi
 from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
 from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
-from engine.conduct.styles import GROOVES
+from engine.conduct.styles import BRUSH_DRUMS, BRUSH_KIT, BRUSH_TAP, GROOVES, Groove, meter_key
 from engine.errors import InvalidRequest
 from engine.requests import MAX_PROMPT, get_number, get_str, require_object
 from engine.voicing import voice_progression
@@ -78,14 +79,27 @@ def conduct(request: Any) -> dict[str, Any]:
         ending = "tonic"
     chord_bars = _place(piece, meter[0])
 
-    groove = GROOVES[plan.style]
+    groove = _groove(plan)
+    approximated = list(plan.approximated)
+    if meter_key(meter) not in groove.drums:
+        approximated.append((f"{meter[0]}/{meter[1]}", f"{plan.style} has no {meter[0]}/"
+                             f"{meter[1]} groove of its own: one built from the meter"))
+    played = round(bars * quarters * 60 / tempo, 3)
+    if duration is not None and abs(played - duration) > 0.01 * duration:
+        approximated.append((f"durationSec {duration:g}", f"{played:g} s: no whole number of "
+                             "choruses lasts it within the tempo word's range; the tempo "
+                             "word wins"))
+    if plan.tempo_range and not plan.tempo_range[0] <= tempo <= plan.tempo_range[1]:
+        word = next(w for w, chose in plan.understood if chose.startswith("tempo"))
+        approximated.append((word, f"tempo {tempo:g} bpm: the bar count and durationSec "
+                             "set it"))
     swing = groove.swing if meter[1] != 8 else 0.5
     timing = Timing(meter, swing)
     segs = segments(chord_bars, timing)
     energy = energy_curve(bars, form_len, plan.energy, plan.builds)
     voiced = _voice(segs, groove.voicing)
     lanes = Arranger(segs, voiced, groove, timing, energy, form_len, plan.bass, tonic.pc,
-                     random.Random(seed)).lanes()
+                     random.Random(seed), plan.clave).lanes()
 
     result: dict[str, Any] = {
         "conductor": {
@@ -96,9 +110,11 @@ def conduct(request: Any) -> dict[str, Any]:
             "bars": bars,
             "style": plan.style,
             "swing": swing,
-            "durationSec": round(bars * quarters * 60 / tempo, 3),
+            "durationSec": played,
             "energy": energy,
             "ending": ending,
+            "understood": [{"words": w, "chose": c} for w, c in plan.understood],
+            "approximated": [{"words": w, "instead": i} for w, i in approximated],
         },
         "chords": [{"bar": s.bar + 1, "beat": s.beat, "symbol": _name(s.chord)} for s in segs],
         "leadSheet": _lead_sheet(segs, bars),
@@ -109,12 +125,35 @@ def conduct(request: Any) -> dict[str, Any]:
     end = bars * timing.bar_ticks
     data = midi.write_midi(
         lanes, tempo=tempo, meter=meter, key=midi.key_signature(tonic, mode),
-        programs=groove.programs, names=(*groove.names, "Bass", "Drums"), ppq=PPQ, end=end)
+        programs=(*groove.programs, groove.kit), names=(*groove.names, "Bass", "Drums"), ppq=PPQ, end=end)
     result["lanes"] = {name: [{"tick": t, "duration": d, "pitch": p, "velocity": v}
                               for t, d, p, v in notes] for name, notes in lanes.items()}
     result["ppq"] = PPQ
     result["midi"] = midi.encode(data)
     return result
+
+
+# Which of a groove's programs each lane's instrument word replaces.
+_PROGRAM_INDEX = {"harmony": 0, "pattern": 1, "bass": 2}
+
+
+def _groove(plan: Plan) -> Groove:
+    """The style's groove with the instruments the words named: a program per lane, the brush
+    kit with its brush pattern (``BRUSH_DRUMS``; in another meter the style's own pattern,
+    played on the brush kit, the brush taps keeping time)."""
+    groove = GROOVES[plan.style]
+    programs = list(groove.programs)
+    names = list(groove.names)
+    for lane, program, name in plan.instruments:
+        if lane == "drums" and program == BRUSH_KIT:
+            groove = dataclasses.replace(groove, kit=BRUSH_KIT, cymbal=BRUSH_TAP,
+                                         drums={**groove.drums, **BRUSH_DRUMS})
+        elif lane in _PROGRAM_INDEX:
+            programs[_PROGRAM_INDEX[lane]] = program
+            if lane != "bass":
+                names[_PROGRAM_INDEX[lane]] = name
+    return dataclasses.replace(groove, programs=(programs[0], programs[1], programs[2]),
+                               names=(names[0], names[1]))
 
 
 def _user_bars(progression: Any, beats: int) -> list[list[str]]:
@@ -197,11 +236,42 @@ def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,
     def near(counts: list[int]) -> list[int]:
         return [n for n in counts if ratio(n) <= math.log(factor) + 1e-9]
 
+    if plan.tempo_range:
+        return _fit_word(plan, [k + s for k in range(0, MAX_FIT_BARS, chorus) for s in stops]
+                         + [n for n in range(forms.PHRASE_BARS, stops[0], forms.PHRASE_BARS)],
+                         chorus, quarters, duration)
     within = near(cands)
     pool = ([n for n in within if n % chorus == 0] or within or near(clips) or cands + clips
             or phrases or [1, 2, 3])
     bars = min(pool, key=lambda n: (ratio(n), n))
     return bars, _bpm(tempo_for(bars))
+
+
+def _fit_word(plan: Plan, counts: list[int], chorus: int, quarters: float,
+              duration: float) -> tuple[int, float]:
+    """Bars and tempo when a tempo word gives a range (``Plan.tempo_range``): among the bar
+    counts the piece may stop at, those whose tempo for ``duration`` is inside the range,
+    whole choruses first, nearest the word's tempo; when none is, the word wins: the tempo
+    stays in its range and the duration is the nearest those counts reach (the caller says
+    so in ``approximated``)."""
+    assert plan.tempo_range is not None
+    lo, hi = plan.tempo_range
+
+    def tempo_for(n: int) -> float:
+        return n * quarters * 60 / duration
+
+    inside = [n for n in counts if lo <= tempo_for(n) <= hi]
+    if inside:
+        pool = [n for n in inside if n % chorus == 0] or inside
+        bars = min(pool, key=lambda n: (abs(math.log(tempo_for(n) / plan.tempo)), n))
+        return bars, _bpm(tempo_for(bars))
+
+    def clamped(n: int) -> float:
+        return min(hi, max(lo, tempo_for(n)))
+
+    bars = min(counts, key=lambda n: (abs(math.log(n * quarters * 60 / clamped(n) / duration)),
+                                      n % chorus != 0, n))
+    return bars, _bpm(clamped(bars))
 
 
 def _fit_user(plan: Plan, form_len: int, quarters: float, duration: float | None,
@@ -219,6 +289,9 @@ def _fit_user(plan: Plan, form_len: int, quarters: float, duration: float | None
     def tempo_for(n: int) -> float:
         return n * quarters * 60 / duration
 
+    if plan.tempo_range and not plan.bars:
+        counts = [n + extra for n in range(form_len, MAX_FIT_BARS + form_len, form_len)]
+        return _fit_word(plan, counts, 1, quarters, duration)
     cands = [n + extra for n in range(form_len, MAX_FIT_BARS + form_len, form_len)
              if MIN_TEMPO <= tempo_for(n + extra) <= MAX_TEMPO]
     if not cands:

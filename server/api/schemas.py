@@ -426,8 +426,17 @@ CONDUCT_RESULT = _object({
                                   "home ('added'), or open where the progression ends ('open': "
                                   "the prompt asked for a vamp or a loop, or durationSec "
                                   "leaves no room for an ending)."},
+        "understood": _array(_object({"words": _str("Words of the prompt."),
+                                      "chose": _str("What they chose.")}, ["words", "chose"]),
+                             "Each word of the direction that chose something, and what."),
+        "approximated": _array(_object({"words": _str("Words of the prompt (or "
+                                                      "'durationSec N')."),
+                                        "instead": _str("What was done instead.")},
+                                       ["words", "instead"]),
+                               "Each word the band could not honour as asked, and what it "
+                               "did instead; empty when none."),
     }, ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing", "durationSec",
-        "energy", "ending"]),
+        "energy", "ending", "understood", "approximated"]),
     "chords": _array(_object({"bar": {"type": "integer"}, "beat": {"type": "number"},
                               "symbol": {"type": "string"}}, ["bar", "beat", "symbol"]),
                      "The changes played."),

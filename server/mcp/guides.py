@@ -48,8 +48,10 @@ TOOL_GUIDES: dict[str, str] = {
         "the default 'detail' is 'summary' (no note events, no MIDI: a few KB); pass 'detail': "
         "'full' for the four lanes' note events and the base64 MIDI file (about 150 KB for two "
         "minutes). Arguments: 'prompt' (required), 'durationSec' (5-900), 'progression' (your "
-        "own changes, '|' marks bars), 'seed'. Example: {\"prompt\": \"medium swing blues in "
-        "F, walking bass\", \"durationSec\": 60}."),
+        "own changes, '|' marks bars), 'seed'. conductor.understood lists what each word "
+        "chose, conductor.approximated what could not be honoured and what was played "
+        "instead. Example: {\"prompt\": \"medium swing blues in F, walking bass\", "
+        "\"durationSec\": 60}."),
     "search_corpus": (
         "Search a corpus of song charts by chord pattern (matched in every key, '?' any one "
         "chord), roman numerals (in songs whose key is known), title or likeness to a "
