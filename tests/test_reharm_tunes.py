@@ -213,3 +213,13 @@ def test_israel_line_cliche_keeps_its_moving_voice() -> None:
     assert len(line) >= 4
     alt = alternative("Israel", "modal_interchange")
     assert alt is None or all(c["index"] not in line for c in alt["changes"])
+
+
+@needs_corpus
+def test_autumn_leaves_sent_without_a_key_is_read_in_g_minor() -> None:
+    # A user pastes the chart and names no key: it is reharmonized in the key the progression
+    # analysis finds (G minor), not in C, so the iv (Cm7) borrows as a minor key's would.
+    result = reharmonize({"progression": charts()["Autumn Leaves"]})
+    assert result["key"] == key_of("Autumn Leaves") == "Gm"
+    given = reharmonize({"progression": charts()["Autumn Leaves"], "key": "Gm"})
+    assert result["alternatives"] == given["alternatives"]

@@ -23,12 +23,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from engine.analysis import ChartChord, chart_key
 from engine.chords import (
     AWKWARD_SPELLINGS,
     LETTER_PC,
+    NO_CHORD,
     Key,
     Spelled,
     on_letter,
+    parse,
     parse_key,
     parse_progression,
     transpose_spelled,
@@ -474,6 +477,20 @@ def _alternative(technique: str, symbols: list[str], times: list[Timed],
     }
 
 
+def _key(req: dict[str, Any], symbols: list[str], times: list[Timed]) -> Key:
+    """The key given, else the chart's as the progression analysis reads it (docs/analysis.md,
+    "The key of a chart"): Autumn Leaves sent without a key is reharmonized in G minor."""
+    given = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
+    if given is not None:
+        return parse_key(given)
+    chart = [ChartChord(t.bar + 1, t.start + 1, parse(s))
+             for s, t in zip(symbols, times, strict=True) if s not in NO_CHORD]
+    if not chart:
+        return parse_key("C")
+    found = chart_key(chart)
+    return parse_key(found.name)
+
+
 def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     """Alternatives to a progression in a key, one per technique that applies (API.md §6)."""
     req = require_object(request, REHARMONIZE_FIELDS)
@@ -482,7 +499,7 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     # the input as written, NC as given, with each chord's place in its bar
     symbols, times, n_bars = read_bars(req["progression"])
     parse_progression(symbols, field="progression", allow_nc=True)  # validates, or raises
-    key = parse_key(get_str(req, "key", default="C", max_len=MAX_SYMBOL, aliases=("keyContext",)))
+    key = _key(req, symbols, times)
     wanted = _requested_techniques(req)
     ctx = analyse(symbols, key, n_bars)
     kept = placed(symbols, times)

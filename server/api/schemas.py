@@ -192,9 +192,13 @@ REHARMONIZE_PROGRESSION = {
                    f"{MAX_PROGRESSION} chords, at most 4 in a bar.",
 }
 
+REHARMONIZE_KEY = {**KEY, "description": "The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', "
+                   "'C-' or 'C minor'. Modes are refused. Absent: the chart's key as the "
+                   "progression analysis finds it (Autumn Leaves: 'Gm')."}
+
 REHARMONIZE_REQUEST = _request({
     "progression": REHARMONIZE_PROGRESSION,
-    "key": KEY,
+    "key": REHARMONIZE_KEY,
     "keyContext": KEY_CONTEXT,
     "techniques": _or_null(_array({"type": "string", "enum": TECHNIQUES},
                                   "Restrict to these techniques. Default: all.")),

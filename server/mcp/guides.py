@@ -38,8 +38,8 @@ TOOL_GUIDES: dict[str, str] = {
         "input's bars). Techniques respect each chord's role: the ii of a ii-V, arrivals and "
         "passing diminished chords are kept; a modal vamp gets no cadence. Choose it to vary "
         "existing changes; to arrange or play them use conduct_band. Arguments: 'progression' "
-        "(required: string with '|' bar lines, or a list, a chord a bar), 'key' (default C), "
-        "'techniques' (restrict to these). Example: {\"progression\": \"Dm7 G7 | Cmaj7\", "
+        "(required: string with '|' bar lines, or a list, a chord a bar), 'key' (default: "
+        "the chart's key as the analysis finds it), 'techniques' (restrict to these). Example: {\"progression\": \"Dm7 G7 | Cmaj7\", "
         "\"key\": \"C\"}."),
     "conduct_band": (
         "Arrange a plain-English direction for a jazz band (piano or guitar, bass, drums): "
