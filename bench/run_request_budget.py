@@ -3,7 +3,7 @@
 Prometheus' multiprocess files), driven through its RSGI entry with a stand-in for granian's
 scope and protocol. Each stage is timed on its own over many calls (the median of 7 rounds),
 then the whole ``__rsgi__`` call for REST analyze, the MCP tools/call of the same analysis and
-GET /health. ``docs/request-cost.md`` holds the table and what the load test adds on top
+GET /health. ``docs/request-path.md`` holds the table and what the load test adds on top
 (granian, the event loop, the background writer).
 
     .venv/bin/python bench/run_request_budget.py

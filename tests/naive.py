@@ -152,11 +152,11 @@ def mix_pitched(frames: int, start: Any, held: Any, release: Any, increment: Any
             e = int(envelopes[timbre[n], min(block // 64, steps - 1)])
             if block >= held[n]:
                 e = e * int(release[n] - (block - held[n])) // int(release[n])
-            g = e * int(gain[n]) >> 8
+            g = e * int(gain[n]) >> 16
             phase = (phase + int(increment[n])) % 2**32
             w = int(waves[timbre[n], phase >> 20])
-            mix[i, 0] += w * g * int(left[n]) >> 31
-            mix[i, 1] += w * g * int(right[n]) >> 31
+            mix[i, 0] += w * g * int(left[n]) + (1 << 22) >> 23
+            mix[i, 1] += w * g * int(right[n]) + (1 << 22) >> 23
     return mix
 
 

@@ -12,7 +12,7 @@ import mido
 import pytest
 
 from engine.conduct import conduct
-from engine.conduct.midi import CHANNELS, LANES, clocks_per_click, write_midi
+from engine.conduct.midi import CHANNELS, LANES, PAN, VOLUME, clocks_per_click, write_midi
 from engine.conduct.styles import GROOVES
 
 PROMPTS = ["medium swing blues in F", "bossa nova in Bb minor, 32 bars", "ballad in Eb",
@@ -21,7 +21,7 @@ PROMPTS = ["medium swing blues in F", "bossa nova in Bb minor, 32 bars", "ballad
 
 
 def mido_reference(lanes: dict[str, list[tuple[int, int, int, int]]], *, tempo: float,
-                   meter: tuple[int, int], key: str, programs: tuple[int, int, int],
+                   meter: tuple[int, int], key: str, programs: tuple[int, int, int, int],
                    names: tuple[str, str, str, str], ppq: int, end: int) -> bytes:
     mf = mido.MidiFile(type=1, ticks_per_beat=ppq)
     meta = mido.MetaMessage
@@ -36,9 +36,12 @@ def mido_reference(lanes: dict[str, list[tuple[int, int, int, int]]], *, tempo: 
     for lane, name in zip(LANES, names, strict=True):
         channel = CHANNELS[lane]
         track = mido.MidiTrack([meta("track_name", name=name, time=0)])
-        if lane != "drums":
-            track.append(mido.Message("program_change", channel=channel,
-                                      program=programs[LANES.index(lane)]))
+        track.append(mido.Message("program_change", channel=channel,
+                                  program=programs[LANES.index(lane)]))
+        track.append(mido.Message("control_change", channel=channel, control=7,
+                                  value=VOLUME[lane]))
+        track.append(mido.Message("control_change", channel=channel, control=10,
+                                  value=PAN[lane]))
         events = sorted([(t, 1, p, v) for t, _d, p, v in lanes[lane]]
                         + [(t + d, 0, p, 0) for t, d, p, _v in lanes[lane]])
         now = 0
@@ -61,8 +64,12 @@ def _arguments(result: dict[str, Any]) -> dict[str, Any]:
     # the key signature mido names: read back from the file conduct wrote
     written = mido.MidiFile(file=io.BytesIO(base64.b64decode(result["midi"])))
     key = next(m.key for m in written.tracks[0] if m.type == "key_signature")
+    # the programs as written: the style's, or those the words chose (brushes, slap bass)
+    programs = tuple(next(m.program for m in track if m.type == "program_change")
+                     for track in written.tracks[1:])
+    assert programs[:3] == groove.programs or c["understood"]
     return {"lanes": lanes, "tempo": c["tempo"], "meter": meter, "key": key,
-            "programs": groove.programs, "names": (*groove.names, "Bass", "Drums"),
+            "programs": programs, "names": (*groove.names, "Bass", "Drums"),
             "ppq": result["ppq"], "end": c["bars"] * meter[0] * 4 * 480 // meter[1]}
 
 
@@ -81,6 +88,6 @@ def test_long_deltas_and_empty_lanes() -> None:
                          (3_000_000, 200_000_000, 65, 1)],
              "pattern": [], "bass": [(0, 1, 40, 100), (0, 1, 40, 100)], "drums": [(5, 1, 36, 127)]}
     arguments: dict[str, Any] = {"lanes": lanes, "tempo": 120.0, "meter": (4, 4), "key": "C",
-                                 "programs": (0, 0, 32), "names": ("a", "b", "c", "d"),
+                                 "programs": (0, 0, 32, 40), "names": ("a", "b", "c", "d"),
                                  "ppq": 480, "end": 300_000_000}
     assert write_midi(**arguments) == mido_reference(**arguments)

@@ -43,6 +43,17 @@ from engine.conduct.styles import GROOVES, generic_bass, generic_drums, groups
     ("in a minute I want 200 bpm", {"tonic": "C", "tempo": 200, "style": "swing"}),
     ("tempo 400 bpm", {"tempo": 320}),
     ("key of e-flat", {"tonic": "Eb"}),
+    # the grooves people ask for (issue 38): were samba or swing without a word
+    ("latin montuno in C", {"style": "son_montuno", "clave": 0}),
+    ("salsa, 2-3 clave", {"style": "son_montuno", "clave": 1}),
+    ("rumba clave 3-2", {"style": "rumba", "clave": 0}),
+    ("afro-cuban 6/8", {"style": "afro_cuban_6_8", "meter": (6, 8)}),
+    ("afro-cuban", {"style": "son_montuno"}), ("bembe in D minor", {"meter": (12, 8)}),
+    ("reggae one drop", {"style": "reggae"}), ("hip hop beat", {"style": "hip_hop"}),
+    ("New Orleans second line", {"style": "second_line"}), ("stride", {"style": "stride"}),
+    ("ska in A", {"style": "reggae"}), ("slow blues", {"tempo": 66, "tempo_range": (45, 88)}),
+    ("fast bebop, slap bass, brushes", {"tempo_range": (162, 275), "instruments": (
+        ("drums", 40, "Brush kit"), ("bass", 36, "Slap Bass"))}),
 ])
 def test_the_direction_is_read_as_the_words_ask(prompt: str, expected: dict) -> None:
     plan = read_prompt(prompt)
@@ -51,6 +62,14 @@ def test_the_direction_is_read_as_the_words_ask(prompt: str, expected: dict) -> 
         if field == "tonic":
             got = got.name
         assert got == value, f"{field} of {prompt!r}: {got!r} != {value!r}"
+
+
+def test_understood_and_approximated_words() -> None:
+    plan = read_prompt("ska in A with horns, organ, 3-2")
+    assert plan.understood == (("ska", "style reggae"), ("organ", "harmony: Organ (GM program 16)"),
+                               ("in A", "key A major"))
+    assert [w for w, _ in plan.approximated] == ["ska", "horns", "3-2"]
+    assert read_prompt("medium swing in F").approximated == ()
 
 
 def test_defaults_when_the_words_say_nothing() -> None:

@@ -184,7 +184,7 @@ def _brute_force_ii_v_is(chords: list[Any]) -> set[int]:
 def test_every_ii_v_i_of_the_standards_is_bracketed() -> None:
     # bench/run_brackets.py prints the same figure: 7,002 of the 7,003 ii-V-Is a brute-force
     # scan finds; the one left is a ii at the very end whose V is the first chord (Sweeping Up).
-    from engine.analysis.context import _brackets
+    from engine.analysis.context import find_brackets
     from engine.analysis.readings import heard_as
 
     songs, _ = load_paths([TUNES])
@@ -194,7 +194,7 @@ def test_every_ii_v_i_of_the_standards_is_bracketed() -> None:
         if len(chords) < 3:
             continue
         heard = [heard_as(c) for c in chords]
-        starts = {b.start for b in _brackets(heard) if b.kind == "ii-V-I"}
+        starts = {b.start for b in find_brackets(heard) if b.kind == "ii-V-I"}
         expected = _brute_force_ii_v_is([(c.symbol, c.root.pc, c.intervals, c.bass is not None)
                                          for c in chords])
         scanned += len(expected)

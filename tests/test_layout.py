@@ -148,3 +148,82 @@ def test_the_checks_see_a_circle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
     assert "engine.chords.notes" in GRAPH["engine.chords.symbols"]
     assert "engine.chords" in GRAPH["engine.analysis.operations"]
+
+
+# ---------------------------------------------------------------- docs/architecture.md's arrows
+# The page lists every package -> package import in a fenced ``arrows`` block, one line a
+# source (``a -> b, c``), sources top-down; the checks below keep the page and the code equal.
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+OUTSIDE = ("bench", "tests")  # their imports count by tree: engine.*, server.*, tests
+
+
+def _documented(text: str) -> dict[str, list[str]]:
+    """The ``arrows`` block of ``text``: source -> its targets, in the order written."""
+    block = text.partition("```arrows\n")[2].partition("```")[0]
+    arrows: dict[str, list[str]] = {}
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        source, arrow, targets = line.partition(" -> ")
+        assert arrow and source.strip() not in arrows, f"not one line a source: {line!r}"
+        arrows[source.strip()] = [t.strip() for t in targets.split(",")]
+    return arrows
+
+
+def _root_or_package(target: str) -> str:
+    return target if target in TOP else _package(target)
+
+
+def _code_arrows() -> set[tuple[str, str]]:
+    """Every package -> package import of the code: engine and server by their packages (the
+    roots' ``__init__`` as ``engine`` and ``server``), bench and tests by the tree they reach."""
+    arrows = {(_root_or_package(m), _root_or_package(t)) for m, ts in GRAPH.items() for t in ts}
+    for outside in OUTSIDE:
+        for path in (ROOT / outside).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    top = name.partition(".")[0]
+                    if top in (*TOP, *OUTSIDE):
+                        arrows.add((outside, f"{top}.*" if top in TOP else top))
+    return {(a, b) for a, b in arrows if a != b}
+
+
+def _arrow_lines(arrows: set[tuple[str, str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, b in arrows)
+
+
+def test_the_architecture_page_lists_every_import_arrow() -> None:
+    documented = {(a, b) for a, targets in _documented(ARCHITECTURE.read_text()).items()
+                  for b in targets}
+    code = _code_arrows()
+    assert _arrow_lines(code - documented) == [], "imports the page does not list"
+    assert _arrow_lines(documented - code) == [], "arrows the code does not have"
+
+
+def test_the_architecture_page_draws_arrows_down() -> None:
+    # Sources are written top-down: each arrow points to a package written further down (or
+    # to one with no line of its own, a leaf such as engine.errors).
+    arrows = _documented(ARCHITECTURE.read_text())
+    order = {source: i for i, source in enumerate(arrows)}
+    up = [f"{a} -> {b}" for a, targets in arrows.items() for b in targets
+          if b in order and order[b] <= order[a]]
+    assert up == []
+
+
+def test_the_arrow_checks_see_a_missing_arrow() -> None:
+    # The checker itself: the page parsed, and a page without one real arrow is caught.
+    page = ARCHITECTURE.read_text()
+    arrows = _documented(page)
+    assert "server.api" in arrows and "engine.errors" in arrows["server.accounts"]
+    assert ("server.http", "server.mcp") in _code_arrows()
+    cut = page.replace("server.http -> server.mcp, ", "server.http -> ", 1)
+    assert cut != page
+    assert ("server.http", "server.mcp") not in {
+        (a, b) for a, ts in _documented(cut).items() for b in ts}

@@ -72,7 +72,7 @@ def analyze_chart(chart: Chart, key: Key | None, summary: bool = False) -> dict[
     if key is None:
         key = parse_key(readings[0].name)
     runners = [r for r in readings if r.name != key.name][:RUNNERS_UP]
-    brackets = _brackets(heard)
+    brackets = find_brackets(heard)
     form = _form(chart, heard, key)
     # each chord's bracket: a dominant has one, and so has the ii before it (held or not)
     at = {j: b for b in brackets for j in range(b.start, b.held + 1)}
@@ -101,7 +101,7 @@ def _blues_motion(i: int, heard: Sequence[Chord], form: str | None) -> bool:
     return _dominant(following) and (following.root.pc - heard[i].root.pc) % 12 == 5
 
 
-def _brackets(heard: Sequence[Chord]) -> list[Bracket]:
+def find_brackets(heard: Sequence[Chord]) -> list[Bracket]:
     """Every dominant with what it meets: with the minor ii a fourth below it before it, a
     ii-V (ii-V-I when it resolves); alone, a V-I when it resolves (or a substitute's). A chord
     held over several bars counts once (``Dm7 | Dm7 | G7 | G7 | C``: one ii-V-I)."""

@@ -159,7 +159,7 @@ def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
     tuple of scale entries stay tracked: a tuple holding dicts always is). The scale entries
     are ``kept_scales``' own, shared by every key's analysis of the chord: 5.0 tracked objects
     a request (``tests/test_analyze_memory.py``); with ``source`` read from the role too, an
-    analysis of a pair not seen before 13.6 -> 7.0-7.4 µs (``docs/request-cost.md``)."""
+    analysis of a pair not seen before 13.6 -> 7.0-7.4 µs (``docs/request-path.md``)."""
     role = role_of(chord, key)
     return {
         "chord": chord.symbol,

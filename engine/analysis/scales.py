@@ -230,7 +230,7 @@ def kept_scales(chord: Chord, cls: int, hint: str | None, slash_bass: bool
     hint, bass heard) and shared: their sequences are tuples and nobody changes them
     (``chord_scales`` and ``analyze_chord`` hand out copies). analyze keeps them in its kept
     analysis as they are, instead of building each entry again with tuples (analyze over
-    8,640 pairs it had not seen: 12.4 -> 9.5 µs a call, ``docs/request-cost.md``)."""
+    8,640 pairs it had not seen: 12.4 -> 9.5 µs a call, issue 21)."""
     chord_mask = mask_of(chord.semitones)
     bass = 0 if chord.bass is None or not slash_bass \
         else 1 << (chord.bass.pc - chord.root.pc) % 12

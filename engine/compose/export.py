@@ -13,9 +13,7 @@ from typing import Any
 
 import mido
 
-from engine.analysis.chart import Chart, Placed
-from engine.analysis.chart import Section as ChartSection
-from engine.analysis.context import analyze_chart
+from engine.analysis import Chart, ChartSection, Placed, analyze_chart
 from engine.chords import parse, parse_key
 from engine.compose.ir import PPQ, Composition, by_id, meter, section_meter, section_ticks
 

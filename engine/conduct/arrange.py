@@ -7,6 +7,7 @@ divides the bar in n equal steps; swing moves every off-beat eighth to ``swing``
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ PPQ = 480
 Note = tuple[int, int, int, int]          # tick, duration, pitch, velocity
 DRUM_LENGTH = 60
 FILL_ENERGY = 0.6
+# How far ahead of a chord change a comping hit voices the coming chord: an eighth note (the
+# swung "and" before the beat, a sixteenth before it in a straight-sixteenth groove).
+ANTICIPATION = PPQ // 2
 VOLUME = {"harmony": 0.8, "pattern": 0.75, "bass": 0.95, "drums": 1.0}
 
 
@@ -116,6 +120,7 @@ class Arranger:
     bass_approach: str | None
     tonic_pc: int
     rng: random.Random
+    phase: int = 0                       # bars the two-bar patterns are turned (2-3 clave: 1)
 
     def lanes(self) -> dict[str, list[Note]]:
         bars = len(self.energy)
@@ -126,8 +131,9 @@ class Arranger:
         nudges = [self.rng.choice((-1, 0, 0, 1)) for _ in range(bars)]
         comping = styles.comping_for(self.groove, self.timing.meter)
         pattern = styles.pattern_for(self.groove, self.timing.meter)
-        harmony = self._chordal(bar_segs, comping, nudges, self._voiced, "harmony")
         pat_state = {"near": lines.PATTERN_LOW[self.groove.figure] + 4, "i": 0}
+        harm_figure = self.groove.harmony_figure
+        harm_state = {"near": lines.PATTERN_LOW[harm_figure or "strum"] + 4, "i": 0}
 
         def figure(si: int, _tick: int) -> list[int]:
             chord = self.segs[si].chord
@@ -135,10 +141,25 @@ class Arranger:
             notes = lines.figure_pitches(self.groove.figure, chord, pat_state["i"],
                                          pat_state["near"])
             pat_state["i"] += 1
+            if harm_figure is None and self.groove.figure == "strum":
+                # two compers split: the guitar's grip under the piano's voicing
+                notes = lines.beside(notes, self.voicings[si])
             return notes
 
+        def harmony_figure(si: int, _tick: int) -> list[int]:
+            chord = self.segs[si].chord
+            assert chord is not None and harm_figure is not None
+            notes = lines.figure_pitches(harm_figure, chord, harm_state["i"],
+                                         harm_state["near"])
+            harm_state["i"] += 1
+            return notes
+
+        harmony = self._chordal(bar_segs, comping, nudges,
+                                self._voiced if harm_figure is None else harmony_figure,
+                                "harmony")
         patt = self._chordal(bar_segs, pattern, [-n for n in nudges], figure, "pattern")
-        return {"harmony": _tidy(harmony), "pattern": _tidy(patt),
+        harmony = _tidy(harmony)
+        return {"harmony": harmony, "pattern": _tidy(_apart(patt, harmony)),
                 "bass": _tidy(self._bass()), "drums": _tidy(self._drums())}
 
     def _voiced(self, si: int, _tick: int) -> list[int]:
@@ -146,31 +167,21 @@ class Arranger:
 
     def _chordal(self, bar_segs: list[int], rhythms: tuple[str, ...], nudges: list[int],
                  pitches: Callable[[int, int], list[int]], lane: str) -> list[Note]:
-        """A lane of chords or figures: each hit of the bar's rhythm sounds the chord under
-        it, cut at the next chord change; the last bar holds one chord per segment."""
+        """A lane of chords or figures (``comp_hits``): each hit sounds the chord it belongs
+        to, the pushes the chord they anticipate; the last bar holds one chord per segment."""
         out: list[Note] = []
         t = self.timing
-        last_bar = len(self.energy) - 1
-        for b, first in enumerate(bar_segs):
-            e = self.energy[b]
-            if b == last_bar:
-                hits = [(s.start, s.end, "X") for s in self.segs[first:] if s.bar == b]
-            else:
-                hits = _hits(styles.pick(rhythms, e, nudges[b]), b * t.bar_ticks, t.bar_ticks)
-            for start, end, ch in hits:
-                if e < MIN_ENERGY[ch]:
-                    continue
-                si = _segment_at(self.segs, first, start)
-                seg = self.segs[si]
-                if seg.chord is None:
-                    continue
-                on, off = t.at(start), t.at(min(end, seg.end))
-                vel = _velocity(LEVEL[ch], e, lane)
-                notes = pitches(si, start)
-                # A strum rolls its strings: a few ticks between them.
-                roll = 8 if lane == "pattern" and len(notes) > 1 else 0
-                for k, p in enumerate(notes):
-                    out.append((on + k * roll, max(1, off - on - k * roll - 10), p, vel))
+        hits = comp_hits(self.segs, bar_segs, rhythms, nudges, self.energy, t, self.phase,
+                         every_chord=lane == "harmony")
+        bar_ticks = t.bar_ticks
+        for start, end, ch, si in hits:
+            on, off = t.at(start), t.at(end)
+            vel = _velocity(LEVEL[ch], self.energy[start // bar_ticks], lane)
+            notes = pitches(si, start)
+            # A strum rolls its strings: a few ticks between them.
+            roll = 8 if lane == "pattern" and len(notes) > 1 else 0
+            for k, p in enumerate(notes):
+                out.append((on + k * roll, max(1, off - on - k * roll - 10), p, vel))
         return out
 
     def _bass(self) -> list[Note]:
@@ -229,12 +240,15 @@ class Arranger:
             if k + 1 == len(sounding):
                 figures.append([(seg.start, seg.end, first_role)])
                 continue
-            hits = [h for h in _hits(plan, seg.bar * t.bar_ticks, t.bar_ticks)
+            hits = [h for h in _hits(styles.part(plan, seg.bar + self.phase),
+                                     seg.bar * t.bar_ticks, t.bar_ticks)
                     if seg.start <= h[0] < seg.end]
-            # Every chord change is marked by its root, whatever the pattern says.
+            # Every chord change is marked by its root, whatever the pattern says, unless the
+            # figure before sounded it already, anticipated (``N``, the tumbao's ponche).
+            anticipated = bool(figures) and figures[-1][-1][2] == "N"
             if hits and hits[0][0] == seg.start:
                 hits[0] = (seg.start, hits[0][1], first_role)
-            else:
+            elif not anticipated or not hits:
                 hits.insert(0, (seg.start, hits[0][0] if hits else seg.end, first_role))
             # Into silence there is nothing to approach: the fifth instead.
             if self.segs[si + 1].chord is None:
@@ -251,9 +265,14 @@ class Arranger:
             ahead = roots[k + 1] if k + 1 < len(roots) else None
             for j, (start, end, role) in enumerate(hits):
                 leads = j + 1 == len(hits)
-                prev = self._role_pitch(chord, role, prev, roots[k], ahead if leads else None)
-                vel = _velocity(0.9 if start == seg.start else 0.8, e, "bass")
+                prev = self._role_pitch(chord, role, prev, roots[k],
+                                        ahead if leads or role == "N" else None)
+                vel = _velocity(0.9 if start == seg.start or role == "N" else 0.8, e, "bass")
                 off = t.at(min(end, seg.end))
+                if role == "N" and k + 1 < len(sounding):
+                    # held over the bar line, to the next figure's first note
+                    nxt = figures[k + 1][0][0] if figures[k + 1] else end
+                    off = t.at(max(end, nxt))
                 out.append((t.at(start), max(1, off - t.at(start) - 20), prev, vel))
         return out
 
@@ -280,10 +299,12 @@ class Arranger:
         note that leads into the next chord (``ahead``, its root's pitch) is an approach into
         it, or stays within an octave of it: the roots were chosen so that it rarely moves.
         A pedal's tonic (``T``) keeps the pitch of the one before."""
-        if role == "R":
+        if role == "R" or (role == "N" and ahead is None):
             return root
+        if role == "N" and ahead is not None:
+            return ahead
         if role == "A" and ahead is not None:
-            return lines.approach(ahead, prev, self.rng)
+            return lines.approach(ahead, prev, self.rng, lines.avoided_pcs(chord))
         if role == "T":
             # A pedal never plays the next root: it holds its own pitch (within an octave of
             # the root's would move it when the roots change octave).
@@ -294,6 +315,7 @@ class Arranger:
 
     def _drums(self) -> list[Note]:
         t = self.timing
+        bar_ticks = t.bar_ticks
         kit = styles.drums_for(self.groove, t.meter)
         pulses = styles.groups(t.meter)
         fill_len = t.unit * sum(pulses[-2:] if len(pulses) >= 3 else pulses[-1:])
@@ -303,7 +325,7 @@ class Arranger:
         bars = len(self.energy)
         for b in range(bars):
             e = self.energy[b]
-            origin = b * t.bar_ticks
+            origin = b * bar_ticks
             if b == bars - 1:
                 # The final bar: one hit with the band, ringing.
                 out += [(origin, PPQ, styles.CRASH, _velocity(1.0, e, "drums")),
@@ -312,19 +334,94 @@ class Arranger:
             if b and b % self.form_len == 0 and e >= 0.5:
                 out.append((origin, PPQ, styles.CRASH, _velocity(0.9, e, "drums")))
             # The last bar of a chorus ends with a fill into the next one.
-            fill_from = origin + t.bar_ticks - fill_len \
-                if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + t.bar_ticks
+            fill_from = origin + bar_ticks - fill_len \
+                if (b + 1) % self.form_len == 0 and e >= FILL_ENERGY else origin + bar_ticks
             for drum, rhythm in kit.items():
-                for start, _end, ch in _hits(rhythm, origin, t.bar_ticks):
+                for start, _end, ch in _hits(styles.part(rhythm, b + self.phase), origin,
+                                             bar_ticks):
                     if e >= MIN_ENERGY[ch] and (start < fill_from or drum == styles.KICK):
                         out.append((t.at(start), DRUM_LENGTH, drum,
                                     _velocity(LEVEL[ch], e, "drums")))
-            if fill_from < origin + t.bar_ticks:
+            if fill_from < origin + bar_ticks:
                 for k, drum in enumerate(fill):
                     tick = fill_from + k * fill_len // len(fill)
                     out.append((tick, DRUM_LENGTH, drum,
                                 _velocity(0.7 + 0.3 * k / len(fill), e, "drums")))
         return out
+
+
+def comp_hits(segs: list[Segment], bar_segs: list[int], rhythms: tuple[str, ...],
+              nudges: list[int], energy: list[float], timing: Timing, phase: int = 0,
+              every_chord: bool = True) -> list[tuple[int, int, str, int]]:
+    """(start, end, level char, segment index) of every hit of a comping lane, unswung.
+
+    Each bar plays its rhythm (``styles.pick`` by energy); a comper reads ahead, so a hit that
+    starts off a chord change less than ``ANTICIPATION`` before the next one (the swung "and
+    of 2" before a chord on 3, the "and of 4" before the bar line) is a push: it voices the
+    coming chord and is held into it until the next hit. Any other hit sounds the chord under
+    it, cut at the change (a bar of no chord stays silent: no push out of it). A chord that no hit sounds (a whole-bar rhythm over two chords, a
+    rest where the change falls) is struck where it starts: every chord of the lead sheet is
+    heard from the harmony (``every_chord``; the pattern lane keeps its rests). The last bar
+    holds one chord per segment."""
+    last_bar = len(energy) - 1
+    raw: list[tuple[int, int, str]] = []
+    for b, first in enumerate(bar_segs):
+        e = energy[b]
+        if b == last_bar:
+            raw += [(s.start, s.end, "X") for s in segs[first:] if s.bar == b]
+        else:
+            rhythm = styles.part(styles.pick(rhythms, e, nudges[b]), b + phase)
+            raw += [h for h in _hits(rhythm, b * timing.bar_ticks, timing.bar_ticks)
+                    if e >= MIN_ENERGY[h[2]]]
+    out: list[tuple[int, int, str, int]] = []
+    si = 0
+    for k, (start, end, ch) in enumerate(raw):
+        si = _segment_at(segs, si, start)
+        seg = segs[si]
+        following = raw[k + 1][0] if k + 1 < len(raw) else segs[-1].end
+        nxt = si + 1
+        if (start != seg.start and seg.chord is not None and nxt < len(segs)
+                and segs[nxt].chord is not None
+                and segs[nxt].start - start <= ANTICIPATION):
+            held = end if end > segs[nxt].start else following
+            out.append((start, min(held, following, segs[nxt].end), ch, nxt))
+        elif seg.chord is not None:
+            out.append((start, min(end, seg.end), ch, si))
+    sounded = {si for *_, si in out}
+    for si, seg in enumerate(segs):
+        if every_chord and seg.chord is not None and si not in sounded:
+            after = [h[0] for h in out if h[0] > seg.start]
+            out.append((seg.start, min([seg.end, *after]), "x", si))
+    out.sort()
+    return out
+
+
+def _apart(pattern: list[Note], harmony: list[Note]) -> list[Note]:
+    """The pattern lane with no note doubling a harmony note that sounds at the same moment
+    (two compers never play one pitch together): such a note moves an octave down when that
+    is free and above ``lines.GUITAR_LOW``, else it is left out. ``harmony`` is tidied: the
+    notes of one pitch never overlap, so their ends are in order too."""
+    sounding: dict[int, list[tuple[int, int]]] = {}
+    for tick, dur, pitch, _vel in harmony:
+        sounding.setdefault(pitch, []).append((tick, tick + dur))
+    for spans in sounding.values():
+        spans.sort()
+
+    def clash(pitch: int, start: int, end: int) -> bool:
+        spans = sounding.get(pitch)
+        if not spans:
+            return False
+        k = bisect.bisect_left(spans, (end, end)) - 1
+        return k >= 0 and spans[k][1] > start
+
+    out: list[Note] = []
+    for note in pattern:
+        tick, dur, pitch, vel = note
+        if not clash(pitch, tick, tick + dur):
+            out.append(note)
+        elif pitch - 12 >= lines.GUITAR_LOW and not clash(pitch - 12, tick, tick + dur):
+            out.append((tick, dur, pitch - 12, vel))
+    return out
 
 
 def _tidy(notes: list[Note]) -> list[Note]:

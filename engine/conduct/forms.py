@@ -94,6 +94,15 @@ FORMS: dict[str, tuple[str, str]] = {
         "i7 | iv7 | bVII7 | bIIImaj7 | bVImaj7 | iiø7 | V7 | i7",
     ),
     "pop": ("I | V | vi | IV | I | V | IV | IV", "i | bVI | bIII | bVII | i | bVI | bVII | bVII"),
+    # The son montuno's vamp (I IV V IV, as in "Guantanamera"), the minor one's i iv V iv.
+    "montuno": ("I | IV | V7 | IV | I | IV | V7 | IV", "i7 | iv7 | V7 | iv7 | i7 | iv7 | V7 | iv7"),
+    # Bembé over a bluesy I7 IV7 (Mongo Santamaría's "Afro Blue" is a minor one).
+    "afro_6_8": ("I7 | I7 | IV7 | IV7 | I7 | I7 | V7 | V7", "i7 | i7 | iv7 | iv7 | i7 | i7 | V7 | V7"),
+    "reggae": ("I | IV | I | V | I | IV | V | IV", "i7 | iv7 | i7 | v7 | i7 | iv7 | bVII | v7"),
+    # A jazz hip-hop loop: ii V I vi in major, i iv bVI V in minor.
+    "hip_hop": ("ii9 | V13 | Imaj7 | vi9", "i9 | iv9 | bVImaj7 | V7#9"),
+    # The two-chord New Orleans tune ("Iko Iko", "Jambalaya" is I-V7 too).
+    "second_line": ("I | I | I | V7 | V7 | V7 | V7 | I", "i | i | i | V7 | V7 | V7 | V7 | i"),
     "gospel": (
         "I IV/I | I I7 | IV #ivo7 | I/V VI7 | ii7 V7 | I vi7 | ii7 V7sus4 | I",
         "i iv/i | i I7 | iv7 bVII7 | bIIImaj7 bVImaj7 | iiø7 V7 | i iv7 | iiø7 V7 | i",
@@ -134,10 +143,13 @@ ENDINGS: dict[str, tuple[str, str]] = {
 STYLE_FORM: dict[str, str] = {
     "swing": "blues", "bossa_nova": "bossa", "ballad": "ballad", "jazz_waltz": "waltz",
     "funk": "funk", "samba": "samba", "shuffle_blues": "basic_blues", "rock_pop": "pop",
-    "gospel": "gospel", "modal_vamp": "vamp_major",
+    "gospel": "gospel", "modal_vamp": "vamp_major", "son_montuno": "montuno",
+    "rumba": "montuno", "afro_cuban_6_8": "afro_6_8", "reggae": "reggae", "hip_hop": "hip_hop",
+    "second_line": "second_line", "stride": "aaba",
 }
 # Styles that play the plain three-chord blues when asked for "blues".
-PLAIN_BLUES_STYLES = frozenset({"shuffle_blues", "rock_pop", "funk", "gospel"})
+PLAIN_BLUES_STYLES = frozenset({"shuffle_blues", "rock_pop", "funk", "gospel", "reggae",
+                                "hip_hop", "second_line"})
 MODES = ("dorian", "phrygian", "lydian", "mixolydian", "aeolian", "locrian")
 
 

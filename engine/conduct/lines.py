@@ -7,17 +7,23 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 
 from engine.chords import Chord
 
 BASS_LOW, BASS_HIGH = 28, 52         # E1..E3: the double bass's working register
 ROOT_HIGH = 43                       # G2: roots of a pattern bass stay low, its line climbs above
-PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40}
+PATTERN_LOW = {"strum": 52, "arpeggio": 60, "riff": 48, "boogie": 40, "montuno": 60}
+GUITAR_LOW = 40                      # E2: a guitar grip moved under the piano goes no lower
 
+# The altered fifth comes first: over a 7alt, 7#5, 7b13 or 7b5 the bass plays the fifth the
+# chord has (the #5/b13 a half step above the natural one, or the b5), never the natural 5th
+# a half step from the comper's b13 (Levine, The Jazz Theory Book: altered dominants).
 _ROLE_LABELS: dict[str, tuple[str, ...]] = {
-    "3": ("3", "b3", "4", "2"), "5": ("5", "b5", "#5"), "7": ("b7", "7", "bb7", "6"),
+    "3": ("3", "b3", "4", "2"), "5": ("#5", "b13", "b5", "5"), "7": ("b7", "7", "bb7", "6"),
     "6": ("6", "bb7"),
 }
+ALTERED_FIFTHS = frozenset({"#5", "b13", "b5"})   # a chord with one has no natural 5th below
 _ROLE_DEFAULT = {"3": 4, "5": 7, "7": 12, "6": 9}   # no seventh: the octave
 MAX_LEAP = 12                        # no bass interval wider than an octave
 # Approach notes into the next root, as offsets from it, and how often each is chosen:
@@ -56,8 +62,27 @@ def role_pc(chord: Chord, role: str) -> int:
 
 
 def chord_tone_pcs(chord: Chord, limit: int = 4) -> list[int]:
-    """The chord's first ``limit`` tones (root, third, fifth, seventh...) as pitch classes."""
-    return list(chord.pcs[:limit])
+    """The chord's first ``limit`` tones as pitch classes: root, third, fifth, seventh (those
+    it has, ``role_pc``) then its tensions in order; an altered dominant's natural 5th (a
+    ``7b13`` has both) is left out (``ALTERED_FIFTHS``)."""
+    return list(_tones(chord)[:limit])
+
+
+@lru_cache(maxsize=4096)
+def _tones(chord: Chord) -> tuple[int, ...]:
+    labels = dict(zip(chord.intervals, chord.pcs, strict=True))
+    altered = not ALTERED_FIFTHS.isdisjoint(labels)
+    roles = [chord.root.pc]
+    for role in ("3", "5", "7"):
+        found = next((labels[lab] for lab in _ROLE_LABELS[role] if lab in labels), None)
+        if found is not None:
+            roles.append(found)
+    rest = [pc for lab, pc in labels.items() if not (altered and lab == "5")]
+    out: list[int] = []
+    for pc in roles + rest:
+        if pc not in out:
+            out.append(pc)
+    return tuple(out)
 
 
 def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LOW,
@@ -70,19 +95,30 @@ def fit(pc: int, ideal: int, anchors: tuple[int | None, ...], low: int = BASS_LO
     return min(near or cands, key=lambda p: (abs(p - ideal), p))
 
 
-def approach_notes(target: int, prev: int) -> list[tuple[int, int]]:
+def avoided_pcs(chord: Chord) -> frozenset[int]:
+    """Pitch classes the bass leaves out over ``chord``: an altered dominant's natural 5th
+    (``ALTERED_FIFTHS``), even as a passing approach note."""
+    if ALTERED_FIFTHS.isdisjoint(chord.intervals):
+        return frozenset()
+    return frozenset({(chord.root.pc + 7) % 12})
+
+
+def approach_notes(target: int, prev: int,
+                   avoid: frozenset[int] = frozenset()) -> list[tuple[int, int]]:
     """(note, weight) of the approach notes into ``target`` (a MIDI pitch) that lie in the
     bass register within an octave of ``prev``, the note before them, and differ from it (a
     repeated note is no approach: V -> I's dominant approach would restate V's root)."""
     return [(target + offset, weight) for offset, weight in APPROACHES
             if BASS_LOW <= target + offset <= BASS_HIGH and target + offset != prev
-            and abs(target + offset - prev) <= MAX_LEAP]
+            and abs(target + offset - prev) <= MAX_LEAP and (target + offset) % 12 not in avoid]
 
 
-def approach(target: int, prev: int, rng: random.Random) -> int:
-    """An approach note into ``target`` (``approach_notes``), never ``prev`` itself; one always
-    exists when ``prev`` is within an octave of ``target``."""
-    notes = approach_notes(target, prev)
+def approach(target: int, prev: int, rng: random.Random,
+             avoid: frozenset[int] = frozenset()) -> int:
+    """An approach note into ``target`` (``approach_notes``), never ``prev`` itself nor a
+    pitch class of ``avoid``; one always exists when ``prev`` is within an octave of
+    ``target`` (the chromatic ones from below and above cannot both be avoided)."""
+    notes = approach_notes(target, prev, avoid)
     if not notes:
         return target - 1 if prev < target else target + 1
     return rng.choices([n for n, _ in notes], [w for _, w in notes])[0]
@@ -98,11 +134,12 @@ START = 40                           # E2: where a bass line starts from
 def figure_shape(chord: Chord, roles: Sequence[str], root: int) -> list[int | None]:
     """Where the notes of a pattern bass figure sit when it climbs from ``root``: the root,
     its octave, the other chord tones above it; None for a note placed by what surrounds it
-    (``A`` an approach into the next root, ``T`` the key's tonic)."""
+    (``A`` an approach into the next root, ``N`` the next root itself, ``T`` the key's
+    tonic)."""
     out: list[int | None] = []
     for role in roles:
-        pc = role_pc(chord, role) if role not in "AT" else 0
-        out.append(None if role in "AT" else root + (12 if role == "8" else (pc - root) % 12))
+        pc = role_pc(chord, role) if role not in "ATN" else 0
+        out.append(None if role in "ATN" else root + (12 if role == "8" else (pc - root) % 12))
     return out
 
 
@@ -151,7 +188,7 @@ def _join(role: str, shape: list[int | None], root: int, nxt: int) -> float:
     last = shape[-1]
     before = next((p for p in reversed(shape[:-1]) if p is not None), root)
     cost = MOVE_COST * abs(nxt - root)
-    if role == "T":
+    if role in "TN":
         return cost
     if role == "A":
         return cost + (0 if approach_notes(nxt, before) else LEAP_COST)
@@ -178,7 +215,7 @@ def walk(chord: Chord, beats: int, root: int, target: int | None,
             line.append(fit(tones[i % len(tones)], line[-1] + 2, (line[-1],)))
         return line
     # An approach within an octave of the root first, then chord tones filling towards it.
-    last = approach(target, root, rng)
+    last = approach(target, root, rng, avoided_pcs(chord))
     tones = chord_tone_pcs(chord)[1:] or [chord.root.pc]
     for i in range(1, beats - 1):
         ideal = round(root + (last - root) * i / (beats - 1))
@@ -194,13 +231,20 @@ def figure_pitches(figure: str, chord: Chord, index: int, near: int) -> list[int
 
     strum: a close chord of up to four tones from the root up (a guitar grip);
     arpeggio: chord tones up and down from the root; riff: root, fifth, octave, seventh;
-    boogie: root, third, fifth, sixth, seventh and back (the shuffle guitar figure).
+    boogie: root, third, fifth, sixth, seventh and back (the shuffle guitar figure);
+    montuno: the chord's root, third and fifth in turn, each doubled at the octave (the piano
+    montuno's two hands).
     """
     low = PATTERN_LOW[figure]
     root = place(bass_pc(chord) if figure in ("riff", "boogie") else chord.root.pc,
                  near, low, low + 11)
     if figure == "strum":
         return _stack(root, chord_tone_pcs(chord))
+    if figure == "montuno":
+        tones = _stack(root, chord_tone_pcs(chord, 3))
+        cycle = [*tones, tones[0] + 12, *tones[-1:0:-1]]
+        pitch = cycle[index % len(cycle)]
+        return [pitch, pitch + 12]
     if figure == "arpeggio":
         stack = _stack(root, chord_tone_pcs(chord, 5))
         stack = [*stack, stack[0] + 12]
@@ -210,6 +254,17 @@ def figure_pitches(figure: str, chord: Chord, index: int, near: int) -> list[int
     role = roles[index % len(roles)]
     pitch = place(role_pc(chord, role), root, root, root + 11)
     return [pitch + 12 if role == "8" else pitch]
+
+
+def beside(grip: list[int], voicing: list[int]) -> list[int]:
+    """A pattern-lane grip played with the harmony lane's ``voicing``: a guitar under the
+    piano (the grip moved down by octaves while its top reaches the voicing's lowest note and
+    it stays above ``GUITAR_LOW``), never doubling one of the piano's notes in unison."""
+    floor = min(voicing)
+    while max(grip) >= floor and min(grip) - 12 >= GUITAR_LOW:
+        grip = [p - 12 for p in grip]
+    kept = [p for p in grip if p not in voicing]
+    return kept or [grip[0] - 12 if grip[0] - 12 >= GUITAR_LOW else grip[0]]
 
 
 def _stack(root: int, pcs: list[int]) -> list[int]:

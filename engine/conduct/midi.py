@@ -1,7 +1,8 @@
 """The arrangement as a Standard MIDI File (format 1): mido's encoding, laid out by hand.
 
 Track 0 is the conductor (name, tempo, time signature, key signature); then one track per
-lane, named, with its General MIDI program; drums on channel 10 (9 counted from 0).
+lane, named, with its General MIDI program, its fader (CC7) and its pan (CC10); drums on
+channel 10 (9 counted from 0), whose program is the kit.
 Every value was range-checked when the lanes were made.
 """
 
@@ -18,6 +19,13 @@ from engine.chords import Spelled
 
 LANES = ("harmony", "pattern", "bass", "drums")
 CHANNELS = {"harmony": 0, "pattern": 1, "bass": 2, "drums": 9}
+# The mixer, as a band is heard from the front (API.md 7): bass and drums in the centre, the
+# harmony lane (piano) left, the pattern lane (guitar, vibes) right, a melody right of centre.
+# CC10 pan 0 left .. 64 centre .. 127 right; CC7 each channel's fader (100 is General MIDI's
+# default): the dynamics are the velocities, the balance of the lanes these faders.
+PAN = {"harmony": 40, "pattern": 88, "bass": 64, "drums": 64, "melody": 76}
+VOLUME = {"harmony": 100, "pattern": 92, "bass": 104, "drums": 100, "melody": 108}
+CC_VOLUME, CC_PAN = 7, 10
 
 # Sharps (+) or flats (-) of the key signature a mode shares with its parent major scale,
 # relative to the mode's tonic: D dorian has C major's signature, two fifths below D.
@@ -51,7 +59,7 @@ def clocks_per_click(meter: tuple[int, int]) -> int:
 
 
 def write_midi(lanes: dict[str, list[tuple[int, int, int, int]]], *, tempo: float,
-               meter: tuple[int, int], key: str, programs: tuple[int, int, int],
+               meter: tuple[int, int], key: str, programs: tuple[int, int, int, int],
                names: tuple[str, str, str, str], ppq: int, end: int) -> bytes:
     """SMF bytes for four lanes of (tick, duration, pitch, velocity): the bytes mido's
     ``MidiFile.save`` writes for the same messages (running status included), which
@@ -70,11 +78,14 @@ def write_midi(lanes: dict[str, list[tuple[int, int, int, int]]], *, tempo: floa
     tracks = [conductor]
     for lane, name in zip(LANES, names, strict=True):
         channel = CHANNELS[lane]
-        head = [_event(0, meta("track_name", name=name).bytes())]
-        running = None
-        if lane != "drums":
-            running = 0xC0 | channel
-            head.append(_event(0, [running, programs[LANES.index(lane)]]))
+        # the program (on channel 10 the drum kit: 0 standard, 40 brushes), fader and pan,
+        # the two controllers under one running status as mido writes them
+        control = 0xB0 | channel
+        head = [_event(0, meta("track_name", name=name).bytes()),
+                _event(0, [0xC0 | channel, programs[LANES.index(lane)]]),
+                _event(0, [control, CC_VOLUME, VOLUME[lane]]),
+                _event(0, [CC_PAN, PAN[lane]])]
+        running = control
         tracks.append(b"".join([*head, _notes(lanes[lane], channel, running),
                                 _event(0, _END_OF_TRACK)]))
     header = b"MThd" + struct.pack(">IHHH", 6, 1, len(tracks), ppq)

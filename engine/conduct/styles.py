@@ -7,8 +7,14 @@ eighths, 16 are sixteenths, 12 are triplet eighths). A character starts a note o
   0.4), ``+`` extra (played from energy 0.7); ``-`` holds the previous note, ``.`` is silence;
 - bass: a chord role — ``R`` root (the slash bass if any), ``3`` ``5`` ``6`` ``7`` the chord's
   third/fifth/sixth/seventh, ``8`` the root an octave up, ``A`` an approach note into the next
-  chord's root, ``T`` the key's tonic (a pedal) — with ``-`` and ``.`` as above. ``walk``
+  chord's root, ``N`` the next chord's root itself, anticipated and held over the bar line (the
+  tumbao's "ponche"), ``T`` the key's tonic (a pedal) — with ``-`` and ``.`` as above. ``walk``
   instead of a table walks one note per pulse through chord tones and approach notes.
+
+A step string may hold several bars separated by ``|``: bar ``b`` of the piece plays part
+``b % parts`` (shifted by one bar for a clave turned round, ``2-3`` instead of the written
+``3-2``). The clave, the cascara, the montuno and the second line's bass drum are two-bar
+patterns.
 
 Comping and pattern rhythms are listed sparse to dense; the energy of the bar picks one.
 A style without a table for the requested meter gets one built from the meter (``generic``).
@@ -23,7 +29,11 @@ KICK, SIDE_STICK, SNARE, CLAP = 36, 37, 38, 39
 CLOSED_HAT, PEDAL_HAT, OPEN_HAT = 42, 44, 46
 CRASH, RIDE, TAMBOURINE, COWBELL = 49, 51, 54, 56
 SHAKER, HI_CONGA, LOW_CONGA = 70, 63, 64
+MUTE_CONGA, HIGH_TIMBALE, LOW_TIMBALE, CLAVES = 62, 65, 66, 75
 HIGH_TOM, MID_TOM, LOW_TOM = 50, 47, 43
+# The GM brush kit (program 40 on channel 10) plays brushes on the snare's keys.
+BRUSH_TAP, BRUSH_SWIRL = 38, 40
+BRUSH_KIT = 40
 
 # Drum fills over the last pulse of a chorus's last bar, in equal steps.
 FILL_SWING = (SNARE, SNARE, HIGH_TOM, MID_TOM, LOW_TOM, LOW_TOM)
@@ -50,6 +60,10 @@ class Groove:
     programs: tuple[int, int, int]       # GM programs: harmony, pattern, bass
     names: tuple[str, str] = ("Piano", "Guitar")
     two_feel: dict[str, str] = field(default_factory=dict)
+    kit: int = 0                         # GM drum kit (program on channel 10): 0 standard
+    harmony_figure: str | None = None    # the harmony lane plays this figure, not voicings
+    meter: tuple[int, int] = (4, 4)      # the style's own meter
+    clave: bool = False                  # its two-bar patterns follow a clave (3-2 written)
 
 
 TWO_FEEL = {"4/4": "R---A---", "3/4": "R-----", "2/4": "R-A-", "2/2": "R---A---"}
@@ -139,6 +153,103 @@ GROOVES: dict[str, Groove] = {
         figure="riff", bass="walk", cymbal=RIDE, voicing="drop2",
         programs=(0, 11, 32), names=("Piano", "Vibraphone")),
 }
+
+
+# The Afro-Cuban family, written in 3-2 (the clave's three-side first); ``2-3`` turns every
+# two-bar pattern round by one bar, so the lanes keep their place against the clave.
+SON_CLAVE = "x..x..x.|..x.x..."          # 1, 2&, 4 | 2, 3
+RUMBA_CLAVE = "x..x...x|..x.x..."        # the third stroke an eighth later: on 4&
+# Cascara on the timbale's shell (GM has no shell: the high timbale), the bongo bell on the
+# beats, the conga's tumbao: slap on 2, open tones on 4 and 4&.
+AFRO_CUBAN_DRUMS = {CLAVES: SON_CLAVE, HIGH_TIMBALE: "x.xx.x.x|x.x.xx.x",
+                    COWBELL: "X.x.X.x.|X.x.X.x.", MUTE_CONGA: "o.X.o...", HI_CONGA: "......xx",
+                    KICK: "......o.|......o."}
+# The piano montuno: the three-side bar on the off-beats and 4, the two-side bar on 1, 2, 3
+# and the "and of 4" pushed into the next bar (Salsa Piano, Hal Leonard: only the last note
+# differs between the two bars).
+MONTUNO = ".x.x.xx.|x.x.x..x"
+# Tumbao bass: the tresillo's two off-beats, the "and of 2" (bombo) and 4 (ponche), the
+# second the next chord's root held over the bar line; beat 1 is silent.
+TUMBAO = "...5-.N-"
+
+GROOVES["son_montuno"] = Groove(
+    swing=0.5, drums={"4/4": AFRO_CUBAN_DRUMS},
+    comping={"4/4": (MONTUNO,)}, pattern={"4/4": ("..x...x.", "..x.x.x.")},
+    figure="strum", bass={"4/4": TUMBAO}, cymbal=COWBELL, voicing="drop2",
+    programs=(0, 24, 33), names=("Piano", "Tres"), harmony_figure="montuno", clave=True)
+GROOVES["rumba"] = Groove(
+    swing=0.5, drums={"4/4": {**AFRO_CUBAN_DRUMS, CLAVES: RUMBA_CLAVE,
+                              LOW_CONGA: "...x..x.|.x....x.", COWBELL: "........"}},
+    comping={"4/4": (MONTUNO,)}, pattern={"4/4": ("..x...x.",)},
+    figure="strum", bass={"4/4": TUMBAO}, cymbal=HI_CONGA, voicing="drop2",
+    programs=(0, 24, 32), names=("Piano", "Tres"), harmony_figure="montuno", clave=True)
+# Afro-Cuban 6/8 (bembé): the bell's seven strokes over twelve eighths, the congas and the
+# kick on the dotted-quarter pulse.
+GROOVES["afro_cuban_6_8"] = Groove(
+    swing=0.5,
+    drums={"12/8": {COWBELL: "x.x.xx.x.x.x", LOW_CONGA: "x..x..x..x..",
+                    HI_CONGA: "..x..x..x..x", SHAKER: "oxxoxxoxxoxx", KICK: "X.....o....."},
+           "6/8": {COWBELL: "x.x.xx|.x.x.x", LOW_CONGA: "x..x..", HI_CONGA: "..x..x",
+                   KICK: "X....."}},
+    comping={"12/8": ("x-----x-----", "x--x--x--x-."), "6/8": ("x-----", "x--x--")},
+    pattern={"12/8": ("..x..x..x..x",), "6/8": ("..x..x",)},
+    figure="strum", bass={"12/8": "R-----5--A--", "6/8": "R--5--"}, cymbal=COWBELL,
+    voicing="drop2", programs=(0, 24, 32), names=("Piano", "Nylon Guitar"), meter=(12, 8))
+# Reggae one-drop: the kick and the rim together on 3 alone (nothing on 1), the skank on 2
+# and 4, the organ's bubble between.
+GROOVES["reggae"] = Groove(
+    swing=0.55,
+    drums={"4/4": {KICK: "....X...", SIDE_STICK: "....X...", CLOSED_HAT: "xoxoxoxo",
+                   OPEN_HAT: ".......+"}},
+    comping={"4/4": (".x-..x-.", ".xx..xx.")}, pattern={"4/4": ("..x...x.",)},
+    figure="strum", bass={"4/4": "R--5..R.", "3/4": "R--5.."}, cymbal=CLOSED_HAT,
+    voicing="triad", programs=(17, 27, 33), names=("Organ", "Electric Guitar"))
+# Hip-hop (boom bap): kick on 1, the "a" of 2 and the "and" of 3, snare on 2 and 4, swung
+# hats; a Rhodes, a synth bass on the kick.
+GROOVES["hip_hop"] = Groove(
+    swing=0.58,
+    drums={"4/4": {KICK: "X......x..x.....", SNARE: "....X.......X...",
+                   CLOSED_HAT: "x.x.x.x.x.x.x.x.", OPEN_HAT: "..............+."}},
+    comping={"4/4": ("x-------........", "x-------..x-----")},
+    pattern={"4/4": ("x...............", "x.......x.......")},
+    figure="arpeggio", bass={"4/4": "R-----.R..R-----", "3/4": "R-----.R..R-"},
+    cymbal=CLOSED_HAT, voicing="drop2", programs=(4, 11, 38),
+    names=("Electric Piano", "Vibraphone"))
+# New Orleans second line: the snare's running eighths accented on the 3-2 son clave, the
+# bass drum's two-bar figure ending on the "Big Four" (beat 4 of the second bar), the hi-hat
+# foot on 2 and 4; tuba on the bass, a trombone riff.
+GROOVES["second_line"] = Groove(
+    swing=0.6,
+    drums={"4/4": {KICK: "X..x....|..x...X.", SNARE: "XoxXoxXo|oxXoXoxo",
+                   PEDAL_HAT: "..x...x.", CRASH: "........|......+."}},
+    comping={"4/4": ("x-..x-..", "x-.xx-.x")}, pattern={"4/4": ("x..x..x.|..x.x...",)},
+    figure="riff", bass={"4/4": "R---5---|R---5-A-", "3/4": "R--5--"}, cymbal=SNARE,
+    voicing="triad", programs=(0, 57, 58), names=("Piano", "Trombone"))
+# Stride piano: the left hand on 1 and 3 (root, then the fifth), chords on 2 and 4 in the
+# middle of the keyboard; the drummer stays out of the way (hi-hat foot, a soft ride).
+GROOVES["stride"] = Groove(
+    swing=0.62,
+    drums={"4/4": {PEDAL_HAT: "..x...x.", RIDE: "o.o.o.o."}, "3/4": {PEDAL_HAT: "..x.x."}},
+    comping={"4/4": ("..x-..x-",), "3/4": ("..x-x-",)}, pattern={"4/4": ("........",),
+                                                                 "3/4": ("......",)},
+    figure="arpeggio", bass={"4/4": "R---5---", "3/4": "R-----"}, cymbal=RIDE,
+    voicing="shell", programs=(0, 0, 0), names=("Piano (right hand)", "Piano"))
+
+# Brushes, for any style: the GM brush kit, a swirl through each half bar, taps on the
+# ride's rhythm and the hi-hat foot on 2 and 4.
+BRUSH_DRUMS: dict[str, dict[int, str]] = {
+    "4/4": {BRUSH_SWIRL: "x---x---", BRUSH_TAP: "x.Xxx.Xx", PEDAL_HAT: "..x...x.",
+            KICK: "o......."},
+    "3/4": {BRUSH_SWIRL: "x-----", BRUSH_TAP: "X.xxx.", PEDAL_HAT: "..x.x."},
+}
+
+
+def part(rhythm: str, bar: int) -> str:
+    """The bar's part of a step string of one or more bars separated by ``|``."""
+    if "|" not in rhythm:
+        return rhythm
+    parts = rhythm.split("|")
+    return parts[bar % len(parts)]
 
 
 def meter_key(meter: tuple[int, int]) -> str:

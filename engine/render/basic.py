@@ -5,8 +5,13 @@ Why integers: numpy's sin and exp take different SIMD paths on different CPUs an
 last bits. So the tables (one cycle of each timbre's wave, each envelope at a control rate of
 64 samples) are built once per sample rate with Python's scalar ``math`` and rounded to
 integers, and the private numba kernels render with integer phase accumulators (32-bit phase,
-the top 12 bits index a 4,096-entry wave) and integer ``+``, ``*`` and shifts only. The mix is
-scaled to its peak by integer division, so it never reaches full scale.
+the top 12 bits index a 4,096-entry wave) and integer ``+``, ``*`` and shifts only.
+
+Loudness follows the music (API.md 12): each note's gain is its velocity and its channel's
+volume (CC7), each squared (the General MIDI curves), placed by its channel's pan (CC10), and
+the mix is scaled by one fixed ``GAIN``, so a soft ballad comes out quieter than an intense
+funk. Only a mix that would pass ``PEAK`` even so (a file of the user's, forty notes at full
+velocity at once) is scaled down to it, by integer division: nothing ever clips.
 """
 
 from __future__ import annotations
@@ -27,7 +32,15 @@ PHASE_SHIFT = 32 - WAVE_BITS
 STEP_SHIFT = 6                   # envelopes at one value per 64 samples
 ENVELOPE_SECONDS = 24.0          # held envelopes are tabulated this long, then hold their value
 ONE = 1 << 15                    # full scale of waves and envelopes
-PEAK = 29_491                    # 0.9 of 16-bit full scale: the mix is scaled to this peak
+PEAK = 29_491                    # 0.9 of 16-bit full scale: no mix is louder
+# The one gain of every render (+45 dB): the loudest arrangements conduct writes (an intense
+# samba or salsa, -48.5 dBFS before it) peak near -3.5 dBFS with it (bench/run_loudness.py).
+GAIN = 180
+# Each note adds wave x envelope x gain x pan (2^15 x 2^15 x 2^8 at most) into the mix, kept
+# to 2^15 a voice and rounded to nearest (a floor shift added a -1 per note per sample: a DC
+# drift as notes pile up); the mix is then times GAIN, 1/256 steps, rounded.
+MIX_SHIFT = 23
+HALF = 1 << (MIX_SHIFT - 1)
 
 
 @dataclass(frozen=True)
@@ -196,7 +209,10 @@ def render_basic(notes: Notes, rate: int, channels: int,
         start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
         held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
         left, right = _pan_gains(notes.pan[notes.channel])
-        velocity = (notes.velocity * notes.velocity * 256) // (127 * 127)
+        fader = notes.volume[notes.channel]
+        # velocity and fader, each squared, in 1/65,536 steps: the quietest note keeps its
+        # level (in 1/256 steps a velocity of 20 under a fader of 50 was 0)
+        velocity = (notes.velocity ** 2 * fader ** 2 << 16) // 127 ** 4
         drum = notes.channel == DRUM_CHANNEL
         pitched = ~drum
         family = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in notes.program],
@@ -247,11 +263,13 @@ def _sine_table() -> npt.NDArray[np.int64]:
 
 
 def _to_int16(mix: npt.NDArray[np.int64], channels: int) -> npt.NDArray[np.int16]:
-    """Scale the mix so its peak is ``PEAK`` (integer division: exact everywhere)."""
+    """The mix times ``GAIN``; scaled down to ``PEAK`` only if it would pass it (integer
+    division: exact everywhere)."""
     if channels == 1:
         mix = (mix[:, 0] + mix[:, 1])[:, None] // 2
+    mix = mix * GAIN + 128 >> 8
     peak = int(np.abs(mix).max()) if mix.size else 0
-    if peak == 0:
+    if peak <= PEAK:
         return mix.astype(np.int16)
     return (mix * PEAK // peak).astype(np.int16)
 
@@ -268,9 +286,9 @@ def _mix_pitched(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
                  right: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
     """Add each pitched note into ``mix`` (frames, 2): wave[timbre] at ``increment`` per
     sample (32-bit phase), times its envelope (held for ``held`` samples, then a linear
-    release over ``release``), times ``gain`` and the pan gains (1/256 each). The envelope is
+    release over ``release``), times ``gain`` and the pan gains (1/256). The envelope is
     a step of 64 samples: one gain per block, so the inner loop is a table read, two
-    multiplies and two adds per sample."""
+    multiplies and two adds per sample. ``gain`` is in 1/65,536 steps."""
     frames = mix.shape[0]
     steps = envelopes.shape[1]
     for n in range(start.shape[0]):
@@ -285,15 +303,15 @@ def _mix_pitched(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
             e = np.int64(envelope[k if k < steps else steps - 1])
             if block >= held[n]:
                 e = e * (release[n] - (block - held[n])) // release[n]
-            g = e * gain[n] >> 8
+            g = e * gain[n] >> 16
             gl = g * left[n]
             gr = g * right[n]
             end = min(block + 64, total, frames - first)
             for t in range(block, end):
                 phase = (phase + inc) & 0xFFFFFFFF
                 w = np.int64(wave[phase >> 20])
-                mix[first + t, 0] += w * gl >> 31
-                mix[first + t, 1] += w * gr >> 31
+                mix[first + t, 0] += w * gl + HALF >> MIX_SHIFT
+                mix[first + t, 1] += w * gr + HALF >> MIX_SHIFT
             if end < block + 64 and end < total:
                 break
 
@@ -323,7 +341,7 @@ def _mix_drums(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
         for block in range(0, total, 64):
             k = block >> 6
             e = np.int64(envelopes[d, k if k < steps else steps - 1])
-            g = (e * level[d] >> 8) * velocity[n] >> 8
+            g = (e * level[d] >> 8) * velocity[n] >> 16
             gl = g * left[n]
             gr = g * right[n]
             s = block if block < sweep[d] else sweep[d]
@@ -336,7 +354,7 @@ def _mix_drums(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
                 if bright[d] == 1:
                     r, previous = (r - previous) >> 1, r
                 v = (sine[phase >> 20] * tone[d] + r * noise[d]) >> 8
-                mix[first + t, 0] += v * gl >> 31
-                mix[first + t, 1] += v * gr >> 31
+                mix[first + t, 0] += v * gl + HALF >> MIX_SHIFT
+                mix[first + t, 1] += v * gr + HALF >> MIX_SHIFT
             if end < block + 64 and end < total:
                 break

@@ -1,6 +1,6 @@
 """A Standard MIDI File (format 0 or 1) read into what a synthesiser plays: notes with their
 start and end in seconds (the tempo map honoured, the sustain pedal holding released notes),
-the program of their channel when they start, and the channel's pan.
+the program of their channel when they start, and the channel's pan and volume (CC10, CC7).
 
 ``Notes`` holds parallel arrays, one entry per note, sorted by start time then channel then
 pitch, so every synthesiser sees the same order.
@@ -22,6 +22,8 @@ from engine.errors import InvalidRequest
 DRUM_CHANNEL = 9          # channel 10 of the MIDI standard, counted from 0
 SUSTAIN = 64
 PAN = 10
+VOLUME = 7
+DEFAULT_VOLUME = 100      # General MIDI's channel volume until a CC7 says otherwise
 DEFAULT_TEMPO = 500_000   # µs per quarter (120 bpm) until a set_tempo says otherwise
 
 
@@ -34,6 +36,7 @@ class Notes:
     pitch: npt.NDArray[np.int64]       # MIDI note number
     velocity: npt.NDArray[np.int64]    # 1..127
     pan: npt.NDArray[np.int64]         # 16 entries, one per channel: 0 left .. 64 centre .. 127 right
+    volume: npt.NDArray[np.int64]      # 16 entries, one per channel: CC7, 0..127
     length: float                      # seconds from the start to the last event of the file
 
     def __len__(self) -> int:
@@ -99,6 +102,7 @@ def _notes(midi: mido.MidiFile) -> Notes:
     per_tick = tempo / 1e6 / midi.ticks_per_beat
     program = [0] * 16
     pan = [64] * 16
+    volume = [DEFAULT_VOLUME] * 16
     pedal = [False] * 16
     # first on, first off: a deque each, as 100,000 ons of one key before their offs (a hostile
     # file) made a list's pop(0) quadratic
@@ -123,6 +127,8 @@ def _notes(midi: mido.MidiFile) -> Notes:
             c = message.channel
             if message.control == PAN:
                 pan[c] = message.value
+            elif message.control == VOLUME:
+                volume[c] = message.value
             elif message.control == SUSTAIN:
                 down = message.value >= 64
                 if pedal[c] and not down:
@@ -157,4 +163,5 @@ def _notes(midi: mido.MidiFile) -> Notes:
                  program=np.array(columns[3], dtype=np.int64),
                  pitch=np.array(columns[4], dtype=np.int64),
                  velocity=np.array(columns[5], dtype=np.int64),
-                 pan=np.array(pan, dtype=np.int64), length=seconds)
+                 pan=np.array(pan, dtype=np.int64), volume=np.array(volume, dtype=np.int64),
+                 length=seconds)

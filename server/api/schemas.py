@@ -181,11 +181,24 @@ VOICING_REQUEST = _request({
 ])
 
 TECHNIQUES = ["tritone_sub", "ii_v_insertion", "modal_interchange", "secondary_dominants",
-              "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing"]
+              "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing",
+              "related_ii"]
+
+REHARMONIZE_PROGRESSION = {
+    **PROGRESSION,
+    "description": "Chord symbols: one string with '|' bar lines (a bar's chords share it, the "
+                   "first ones longer; section labels 'A:' and '||' allowed; without any '|' "
+                   "each chord is a bar), or a list of symbols (a chord a bar); at most "
+                   f"{MAX_PROGRESSION} chords, at most 4 in a bar.",
+}
+
+REHARMONIZE_KEY = {**KEY, "description": "The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', "
+                   "'C-' or 'C minor'. Modes are refused. Absent: the chart's key as the "
+                   "progression analysis finds it (Autumn Leaves: 'Gm')."}
 
 REHARMONIZE_REQUEST = _request({
-    "progression": PROGRESSION,
-    "key": KEY,
+    "progression": REHARMONIZE_PROGRESSION,
+    "key": REHARMONIZE_KEY,
     "keyContext": KEY_CONTEXT,
     "techniques": _or_null(_array({"type": "string", "enum": TECHNIQUES},
                                   "Restrict to these techniques. Default: all.")),
@@ -373,8 +386,23 @@ REHARMONIZE_RESULT = _object({
             "to": _array({"type": "string"}, "The chords that replace it."),
         }, ["index", "from", "to"]), "What changed."),
         "explanation": _str("One sentence naming the chords."),
-    }, ["technique", "progression", "changes", "explanation"]),
-        "At most one per technique, in the fixed order of techniques."),
+        "bars": _array(_array(_object({
+            "symbol": _str("The chord."),
+            "beat": _num("Where it starts in the bar, 1-based (may be a half or quarter)."),
+            "beats": _num("How long it lasts in this bar."),
+        }, ["symbol", "beat", "beats"]), "One bar: its chords in order; their beats sum to "
+                                         "4."),
+            "The alternative on the input's bars (as many bars): an inserted chord shares its "
+            "host's time, a Coltrane cycle the ii-V's; a chord held over a bar line is written "
+            "again in the next bar."),
+    }, ["technique", "progression", "changes", "explanation", "bars"]),
+        "At most one per technique, in the fixed order of techniques (tritone_sub, "
+        "ii_v_insertion, modal_interchange, secondary_dominants, dominant_chain, "
+        "coltrane_changes, backdoor, diminished_passing, related_ii); each with its "
+        "'technique', 'progression', 'changes' ({index, from, to}), 'explanation' and 'bars' "
+        "(the alternative on the input's bars: each bar a list of {symbol, beat, beats} summing "
+        "to 4 beats; an inserted chord shares its host's time, a Coltrane cycle the ii-V's). "
+        "Every chord is spelled by its function in the key (Cbmaj7, bVI of Eb)."),
 }, ["key", "progression", "alternatives"])
 
 NOTE_EVENT = _object({
@@ -402,8 +430,17 @@ CONDUCT_RESULT = _object({
                                   "home ('added'), or open where the progression ends ('open': "
                                   "the prompt asked for a vamp or a loop, or durationSec "
                                   "leaves no room for an ending)."},
+        "understood": _array(_object({"words": _str("Words of the prompt."),
+                                      "chose": _str("What they chose.")}, ["words", "chose"]),
+                             "Each word of the direction that chose something, and what."),
+        "approximated": _array(_object({"words": _str("Words of the prompt (or "
+                                                      "'durationSec N')."),
+                                        "instead": _str("What was done instead.")},
+                                       ["words", "instead"]),
+                               "Each word the band could not honour as asked, and what it "
+                               "did instead; empty when none."),
     }, ["tempo", "key", "mode", "timeSignature", "bars", "style", "swing", "durationSec",
-        "energy", "ending"]),
+        "energy", "ending", "understood", "approximated"]),
     "chords": _array(_object({"bar": {"type": "integer"}, "beat": {"type": "number"},
                               "symbol": {"type": "string"}}, ["bar", "beat", "symbol"]),
                      "The changes played."),

@@ -66,7 +66,7 @@ def cmd_serve(ns: argparse.Namespace) -> int:
     # for RSGI (granian refuses more).
     # WSGI (local profile): one thread hand-over a request, 1.4-1.9x RSGI's throughput here;
     # RSGI (hosted): a client holding its body back costs a task, not a thread
-    # (server.http.wsgi; docs/request-cost.md, seventh round).
+    # (server.http.wsgi; docs/request-path.md).
     wsgi = settings.served_interface == "wsgi"
     Granian("server.http:make_wsgi_app" if wsgi else "server.http:make_app",
             address=ns.host, port=ns.port,

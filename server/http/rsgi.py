@@ -35,7 +35,7 @@ class Body:
     threads (a runtime task, then a thread that takes the GIL to resolve the future on the
     event loop); asked for after the key and limits, a sequential analyze took 280-320 µs (wrk,
     one connection; median 299) against 253-284 µs (median 279) asked for early
-    (``docs/request-cost.md``). A body over that size, or one of unknown length, is read only
+    (``docs/request-path.md``). A body over that size, or one of unknown length, is read only
     once the guards have passed."""
 
     __slots__ = ("headers", "pending", "protocol")

@@ -5,7 +5,7 @@ event loop for what must wait.
 granian calls a WSGI app on one of its blocking threads, which holds the GIL: the request
 reaches Python through one thread hand-over, where RSGI takes three threads and, for a POST,
 two round trips (the coroutine scheduled on the event loop, then the body's future resolved on
-it; ``docs/request-cost.md``, seventh round). Measured on the 2-core VM, two workers, wrk 32
+it; ``docs/request-path.md``). Measured on the 2-core VM, two workers, wrk 32
 connections (``bench/load.py``, three runs over WSGI and one over RSGI the same hour):
 ``POST /v2/analyze`` 29.6-40.6k req/s against 21.8k over RSGI, sequential p50 0.13-0.19 ms
 against 0.26 ms.
