@@ -8,7 +8,7 @@ The rules themselves are data in ``engine.voicing_styles``; this module only app
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from itertools import pairwise, permutations
 
@@ -142,6 +142,7 @@ class _Picker:
     def __init__(self, chord: Chord, style: Style) -> None:
         self.chord = chord
         self.fams, self.has_ninth = _families(chord)
+        self.slash = chord.bass is not None and chord.bass.pc != chord.root.pc
         self.yielding = {label for label, partner in GIVES_WAY.items()
                          if style.alterations and partner in chord.intervals}
         upper = sum(alternatives[0] != "R" for alternatives in style.slots)
@@ -226,12 +227,17 @@ class _Picker:
     def fill(self, role: str) -> Tone | None:
         """The tone that fills ``role``, or None when the chord cannot fill it."""
         fams = self.fams
+        if role == "b5":
+            tone = next((t for t in fams["5"] if t.label == "b5"), None)
+            return tone if tone is not None and tone.pc not in self.sounding else None
         if role == "R2":
             return fams["R"][0] if fams["R"] and not self.doubled and self.roots() < 2 else None
         if role in ADDED_TONES:
             label, semitones = ADDED_TONES[role]
             if role == "+9" and self.has_ninth:
                 return None
+            if role == "+9" and self.slash and fams["R"][0].pc not in self.sounding:
+                return fams["R"][0]  # a slash chord keeps the chord it names over its bass
             if role == "+13" and not (CLASSES[quality_class(self.chord)].dominant
                                       and not fams["13"]
                                       and all(t.label == "5" for t in fams["5"])):
@@ -260,6 +266,8 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
                           if s == k], pcs) for order in style.orders], _close(pcs)]
     elif style.layout == "spread":
         tiers = _spread(pcs)
+    elif style.layout == "line":
+        tiers = [[[(pc, i)] for i, pc in enumerate(pcs)]]
     else:
         tiers = [_close(pcs)]
         if style.layout in ("drop2", "drop3"):
@@ -271,7 +279,8 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
         low = min(p for p, _ in voices) // 12 * 12
         ordered = sorted(voices)
         unique.setdefault(tuple(p - low for p, _ in ordered), [i for _, i in ordered])
-    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), len(pcs))
+    voices = len(found[0])
+    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), voices)
     tone = np.array(list(unique.values()), dtype=np.int64).reshape(pitch.shape)
     pitch.setflags(write=False)
     tone.setflags(write=False)
@@ -365,24 +374,44 @@ def _spread(pcs: list[int]) -> list[list[Voices]]:
     return [*tiers, [_chain(list(range(len(pcs))), pcs)]]
 
 
+def starting(table: Candidates, style: Style) -> Candidates:
+    """The rows of ``table`` a line of ``style`` may start on: its ``start`` slot's tone
+    (a guide_seventh line starts on the 7th), where ``range`` holds it; every row for the
+    other layouts."""
+    if style.layout != "line" or style.start not in table.selection.slots:
+        return table
+    tone = table.selection.slots.index(style.start)
+    keep = table.tone[:, 0] == tone
+    if not keep.any():   # a range that holds only the other tone
+        return table
+    return replace(table, midi=table.midi[keep], tone=table.tone[keep],
+                   guide=table.guide[keep], register=table.register[keep])
+
+
 @lru_cache(maxsize=8192)
-def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
+def candidates(chord: Chord, style: Style, low: int, high: int,
+               bass_low: int | None = None) -> Candidates:
     """Every placement of every shape inside [low, high] and inside the style's register
     windows (all placements in range when none lies inside them), shape by shape, lowest
     first, each with its register cost. A style with a bass places its upper structure by
-    octaves and the bass by octaves below it (``Register.split``)."""
+    octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
+    (None: ``low``) up; a slash bass may lie an octave further under the chord than
+    ``Register.max_span``."""
+    bass_low = low if bass_low is None else bass_low
     pitch, tone = shapes(chord, style)
     register = REGISTERS[style.name]
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
     if register.split:
-        midi, tones = split_placements(pitch, tone, low, high, register.max_span)
+        slash = BASS_SLOT in select(chord, style).slots
+        midi, tones = split_placements(pitch, tone, low, high,
+                                       register.max_span + 12 * slash, bass_low)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)
         placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
         ok = (placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
         midi = placed[ok]
         tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
-    cost, outside = register_cost(midi, register, low, high)
+    cost, outside = register_cost(midi, register, low, high, bass_low)
     if (outside == 0).any():
         inside = outside == 0
         midi, tones, cost = midi[inside], tones[inside], cost[inside]

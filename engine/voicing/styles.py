@@ -10,7 +10,8 @@ A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
   ``FAMILY_ORDER``);
 - ``+9`` an added natural ninth, allowed when the chord has no ninth of its own: the ninth that
   replaces the root in rootless and drop voicings;
-- ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5").
+- ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5");
+- ``b5`` the diminished fifth, when the chord's fifth is one (the shell's fourth voice).
 
 A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
 takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
@@ -20,7 +21,9 @@ tones are stacked (see ``engine.voicing``):
 - ``close``: every close-position stack within an octave (all inversions);
 - ``drop2`` / ``drop3``: a close stack with its 2nd / 3rd voice from the top an octave lower;
 - ``forms``: fixed orders of slots bottom-up (``orders``), each tone the nearest above the last;
-- ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``).
+- ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``);
+- ``line``: one note, any one of the slots' tones (a line chooses the one nearest the note
+  before), the first chord of a line the tone of slot ``start``.
 
 Slash chords: ``bass`` styles (shell, pad) add the slash bass as one more voice *below* their
 slots, and the slots are filled as usual above it, so the chord's root still sounds (a slot whose
@@ -91,9 +94,9 @@ from typing import Literal
 
 from engine.errors import InvalidRequest
 
-Layout = Literal["close", "drop2", "drop3", "forms", "spread"]
+Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line"]
 
-ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13")
+ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5")
 
 # Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
 # (a 6 without a seventh is promoted to the "7" role by engine.voicing).
@@ -183,6 +186,7 @@ class Style:
     alterations: bool = False                       # written alterations displace colour tones
     avoid: tuple[int, ...] = ()                     # intervals between voices avoided if possible
     open: bool = False                              # fewest seconds between upper voices
+    start: int = 0                                  # "line": the slot a line starts on
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -194,17 +198,21 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
     Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
           orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
-    # 1-3-7 or 1-7-3, root lowest (a slash bass below it); a triad's 5 stands in for the 7.
-    Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,
-          orders=((0, 1, 2), (0, 2, 1))),
+    # a left-hand shell (API.md 5): 1-3-7 or 1-7-3 within a tenth, root lowest (a slash bass
+    # below it); a triad's 5 stands in for the 7; a half-diminished or diminished chord keeps
+    # its b5 (1-3-b5-7 or 1-b5-7-3: without it F#m7b5 is an F#m7).
+    Style("shell", (("R",), ("3", "R"), ("7", "5"), ("b5",)), "forms", bass=True,
+          orders=((0, 1, 3, 2), (0, 3, 2, 1))),
     Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
     # root in the bass (a slash bass below it), 3 and 7, the colour tone (an 11 before the 9:
     # the two with the 3rd make a cluster), the 5; spread open.
     Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "11", "9", "5"), ("5", "9", "11")),
           "spread", bass=True, alterations=True, avoid=(13,), open=True),
     Style("guide_tones", (("3", "R"), ("7", "5")), "close"),
-    Style("guide_third", (("3", "R"),), "close"),
-    Style("guide_seventh", (("7", "5"),), "close"),
+    # one-note guide-tone lines (API.md 5): each chord's 3rd or 7th, whichever lies nearer, so
+    # the line moves by step (Dm7 G7 Cmaj7: F F E); the first chord sounds its 3rd / its 7th.
+    Style("guide_third", (("3", "R"), ("7", "5")), "line", start=0),
+    Style("guide_seventh", (("3", "R"), ("7", "5")), "line", start=1),
     # four-way close of 1 3 5 7 (9 for 1, 13 for 5 when the chord has them; a triad doubles
     # its root), then the 2nd / 3rd voice from the top an octave down.
     Style("drop2", _DROP, "drop2", alterations=True, avoid=(13,)),
@@ -212,6 +220,9 @@ STYLES: dict[str, Style] = {s.name: s for s in (
 )}
 
 DEFAULT_STYLE = "rootless"
+
+# With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
+BASS_FLOOR = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,13 +238,18 @@ class Register:
     it starts near the middle of the windows and never drifts out over a long tune.
     ``max_span`` is the widest a split voicing may be from bass to top; ``leap`` the (upper
     voices') motion per change beyond which each semitone costs the search three times as much
-    (0: none), so that the style moves by step and spreads a long way over several changes."""
+    (0: none), so that the style moves by step and spreads a long way over several changes;
+    ``arrival`` (0: none) the motion into an arrival (the chord a dominant resolves to) beyond
+    which each semitone costs the search 64 times as much: bill_evans moves its register where
+    a phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
+    up a fourth)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
     bass: tuple[int, int] | None = None
     max_span: int = 127
     leap: int = 0
+    arrival: int = 0
 
     @property
     def split(self) -> bool:
@@ -243,14 +259,16 @@ class Register:
 # Measured on the JazzStandards tunes and set from how pianists place each style (C4 = 60):
 # left-hand rootless voicings (bill_evans too) have their lowest note about D3-G4 and their top
 # at most about G5; drop2/drop3 lead with the top voice, G4-G5; a triad and the guide tones
-# sit around the middle; shell and pad roots lie in octaves 2-3 (C2-B3, within ``range``), the
-# shell's guide tones around the middle, a pad's upper structure above its root.
+# sit around the middle; shell and pad roots lie in E2-B3 (the default range lets them go under
+# its lowest note, to E2 = 40: ``BASS_FLOOR``), so that root motion moves by step, not by a
+# seventh (C7 B7 Bb7: C3 B2 Bb2, not C3 B3 Bb3); the shell's 3rd and 7th lie within a tenth of
+# its root (a left hand), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
-    "bill_evans": Register(low=(50, 67), top=(58, 79)),
-    "shell": Register(low=(52, 70), top=(55, 81), bass=(36, 59), max_span=26, leap=4),
+    "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7),
+    "shell": Register(low=(48, 67), top=(55, 76), bass=(40, 59), max_span=16, leap=4),
     "triad": Register(low=(53, 67), top=(60, 79)),
-    "pad": Register(low=(53, 74), top=(64, 86), bass=(36, 59), max_span=36, leap=6),
+    "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),
     "guide_third": Register(low=(52, 67), top=(52, 67)),
     "guide_seventh": Register(low=(52, 67), top=(52, 67)),
