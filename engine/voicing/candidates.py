@@ -23,6 +23,9 @@ from engine.voicing.styles import (
     CLASH_INTERVALS,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
+    FOURTH,
+    FOURTHS_GAPS,
+    SO_WHAT_SPAN,
     GIVE_UP_ORDER,
     GIVES_WAY,
     NAMED_EXTENSIONS,
@@ -119,19 +122,31 @@ def select(chord: Chord, style: Style) -> Selection:
     picker = _Picker(chord, style)
     if style.bass and chord.bass is not None and chord.bass.pc != chord.root.pc:
         picker.take(Tone(chord.bass, "bass", chord.bass.pc, False, -1), BASS_SLOT, "bass")
-    for k, alternatives in enumerate(style.slots):
+    slots = slots_of(chord, style)
+    for k, alternatives in enumerate(slots):
         for role in alternatives:
             tone = picker.fill(role)
             if tone is not None:
-                picker.take(tone, k, role)
+                # a slash chord's root in the added 9's place is a root: never given up
+                picker.take(tone, k, "R" if role == "+9" and tone.label == "1" else role)
                 break
     if style.alterations:
-        picker.admit_written(style.slots)
-        picker.admit_colour(style.slots)
+        picker.admit_written(slots)
+        picker.admit_colour(slots)
     # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
     omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
                     if pc not in picker.sounding)
     return Selection(tuple(picker.tones), tuple(picker.slots), omitted)
+
+
+def slots_of(chord: Chord, style: Style) -> tuple[tuple[str, ...], ...]:
+    """The slots ``style`` fills for ``chord``: its ``minor`` ones on a chord with a minor
+    third, its ``sus`` ones on a chord with no third, where it has them."""
+    if style.minor and "b3" in chord.intervals:
+        return style.minor
+    if style.sus and "3" not in chord.intervals and "b3" not in chord.intervals:
+        return style.sus
+    return style.slots
 
 
 class _Picker:
@@ -145,7 +160,7 @@ class _Picker:
         self.slash = chord.bass is not None and chord.bass.pc != chord.root.pc
         self.yielding = {label for label, partner in GIVES_WAY.items()
                          if style.alterations and partner in chord.intervals}
-        upper = sum(alternatives[0] != "R" for alternatives in style.slots)
+        upper = sum(alternatives[0] != "R" for alternatives in slots_of(chord, style))
         self.written = {label for label in _added_labels(chord) & self.yielding
                         if label in WRITTEN_STAYS and upper >= WRITTEN_MIN_UPPER}
         self.tones: list[Tone] = []
@@ -242,6 +257,11 @@ class _Picker:
                                       and not fams["13"]
                                       and all(t.label == "5" for t in fams["5"])):
                 return None
+            if role == "+6" and not ("3" in self.chord.intervals and not fams["13"]
+                                     and all(t.label == "5" for t in fams["5"])):
+                return None
+            if role == "+11" and ("b3" not in self.chord.intervals or fams["11"]):
+                return None
             spelled = spell_interval(self.chord.root, label, semitones)
             return None if spelled.pc in self.sounding \
                 else Tone(spelled, label, spelled.pc, False, -1)
@@ -266,6 +286,14 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
                           if s == k], pcs) for order in style.orders], _close(pcs)]
     elif style.layout == "spread":
         tiers = _spread(pcs)
+    elif style.layout == "fourths":
+        tiers = [_fourths(pcs)]
+        if slots_of(chord, style) is style.minor:
+            # So What: the minor slots bottom-up as they stand (1 4 b7 b3 5), within two
+            # octaves (a sixth chord's added 9 may not fit: then fourths as elsewhere)
+            so_what = _chain(sorted(range(len(pcs)), key=lambda i: sel.slots[i]), pcs)
+            if so_what[-1][0] - so_what[0][0] <= SO_WHAT_SPAN:
+                tiers = [[so_what]]
     elif style.layout == "line":
         tiers = [[[(pc, i)] for i, pc in enumerate(pcs)]]
     else:
@@ -346,6 +374,19 @@ def _close(pcs: list[int]) -> list[Voices]:
         if len(set(pitches)) == len(pitches) and pitches[-1] - pitches[0] <= 12:
             stacks.append(voices)
     return stacks
+
+
+def _fourths(pcs: list[int]) -> list[Voices]:
+    """The quartal stacks of ``pcs``: of every order chained nearest-above, those with the
+    most neighbours FOURTHS_GAPS apart, then the most perfect fourths, then the narrowest."""
+    chains = [_chain(list(order), pcs) for order in permutations(range(len(pcs)))]
+
+    def rank(chain: Voices) -> tuple[int, int, int]:
+        gaps = [b[0] - a[0] for a, b in pairwise(chain)]
+        return (sum(d in FOURTHS_GAPS for d in gaps), gaps.count(FOURTH),
+                chain[0][0] - chain[-1][0])
+    best = max(map(rank, chains))
+    return [c for c in chains if rank(c) == best]
 
 
 def _drop(voices: Voices, depth: int) -> Voices:

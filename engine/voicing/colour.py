@@ -16,7 +16,8 @@ scale for the chord in context (``engine.analysis.context.primary_scales``, the
 
 A tension the symbol writes is always played (``A13`` before ``Dm7`` keeps its 13, ``G9``
 its 9): only families the symbol leaves empty are filled. The chord is voiced as the symbol
-with those tensions added (``G7`` as ``G7b9b13``); the result still names the chord as written.
+with those tensions added (``G7`` as ``G7b9b13``), unless one would put out a tension the symbol
+writes; the result still names the chord as written.
 The styles that voice only the chord's own tones (shell, triad, pad, guide tones, drop 2 and
 drop 3) take nothing from here.
 """
@@ -28,6 +29,8 @@ from functools import lru_cache
 
 from engine.chords import Chord, parse, transpose_mask
 from engine.errors import HarmonyError
+from engine.voicing.candidates import select
+from engine.voicing.styles import Style
 
 # the styles whose shapes add tensions (9ths, 13ths) beyond the chord's own
 COLOUR_STYLES = frozenset({"rootless", "bill_evans", "quartal"})
@@ -43,17 +46,32 @@ THIRTEENTH = ((9, ""), (8, "b13"))
 NINTH_LABELS = frozenset({"b9", "9", "#9", "2"})
 ELEVENTH_LABELS = frozenset({"11", "#11", "4"})
 THIRTEENTH_LABELS = frozenset({"b13", "13", "6", "#5"})
+# the labels of a chord's plain tones, not tensions (a tension may not be put out)
+PLAIN = frozenset({"1", "3", "b3", "5", "b7", "7", "bb7", "6", "4", "2", "bass"})
 
 
-def coloured(chords: Sequence[Chord], style: str,
+def coloured(chords: Sequence[Chord], style: Style,
              scales: Sequence[int | None] | None = None) -> list[Chord]:
     """Each chord with the tensions its primary scale in context gives it (``scales``: the
     absolute pitch-class mask of that scale per chord, None where unknown), in a colour style;
     the chords as they are in any other style."""
-    if style not in COLOUR_STYLES:
+    if style.name not in COLOUR_STYLES:
         return list(chords)
     masks = scales if scales is not None else [None] * len(chords)
-    return [in_scale(chord, mask) for chord, mask in zip(chords, masks, strict=True)]
+    return [_played(chord, mask, style) for chord, mask in zip(chords, masks, strict=True)]
+
+
+@lru_cache(maxsize=8192)
+def _played(chord: Chord, scale: int | None, style: Style) -> Chord:
+    """``in_scale``, unless an added tension would put out a tension the symbol writes (a
+    written alteration outranks an added one: ``C7sus4#11b13`` keeps its #11)."""
+    played = in_scale(chord, scale)
+    if played is chord:
+        return chord
+    written = {t.pc for t in select(chord, style).tones
+               if t.index >= 0 and t.label not in PLAIN}
+    heard = {t.pc for t in select(played, style).tones}
+    return played if written <= heard else chord
 
 
 @lru_cache(maxsize=8192)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.voicing.styles import LOW_BASS, LOW_BASS_GAP, Register
+from engine.voicing.styles import LOW_BASS, LOW_BASS_GAP, LOW_INTERVAL_LIMITS, Register
 
 # In units of the search's first key (engine.voicing.kernels: a semitone of motion costs
 # MOTION_UNIT = 16; a split style's bass, which follows the roots and may leap, BASS_UNIT = 4):
@@ -16,6 +16,8 @@ from engine.voicing.styles import LOW_BASS, LOW_BASS_GAP, Register
 # a long tune, never a leap), and OUTSIDE_UNIT per semitone outside its window, which happens
 # only where ``range`` leaves no placement inside.
 OUTSIDE_UNIT = 64
+# the lowest note under each interval (styles.LOW_INTERVAL_LIMITS), by semitones 0..127
+_LIMIT = np.array([LOW_INTERVAL_LIMITS.get(d, 0) for d in range(128)], dtype=np.int64)
 
 
 def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
@@ -32,10 +34,10 @@ def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
                              pitch[:, None, 1:] + 12 * k[None, :, None]], axis=2)  # [S, P, V]
     ok = ((placed[:, :, 0] >= bass_low) & (placed[:, :, -1] <= high)
           & (placed[:, :, -1] - placed[:, :, 0] <= max_span))
-    if placed.shape[2] > 1:
-        ok &= placed[:, :, 1] >= low
     if placed.shape[2] > 1:   # a low bass keeps a fifth under the upper voices
+        ok &= placed[:, :, 1] >= low
         ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= LOW_BASS_GAP)
+        ok &= placed[:, :, 0] >= _LIMIT[np.clip(placed[:, :, 1] - placed[:, :, 0], 0, 127)]
     return placed[ok], np.broadcast_to(tone[:, None, :], placed.shape)[ok]
 
 

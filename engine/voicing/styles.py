@@ -11,7 +11,9 @@ A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
 - ``+9`` an added natural ninth, allowed when the chord has no ninth of its own: the ninth that
   replaces the root in rootless and drop voicings;
 - ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5");
-- ``b5`` the diminished fifth, when the chord's fifth is one (the shell's fourth voice).
+- ``b5`` the diminished fifth, when the chord's fifth is one (the shell's fourth voice);
+- ``+11`` an added 11 on a chord with a minor third (the So What voicing's fourth above the
+  root); ``+6`` an added 13 on any chord with a major third and a plain 5 (quartal).
 
 A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
 takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
@@ -23,7 +25,15 @@ tones are stacked (see ``engine.voicing``):
 - ``forms``: fixed orders of slots bottom-up (``orders``), each tone the nearest above the last;
 - ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``);
 - ``line``: one note, any one of the slots' tones (a line chooses the one nearest the note
-  before), the first chord of a line the tone of slot ``start``.
+  before), the first chord of a line the tone of slot ``start``;
+- ``fourths``: the stacks, each tone the nearest above the last, whose neighbours all lie a
+  third to a tritone apart (``FOURTHS_GAPS``), with the most perfect fourths (quartal); with
+  the ``minor`` slots, those slots bottom-up as they stand (the So What voicing).
+
+A style may voice chords with a minor third, or with none, from other slots (``minor``,
+``sus``): quartal plays the So What voicing on minor chords (1-4-b7-b3-5, D G C F A on Dm7:
+three fourths and a major third), stacks of fourths from the 7th or the 3rd on dominants and
+majors (C7 Bb E A D, Cmaj7 B E A D) and on sus chords (D7sus4 E A D G C).
 
 Slash chords: ``bass`` styles (shell, pad) add the slash bass as one more voice *below* their
 slots, and the slots are filled as usual above it, so the chord's root still sounds (a slot whose
@@ -94,9 +104,9 @@ from typing import Literal
 
 from engine.errors import InvalidRequest
 
-Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line"]
+Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
-ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5")
+ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5", "+11", "+6")
 
 # Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
 # (a 6 without a seventh is promoted to the "7" role by engine.voicing).
@@ -153,7 +163,7 @@ NAMED_EXTENSIONS = ("9", "11", "13")
 SUS_LABELS = ("4", "11", "2", "9")
 
 # The added tones of "+9" and "+13": (label, semitones above the root).
-ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
+ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21), "+11": ("11", 17), "+6": ("13", 21)}
 
 # Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
 # far above the bass, upper voices at least this far apart, upper structure at least this wide
@@ -167,6 +177,13 @@ ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
 SPREAD_TIERS = ((3, 3, 0, 24), (3, 1, 0, 24), (1, 1, 0, 36))
 LOW_BASS = 48
 LOW_BASS_GAP = 7
+# Low-interval limits (jazz arranging practice): the lowest MIDI note at which each interval
+# between adjacent voices, by size in semitones, still sounds clear (E3 for a minor second,
+# Eb3 a major second, C3 a minor third, Bb2 thirds to tritone, F2 a sixth or seventh). The
+# split styles' placements keep them (a shell's root with its 7th right above it lies on F2 or
+# higher; a slash bass a step under the chord's root on Eb3 or higher).
+LOW_INTERVAL_LIMITS = {1: 52, 2: 51, 3: 48, 4: 46, 5: 46, 6: 46, 7: 34, 8: 43, 9: 41, 10: 41,
+                       11: 41}
 
 # Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
 GUIDE_STEP = 2
@@ -187,6 +204,8 @@ class Style:
     avoid: tuple[int, ...] = ()                     # intervals between voices avoided if possible
     open: bool = False                              # fewest seconds between upper voices
     start: int = 0                                  # "line": the slot a line starts on
+    minor: tuple[tuple[str, ...], ...] = ()         # slots of a chord with a minor third
+    sus: tuple[tuple[str, ...], ...] = ()           # slots of a chord with no third
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -217,9 +236,21 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     # its root), then the 2nd / 3rd voice from the top an octave down.
     Style("drop2", _DROP, "drop2", alterations=True, avoid=(13,)),
     Style("drop3", _DROP, "drop3", alterations=True, avoid=(13,)),
+    # So What on minor chords (1 11 b7 b3 5; a minor chord with a 9 stacks it in the root's
+    # place: Cm9 D F Bb Eb G), fourths from 7 or 3 on dominants and majors
+    # (7 3 13 9), fourths of root, sus 4th, 7, 9 and 5 on sus chords (Maiden Voyage's D7sus4
+    # E A D G C).
+    Style("quartal", (("7",), ("3",), ("13", "+6", "5"), ("9", "+9")), "fourths",
+          alterations=True, minor=(("9", "R"), ("11", "+11"), ("7",), ("3",), ("5",)),
+          sus=(("R",), ("3",), ("7",), ("9", "+9"), ("5",))),
 )}
 
 DEFAULT_STYLE = "rootless"
+
+# The gaps (semitones) between neighbours a quartal stack allows, and the one it seeks.
+FOURTHS_GAPS = (3, 4, 5, 6)
+FOURTH = 5
+SO_WHAT_SPAN = 24
 
 # With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
 BASS_FLOOR = 40
@@ -274,6 +305,7 @@ REGISTERS: dict[str, Register] = {
     "guide_seventh": Register(low=(52, 67), top=(52, 67)),
     "drop2": Register(low=(43, 67), top=(66, 81)),
     "drop3": Register(low=(40, 64), top=(66, 81)),
+    "quartal": Register(low=(48, 64), top=(60, 81)),
 }
 
 

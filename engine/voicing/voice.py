@@ -116,8 +116,8 @@ def voicing(request: Any) -> dict[str, Any]:
             "style": style.name,
             "notes": [note_with_octave(n, m) for m, n in zip(midi, names, strict=True)],
             "midi": midi,
-            "omitted": [n for n, pc in zip(chord.notes, chord.pcs, strict=True)
-                        if pc not in heard],
+            "omitted": list(dict.fromkeys(n for n, pc in zip(chord.notes, chord.pcs,
+                                                             strict=True) if pc not in heard)),
             "voiceLeading": int(motion),
             "guideTonesKept": _kept(guides, before),
         })
@@ -186,7 +186,7 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
         arrivals = np.array([c.arrival for c in context], dtype=bool)
         leaps[arrivals] = register.arrival
         units[arrivals] = kernels.ARRIVAL_UNIT
-    return _tables(coloured(chords, style.name, scales), style, low, high, bass_low, led), \
+    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led), \
         leaps, units
 
 
