@@ -25,12 +25,12 @@ from engine.voicing.styles import (
     FAMILY_ORDER,
     FOURTH,
     FOURTHS_GAPS,
-    SO_WHAT_SPAN,
     GIVE_UP_ORDER,
     GIVES_WAY,
     NAMED_EXTENSIONS,
     REDUNDANT_ROLES,
     REGISTERS,
+    SO_WHAT_SPAN,
     SPREAD_TIERS,
     SUS_LABELS,
     WRITTEN_MIN_UPPER,
@@ -307,8 +307,8 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
         low = min(p for p, _ in voices) // 12 * 12
         ordered = sorted(voices)
         unique.setdefault(tuple(p - low for p, _ in ordered), [i for _, i in ordered])
-    voices = len(found[0])
-    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), voices)
+    width = len(found[0])
+    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), width)
     tone = np.array(list(unique.values()), dtype=np.int64).reshape(pitch.shape)
     pitch.setflags(write=False)
     tone.setflags(write=False)

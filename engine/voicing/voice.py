@@ -193,7 +193,7 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
 def _tables(chords: list[Chord], style: Style, low: int, high: int,
             bass_low: int | None, led: bool) -> list[Candidates]:
     """Each (coloured) chord's candidates; a line not ``led`` starts on its style's tone."""
-    tables = []
+    tables: list[Candidates] = []
     for chord in chords:
         table = candidates(chord, style, low, high, bass_low)
         if len(table.midi) == 0:
