@@ -56,10 +56,11 @@ def step_cost(a: Voicing, b: Voicing, split: bool, leap: int = 0, unit: int = LE
               ) -> int:
     """The search's cost of moving from ``a`` to ``b``: 16 per semitone of motion; with ``split``
     (the lowest note of each is a bass) 16 per semitone of the upper voices' motion and 4 per
-    semitone the bass moves; with ``leap`` ``unit`` (32) more per semitone of that motion
-    beyond it."""
+    semitone the bass moves (256 more a semitone beyond a fifth); with ``leap`` ``unit`` (32)
+    more per semitone of that motion beyond it."""
     if split and len(a) > 1 and len(b) > 1:
-        moved, bass = motion(a[1:], b[1:]), BASS_UNIT * abs(a[0] - b[0])
+        jump = abs(a[0] - b[0])
+        moved, bass = motion(a[1:], b[1:]), BASS_UNIT * jump + 256 * max(0, jump - 7)
     else:
         moved, bass = motion(a, b), 0
     return MOTION_UNIT * moved + unit * max(0, moved - leap if leap else 0) + bass

@@ -96,7 +96,7 @@ class InContext(NamedTuple):
 
     scale: str          # the primary scale in context (``contextScales[0]`` of analyze)
     mask: int           # its pitch classes, absolute, on the root of the chord as heard
-    arrival: bool       # a dominant before it resolves to it (down a fifth, or its subV)
+    arrival: bool       # a dominant before it resolves to it (down a fifth, or as a subV)
 
 
 def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
@@ -112,8 +112,11 @@ def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
     form = _form(chart, heard, key)
     at = {b.dominant: b for b in brackets} | {b.start: b for b in brackets
                                                if b.start != b.dominant}
-    arrivals = {b.target for b in brackets if b.arrives in ("resolved", "substitute")
-                and not b.turnaround}
+    # an arrival: the chord a dominant resolves to, down a fifth or (its subV) a half step,
+    # whatever its quality (the register holds into a Dm7b5 as into a Cmaj7)
+    arrivals = {i + 1 for i in range(len(heard) - 1) if _dominant(heard[i])
+                and ARRIVALS.get((heard[i + 1].root.pc - heard[i].root.pc) % 12)
+                in ("resolved", "substitute")}
     out = []
     for i, p in enumerate(placed):
         _, _, hint = _in_context(i, key, heard, at.get(i), _blues_motion(i, heard, form))

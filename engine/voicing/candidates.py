@@ -445,7 +445,8 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
     if register.split:
         slash = BASS_SLOT in select(chord, style).slots
         midi, tones = split_placements(pitch, tone, low, high,
-                                       register.max_span + 12 * slash, bass_low)
+                                       register.max_span + 12 * slash, bass_low,
+                                       register.bass_gap)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)
         placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]

@@ -12,7 +12,9 @@ scale for the chord in context (``engine.analysis.context.primary_scales``, the
 - a dominant with a plain 5 and no thirteenth takes the scale's b13 where the scale has no
   natural 13 (phrygian dominant, mixolydian b6): ``G7`` -> ``Cm7`` plays B Eb F Ab, not B E F A;
 - a half-diminished seventh always takes its 11 (``ALWAYS``), never the natural 9, whatever
-  scale analyze prefers for it (locrian natural 2 too).
+  scale analyze prefers for it (locrian natural 2 too);
+- where the scale has no natural 9, the voice a style gives an added 9 plays the 5 instead
+  (``without_added_ninth``: the 11, else the 5; ``Cm7`` as iii, phrygian, rootless Eb F G Bb).
 
 A tension the symbol writes is always played (``A13`` before ``Dm7`` keeps its 13, ``G9``
 its 9): only families the symbol leaves empty are filled. The chord is voiced as the symbol
@@ -25,6 +27,7 @@ drop 3) take nothing from here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from engine.chords import Chord, parse, transpose_mask
@@ -51,27 +54,49 @@ PLAIN = frozenset({"1", "3", "b3", "5", "b7", "7", "bb7", "6", "4", "2", "bass"}
 
 
 def coloured(chords: Sequence[Chord], style: Style,
-             scales: Sequence[int | None] | None = None) -> list[Chord]:
+             scales: Sequence[int | None] | None = None) -> list[tuple[Chord, Style]]:
     """Each chord with the tensions its primary scale in context gives it (``scales``: the
-    absolute pitch-class mask of that scale per chord, None where unknown), in a colour style;
-    the chords as they are in any other style."""
+    absolute pitch-class mask of that scale per chord, None where unknown), and the style to
+    voice it in: in a colour style, without its added natural 9 where the scale has none
+    (``without_added_ninth``); the chords and the style as they are in any other style."""
     if style.name not in COLOUR_STYLES:
-        return list(chords)
+        return [(chord, style) for chord in chords]
     masks = scales if scales is not None else [None] * len(chords)
     return [_played(chord, mask, style) for chord, mask in zip(chords, masks, strict=True)]
 
 
 @lru_cache(maxsize=8192)
-def _played(chord: Chord, scale: int | None, style: Style) -> Chord:
-    """``in_scale``, unless an added tension would put out a tension the symbol writes (a
-    written alteration outranks an added one: ``C7sus4#11b13`` keeps its #11)."""
+def _played(chord: Chord, scale: int | None, style: Style) -> tuple[Chord, Style]:
+    """``in_scale`` in ``style`` (without its added 9 where ``no_added_ninth``), unless an
+    added tension would put out a tension the symbol writes (a written alteration outranks an
+    added one: ``C7sus4#11b13`` keeps its #11)."""
+    if no_added_ninth(chord, scale):
+        style = without_added_ninth(style)
     played = in_scale(chord, scale)
     if played is chord:
-        return chord
+        return chord, style
     written = {t.pc for t in select(chord, style).tones
                if t.index >= 0 and t.label not in PLAIN}
     heard = {t.pc for t in select(played, style).tones}
-    return played if written <= heard else chord
+    return (played if written <= heard else chord), style
+
+
+def no_added_ninth(chord: Chord, scale: int | None) -> bool:
+    """Whether the natural 9 a style adds would contradict the chord's scale (phrygian's
+    minor 9th, locrian's; a half-diminished chord's always, ``ALWAYS``)."""
+    if chord.quality in ALWAYS:
+        return True
+    return scale is not None and not transpose_mask(scale, -chord.root.pc) >> 2 & 1
+
+
+@lru_cache(maxsize=64)
+def without_added_ninth(style: Style) -> Style:
+    """``style`` whose added natural 9 (``+9``) gives its slot to the 11 instead (the 5 in a
+    later slot takes its voice where the chord has no 11)."""
+    def swap(slots: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        return tuple(tuple("11" if role == "+9" else role for role in alternatives)
+                     for alternatives in slots)
+    return replace(style, slots=swap(style.slots), minor=swap(style.minor), sus=swap(style.sus))
 
 
 @lru_cache(maxsize=8192)

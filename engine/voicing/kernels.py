@@ -31,6 +31,8 @@ KEY_ABOVE = 1 << 9          # d counts in these units; the +1 (above the centre)
 KEY_GUIDE = np.int64(1 << 36)
 MOTION_UNIT = 16            # engine.voicing.register sets the register costs in these units
 BASS_UNIT = 4
+BASS_LEAP = 7               # a split style's bass moves at most a fifth before it costs more
+BASS_LEAP_UNIT = 256        # (each semitone beyond: a leap only where no fifth will do)
 LEAP_UNIT = 32
 ARRIVAL_UNIT = 1024         # bill_evans on an arrival: a register move there is all but barred
 _INF = np.int64(1 << 40)
@@ -75,14 +77,18 @@ def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int
           unit: int) -> int:
     """The search's cost of moving from ``a[:na]`` to ``b[:nb]``: MOTION_UNIT per semitone of
     ``_motion``; with ``split`` (voice 0 of each is a bass, and both have upper voices) the upper
-    voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone. With ``leap > 0``
+    voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone, BASS_LEAP_UNIT
+    more per semitone beyond BASS_LEAP (any root motion fits in a fifth: C7 B7 is C3 B2, not
+    C3 B3). With ``leap > 0``
     every semitone of (upper) motion beyond ``leap`` costs ``unit`` more: a style whose
     voices move by step spreads a long way over several changes rather than leaping once
     (LEAP_UNIT), and bill_evans moves its register anywhere but on an arrival (ARRIVAL_UNIT)."""
     bass = 0
     if split and na > 1 and nb > 1:
         moved = _motion(a[1:], na - 1, b[1:], nb - 1)
-        bass = BASS_UNIT * abs(a[0] - b[0])
+        jump = abs(a[0] - b[0])
+        bass = BASS_UNIT * jump + (BASS_LEAP_UNIT * (jump - BASS_LEAP)
+                                   if jump > BASS_LEAP else 0)
     else:
         moved = _motion(a, na, b, nb)
     over = moved - leap if leap > 0 and moved > leap else 0

@@ -21,11 +21,13 @@ _LIMIT = np.array([LOW_INTERVAL_LIMITS.get(d, 0) for d in range(128)], dtype=np.
 
 
 def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
-                     max_span: int, bass_low: int) -> tuple[np.ndarray, np.ndarray]:
+                     max_span: int, bass_low: int, gap: int = LOW_BASS_GAP
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Placements of shapes whose voice 0 is a bass: the upper voices moved by ``k`` octaves,
     the bass by ``m <= k`` (so it stays below them), the upper voices within [low, high] and
-    the bass within [bass_low, high], at most ``max_span`` from bass to top, and a bass under
-    LOW_BASS at least LOW_BASS_GAP under the next voice."""
+    the bass within [bass_low, high], at most ``max_span`` from bass to top, a bass under
+    LOW_BASS at least ``gap`` under the next voice, and the bass and the voice above it not
+    under their LOW_INTERVAL_LIMITS."""
     octaves = np.arange(0, 11, dtype=np.int64)
     m, k = np.meshgrid(octaves, octaves, indexing="ij")
     keep = m <= k
@@ -36,7 +38,7 @@ def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
           & (placed[:, :, -1] - placed[:, :, 0] <= max_span))
     if placed.shape[2] > 1:   # a low bass keeps a fifth under the upper voices
         ok &= placed[:, :, 1] >= low
-        ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= LOW_BASS_GAP)
+        ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= gap)
         ok &= placed[:, :, 0] >= _LIMIT[np.clip(placed[:, :, 1] - placed[:, :, 0], 0, 127)]
     return placed[ok], np.broadcast_to(tone[:, None, :], placed.shape)[ok]
 

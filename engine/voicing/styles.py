@@ -273,7 +273,9 @@ class Register:
     ``arrival`` (0: none) the motion into an arrival (the chord a dominant resolves to) beyond
     which each semitone costs the search 64 times as much: bill_evans moves its register where
     a phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
-    up a fourth)."""
+    up a fourth). A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
+    pad's fifth: no thirds in the mud; a shell, 0, keeps only the low-interval limits, so a
+    ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
@@ -281,6 +283,7 @@ class Register:
     max_span: int = 127
     leap: int = 0
     arrival: int = 0
+    bass_gap: int = LOW_BASS_GAP
 
     @property
     def split(self) -> bool:
@@ -297,7 +300,8 @@ class Register:
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
     "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7),
-    "shell": Register(low=(48, 67), top=(55, 76), bass=(40, 59), max_span=16, leap=4),
+    "shell": Register(low=(48, 67), top=(55, 76), bass=(40, 59), max_span=16, leap=4,
+                      bass_gap=0),
     "triad": Register(low=(53, 67), top=(60, 79)),
     "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),

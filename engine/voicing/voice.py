@@ -190,12 +190,13 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
         leaps, units
 
 
-def _tables(chords: list[Chord], style: Style, low: int, high: int,
+def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,
             bass_low: int | None, led: bool) -> list[Candidates]:
-    """Each (coloured) chord's candidates; a line not ``led`` starts on its style's tone."""
+    """Each (coloured) chord's candidates in its style; a line not ``led`` starts on its
+    style's tone."""
     tables: list[Candidates] = []
-    for chord in chords:
-        table = candidates(chord, style, low, high, bass_low)
+    for chord, played in chords:
+        table = candidates(chord, played, low, high, bass_low)
         if len(table.midi) == 0:
             raise InvalidRequest(
                 f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
