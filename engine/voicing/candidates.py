@@ -262,6 +262,10 @@ class _Picker:
                 return None
             if role == "+11" and ("b3" not in self.chord.intervals or fams["11"]):
                 return None
+            if role == "+6triad" and (fams["7"] or fams["13"] or not fams["3"]
+                                      or not all(t.label == "5" for t in fams["5"])
+                                      or fams["3"][0].label not in ("3", "b3")):
+                return None
             spelled = spell_interval(self.chord.root, label, semitones)
             return None if spelled.pc in self.sounding \
                 else Tone(spelled, label, spelled.pc, False, -1)
@@ -275,9 +279,12 @@ class _Picker:
 
 
 @lru_cache(maxsize=4096)
-def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
+def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every shape of ``style`` for ``chord``: ``pitch`` int64[S, V] ascending with the lowest
-    voice in 0..11, and ``tone`` int64[S, V] (index into the selection's tones per voice)."""
+    voice in 0..11, ``tone`` int64[S, V] (index into the selection's tones per voice) and
+    ``extra`` int64[S], the register cost a shape adds: 0, except the close stacks a forms
+    style may also play at its ``Register.off_form`` cost (bill_evans on an arrival no A or B
+    form reaches by step)."""
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
@@ -302,17 +309,23 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
             depth = 2 if style.layout == "drop2" else 3
             tiers = [[_drop(s, depth) for s in tiers[0]]]
     found = _preferred(tiers, sel.tones, style)
-    unique: dict[tuple[int, ...], list[int]] = {}
-    for voices in found:
-        low = min(p for p, _ in voices) // 12 * 12
-        ordered = sorted(voices)
-        unique.setdefault(tuple(p - low for p, _ in ordered), [i for _, i in ordered])
+    off_form = REGISTERS[style.name].off_form
+    extra_shapes = _preferred([_close(pcs)], sel.tones, style) \
+        if style.layout == "forms" and off_form else []
+    unique: dict[tuple[int, ...], tuple[list[int], int]] = {}
+    for cost, group in ((0, found), (off_form, extra_shapes)):
+        for voices in group:
+            low = min(p for p, _ in voices) // 12 * 12
+            ordered = sorted(voices)
+            unique.setdefault(tuple(p - low for p, _ in ordered),
+                              ([i for _, i in ordered], cost))
     width = len(found[0])
     pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), width)
-    tone = np.array(list(unique.values()), dtype=np.int64).reshape(pitch.shape)
-    pitch.setflags(write=False)
-    tone.setflags(write=False)
-    return pitch, tone
+    tone = np.array([t for t, _ in unique.values()], dtype=np.int64).reshape(pitch.shape)
+    extra = np.array([c for _, c in unique.values()], dtype=np.int64)
+    for array in (pitch, tone, extra):
+        array.setflags(write=False)
+    return pitch, tone, extra
 
 
 Voices = list[tuple[int, int]]   # (pitch, tone index) per voice
@@ -439,9 +452,10 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
     (None: ``low``) up; a slash bass may lie an octave further under the chord than
     ``Register.max_span``."""
     bass_low = low if bass_low is None else bass_low
-    pitch, tone = shapes(chord, style)
+    pitch, tone, extra = shapes(chord, style)
     register = REGISTERS[style.name]
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
+    added = np.empty(0, dtype=np.int64)
     if register.split:
         slash = BASS_SLOT in select(chord, style).slots
         midi, tones = split_placements(pitch, tone, low, high,
@@ -453,7 +467,10 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
         ok = (placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
         midi = placed[ok]
         tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
+        added = np.broadcast_to(extra[:, None], placed.shape[:2])[ok]
     cost, outside = register_cost(midi, register, low, high, bass_low)
+    if len(added):
+        cost = cost + added
     if (outside == 0).any():
         inside = outside == 0
         midi, tones, cost = midi[inside], tones[inside], cost[inside]

@@ -14,7 +14,9 @@ scale for the chord in context (``engine.analysis.context.primary_scales``, the
 - a half-diminished seventh always takes its 11 (``ALWAYS``), never the natural 9, whatever
   scale analyze prefers for it (locrian natural 2 too);
 - where the scale has no natural 9, the voice a style gives an added 9 plays the 5 instead
-  (``without_added_ninth``: the 11, else the 5; ``Cm7`` as iii, phrygian, rootless Eb F G Bb).
+  (``within_scale``: the 11, else the 5; ``Cm7`` as iii, phrygian, rootless Eb F G Bb); so
+  every tone a style adds (``ADDED_NEEDS``: the 9, the 13 for 5, the 6 of a triad, quartal's
+  11) sounds only where the scale holds it.
 
 A tension the symbol writes is always played (``A13`` before ``Dm7`` keeps its 13, ``G9``
 its 9): only families the symbol leaves empty are filled. The chord is voiced as the symbol
@@ -49,6 +51,11 @@ THIRTEENTH = ((9, ""), (8, "b13"))
 NINTH_LABELS = frozenset({"b9", "9", "#9", "2"})
 ELEVENTH_LABELS = frozenset({"11", "#11", "4"})
 THIRTEENTH_LABELS = frozenset({"b13", "13", "6", "#5"})
+# The roles by which styles add tones the symbol lacks (engine.voicing.styles), the semitones
+# above the root each sounds, and the role that takes its slot where the scale lacks that tone
+# ("": none).
+ADDED_NEEDS: dict[str, tuple[int, str]] = {"+9": (2, "11"), "+13": (9, ""), "+6": (9, ""),
+                                            "+6triad": (9, ""), "+11": (5, "")}
 # the labels of a chord's plain tones, not tensions (a tension may not be put out)
 PLAIN = frozenset({"1", "3", "b3", "5", "b7", "7", "bb7", "6", "4", "2", "bass"})
 
@@ -57,8 +64,8 @@ def coloured(chords: Sequence[Chord], style: Style,
              scales: Sequence[int | None] | None = None) -> list[tuple[Chord, Style]]:
     """Each chord with the tensions its primary scale in context gives it (``scales``: the
     absolute pitch-class mask of that scale per chord, None where unknown), and the style to
-    voice it in: in a colour style, without its added natural 9 where the scale has none
-    (``without_added_ninth``); the chords and the style as they are in any other style."""
+    voice it in: in a colour style, without the added tones the scale lacks
+    (``within_scale``); the chords and the style as they are in any other style."""
     if style.name not in COLOUR_STYLES:
         return [(chord, style) for chord in chords]
     masks = scales if scales is not None else [None] * len(chords)
@@ -67,11 +74,10 @@ def coloured(chords: Sequence[Chord], style: Style,
 
 @lru_cache(maxsize=8192)
 def _played(chord: Chord, scale: int | None, style: Style) -> tuple[Chord, Style]:
-    """``in_scale`` in ``style`` (without its added 9 where ``no_added_ninth``), unless an
+    """``in_scale`` in ``style`` (without the added tones the scale lacks), unless an
     added tension would put out a tension the symbol writes (a written alteration outranks an
     added one: ``C7sus4#11b13`` keeps its #11)."""
-    if no_added_ninth(chord, scale):
-        style = without_added_ninth(style)
+    style = within_scale(style, outside_scale(chord, scale))
     played = in_scale(chord, scale)
     if played is chord:
         return chord, style
@@ -81,21 +87,28 @@ def _played(chord: Chord, scale: int | None, style: Style) -> tuple[Chord, Style
     return (played if written <= heard else chord), style
 
 
-def no_added_ninth(chord: Chord, scale: int | None) -> bool:
-    """Whether the natural 9 a style adds would contradict the chord's scale (phrygian's
-    minor 9th, locrian's; a half-diminished chord's always, ``ALWAYS``)."""
-    if chord.quality in ALWAYS:
-        return True
-    return scale is not None and not transpose_mask(scale, -chord.root.pc) >> 2 & 1
+def outside_scale(chord: Chord, scale: int | None) -> frozenset[str]:
+    """The added roles of the styles (``ADDED_NEEDS``) whose tone the chord's scale lacks
+    (phrygian's or locrian's natural 9, aeolian's 13); a half-diminished chord never takes
+    the added 9 (``ALWAYS``)."""
+    out = {"+9"} if chord.quality in ALWAYS else set()
+    if scale is not None:
+        rel = transpose_mask(scale, -chord.root.pc)
+        out |= {role for role, (semitones, _) in ADDED_NEEDS.items() if not rel >> semitones & 1}
+    return frozenset(out)
 
 
-@lru_cache(maxsize=64)
-def without_added_ninth(style: Style) -> Style:
-    """``style`` whose added natural 9 (``+9``) gives its slot to the 11 instead (the 5 in a
-    later slot takes its voice where the chord has no 11)."""
+@lru_cache(maxsize=256)
+def within_scale(style: Style, outside: frozenset[str]) -> Style:
+    """``style`` whose added roles in ``outside`` give their slot to another role
+    (``ADDED_NEEDS``: the 9's to the 11, the 5 in a later slot taking its voice where the chord
+    has no 11) or leave it."""
     def swap(slots: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
-        return tuple(tuple("11" if role == "+9" else role for role in alternatives)
-                     for alternatives in slots)
+        return tuple(tuple(ADDED_NEEDS[role][1] if role in outside else role
+                           for role in alternatives if role not in outside
+                           or ADDED_NEEDS[role][1]) for alternatives in slots)
+    if not outside:
+        return style
     return replace(style, slots=swap(style.slots), minor=swap(style.minor), sus=swap(style.sus))
 
 

@@ -13,7 +13,9 @@ A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
 - ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5");
 - ``b5`` the diminished fifth, when the chord's fifth is one (the shell's fourth voice);
 - ``+11`` an added 11 on a chord with a minor third (the So What voicing's fourth above the
-  root); ``+6`` an added 13 on any chord with a major third and a plain 5 (quartal).
+  root); ``+6`` an added 13 on any chord with a major third and a plain 5 (quartal);
+- ``+6triad`` an added 6 on a triad (no 7th or 6th; bill_evans plays D as D6/9, F# A B E, in
+  four voices, not three).
 
 A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
 takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
@@ -106,7 +108,8 @@ from engine.errors import InvalidRequest
 
 Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
-ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5", "+11", "+6")
+ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5", "+11", "+6",
+             "+6triad")
 
 # Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
 # (a 6 without a seventh is promoted to the "7" role by engine.voicing).
@@ -163,7 +166,8 @@ NAMED_EXTENSIONS = ("9", "11", "13")
 SUS_LABELS = ("4", "11", "2", "9")
 
 # The added tones of "+9" and "+13": (label, semitones above the root).
-ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21), "+11": ("11", 17), "+6": ("13", 21)}
+ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21), "+11": ("11", 17), "+6": ("13", 21),
+               "+6triad": ("6", 9)}
 
 # Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
 # far above the bass, upper voices at least this far apart, upper structure at least this wide
@@ -215,7 +219,8 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
     Style("rootless", _UPPER4, "close", alterations=True),
     # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
-    Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
+    Style("bill_evans", (("3",), ("7", "+6triad"), ("9", "+9"), ("13", "11", "+13", "5")),
+          "forms",
           orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
     # a left-hand shell (API.md 5): 1-3-7 or 1-7-3 within a tenth, root lowest (a slash bass
     # below it); a triad's 5 stands in for the 7; a half-diminished or diminished chord keeps
@@ -275,7 +280,10 @@ class Register:
     a phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
     up a fourth). A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
     pad's fifth: no thirds in the mud; a shell, 0, keeps only the low-interval limits, so a
-    ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave)."""
+    ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave). ``off_form``
+    (0: none) lets a ``forms`` style play the close stacks of its tones too, each costing that
+    much more (search units: 96 is 6 semitones of motion), so bill_evans keeps its A and B
+    forms but reaches an arrival by step where no form does (E7#9 -> Am7)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
@@ -284,6 +292,7 @@ class Register:
     leap: int = 0
     arrival: int = 0
     bass_gap: int = LOW_BASS_GAP
+    off_form: int = 0
 
     @property
     def split(self) -> bool:
@@ -299,7 +308,7 @@ class Register:
 # its root (a left hand), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
-    "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7),
+    "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7, off_form=96),
     "shell": Register(low=(48, 67), top=(55, 76), bass=(40, 59), max_span=16, leap=4,
                       bass_gap=0),
     "triad": Register(low=(53, 67), top=(60, 79)),
