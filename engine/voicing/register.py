@@ -60,5 +60,5 @@ def register_cost(midi: np.ndarray, register: Register, low: int, high: int,
         lo, hi = min(max(lo, floor), high), max(min(hi, high), floor)
         out = np.maximum(0, np.maximum(lo - note, note - hi))
         outside += out
-        cost += OUTSIDE_UNIT * out + np.abs(2 * note - lo - hi)
+        cost += OUTSIDE_UNIT * out + register.pull * np.abs(2 * note - lo - hi)
     return cost, outside

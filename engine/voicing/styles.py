@@ -241,12 +241,13 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     # its root), then the 2nd / 3rd voice from the top an octave down.
     Style("drop2", _DROP, "drop2", alterations=True, avoid=(13,)),
     Style("drop3", _DROP, "drop3", alterations=True, avoid=(13,)),
-    # So What on minor chords (1 11 b7 b3 5; a minor chord with a 9 stacks it in the root's
-    # place: Cm9 D F Bb Eb G), fourths from 7 or 3 on dominants and majors
+    # So What on minor chords (1 11 b7 b3 5: Dm11 D G C F A; a m9, whose 9 will not fit in
+    # that stack, takes the stack of fourths its tones allow), fourths from 7 or 3 on
+    # dominants and majors
     # (7 3 13 9), fourths of root, sus 4th, 7, 9 and 5 on sus chords (Maiden Voyage's D7sus4
     # E A D G C).
     Style("quartal", (("7",), ("3",), ("13", "+6", "5"), ("9", "+9")), "fourths",
-          alterations=True, minor=(("9", "R"), ("11", "+11"), ("7",), ("3",), ("5",)),
+          alterations=True, minor=(("R",), ("11", "+11"), ("7",), ("3",), ("5",)),
           sus=(("R",), ("3",), ("7",), ("9", "+9"), ("5",))),
 )}
 
@@ -283,7 +284,9 @@ class Register:
     ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave). ``off_form``
     (0: none) lets a ``forms`` style play the close stacks of its tones too, each costing that
     much more (search units: 96 is 6 semitones of motion), so bill_evans keeps its A and B
-    forms but reaches an arrival by step where no form does (E7#9 -> Am7)."""
+    forms but reaches an arrival by step where no form does (E7#9 -> Am7). ``pull`` weighs
+    the distance from the windows' centres (1; 0 for the one-note lines, which keep inside
+    their window and otherwise only move by step: a line pulled to the centre leapt there)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
@@ -293,6 +296,7 @@ class Register:
     arrival: int = 0
     bass_gap: int = LOW_BASS_GAP
     off_form: int = 0
+    pull: int = 1
 
     @property
     def split(self) -> bool:
@@ -314,8 +318,8 @@ REGISTERS: dict[str, Register] = {
     "triad": Register(low=(53, 67), top=(60, 79)),
     "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),
-    "guide_third": Register(low=(52, 67), top=(52, 67)),
-    "guide_seventh": Register(low=(52, 67), top=(52, 67)),
+    "guide_third": Register(low=(52, 67), top=(52, 67), pull=0),
+    "guide_seventh": Register(low=(52, 67), top=(52, 67), pull=0),
     "drop2": Register(low=(43, 67), top=(66, 81)),
     "drop3": Register(low=(40, 64), top=(66, 81)),
     "quartal": Register(low=(48, 64), top=(60, 81)),
