@@ -144,7 +144,7 @@ def test_autumn_leaves_shells_are_root_third_seventh_within_a_tenth() -> None:
 def test_shell_keeps_the_b5_of_f_sharp_half_diminished_all_the_things_you_are() -> None:
     # ATTYA's bridge F#m7b5 B7b9 Emaj7: without its b5 the shell was an F#m7
     shell = voicing({"progression": "F#m7b5 B7b9 Emaj7", "style": "shell"})["voicings"][0]
-    assert shell["notes"] == ["F#3", "A3", "C4", "E4"]
+    assert shell["notes"] in (["F#3", "A3", "C4", "E4"], ["F#3", "C4", "E4", "A4"])
 
 
 # 6. quartal ---------------------------------------------------------------------------------

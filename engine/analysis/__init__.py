@@ -1,9 +1,12 @@
 """Analysis: the rule grid (every chord class read in every key), the chord-scale catalogue,
-the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``), ``analyze_batch`` over whole corpora as arrays and
+the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``), a chart read in context (``in_context``, what the
+voicing needs of it), ``analyze_batch`` over whole corpora as arrays and
 ``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too).
 """
 
 from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
+from engine.analysis.chart import Chart, Placed, Section
+from engine.analysis.context import InContext, in_context
 from engine.analysis.entry import analyze
 from engine.analysis.frames import (
     COLUMNS,
@@ -18,9 +21,9 @@ from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_key
 from engine.analysis.operations import TUNING_RANGE, resolve, role_of
 
 __all__ = [
-    "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "ChartChord",
-    "KeyReading", "analyze",
+    "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "Chart",
+    "ChartChord", "InContext", "KeyReading", "Placed", "Section", "analyze",
     "analyze_arrow", "analyze_batch", "analyze_frame", "chart_key", "chart_keys", "frame_meta",
-    "pair_columns",
+    "in_context", "pair_columns",
     "quality_class", "resolve", "result_table", "role_of",
 ]

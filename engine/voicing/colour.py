@@ -95,6 +95,8 @@ def outside_scale(chord: Chord, scale: int | None) -> frozenset[str]:
     if scale is not None:
         rel = transpose_mask(scale, -chord.root.pc)
         out |= {role for role, (semitones, _) in ADDED_NEEDS.items() if not rel >> semitones & 1}
+    if chord.bass is not None and chord.bass.pc != chord.root.pc:
+        out.discard("+9")       # a slash chord's root stands in the added 9's place
     return frozenset(out)
 
 

@@ -313,7 +313,7 @@ class Register:
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
     "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7, off_form=96),
-    "shell": Register(low=(48, 67), top=(55, 76), bass=(40, 59), max_span=16, leap=4,
+    "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
                       bass_gap=0),
     "triad": Register(low=(53, 67), top=(60, 79)),
     "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
@@ -322,7 +322,7 @@ REGISTERS: dict[str, Register] = {
     "guide_seventh": Register(low=(52, 67), top=(52, 67), pull=0),
     "drop2": Register(low=(43, 67), top=(66, 81)),
     "drop3": Register(low=(40, 64), top=(66, 81)),
-    "quartal": Register(low=(48, 64), top=(60, 81)),
+    "quartal": Register(low=(48, 64), top=(60, 84)),
 }
 
 

@@ -57,11 +57,18 @@ from typing import Any
 
 import numpy as np
 
-from engine.chords import Chord, note_with_octave, parse_note_octave, parse_progression, read_chord
+from engine.chords import (
+    Chord,
+    Spelled,
+    note_with_octave,
+    parse_note_octave,
+    parse_progression,
+    read_chord,
+)
 from engine.errors import InvalidRequest
 from engine.requests import MAX_PREVIOUS, as_int, get_list, get_str, require_object
 from engine.voicing import kernels
-from engine.voicing.candidates import Candidates, candidates, starting
+from engine.voicing.candidates import Candidates, Selection, candidates, starting
 from engine.voicing.colour import COLOUR_STYLES, coloured
 from engine.voicing.context import progression_context
 from engine.voicing.spelling import read_as_pianist
@@ -106,18 +113,17 @@ def voicing(request: Any) -> dict[str, Any]:
             voicings.append(_no_chord(style))
             continue
         chord, table, row, motion = next(sounding)
-        midi = [int(m) for m in table.midi[row]]
-        tones = [table.selection.tones[int(i)] for i in table.tone[row]]
-        guides = [m for m, t in zip(midi, tones, strict=True) if t.guide]
-        names = read_as_pianist([t.spelled for t in tones], [t.label for t in tones])
-        heard = {m % 12 for m in midi}
+        midi = table.midi[row].tolist()
+        index = table.tone[row].tolist()
+        tones = table.selection.tones
+        guides = [m for m, i in zip(midi, index, strict=True) if tones[i].guide]
+        names = _names(table.selection, tuple(index))
         voicings.append({
             "chord": chord.symbol,
             "style": style.name,
             "notes": [note_with_octave(n, m) for m, n in zip(midi, names, strict=True)],
             "midi": midi,
-            "omitted": list(dict.fromkeys(n for n, pc in zip(chord.notes, chord.pcs,
-                                                             strict=True) if pc not in heard)),
+            "omitted": list(_omitted(chord, frozenset(m % 12 for m in midi))),
             "voiceLeading": int(motion),
             "guideTonesKept": _kept(guides, before),
         })
@@ -125,6 +131,20 @@ def voicing(request: Any) -> dict[str, Any]:
     if progression is None:
         return voicings[0]
     return {"voicings": voicings, "totalVoiceLeading": int(sum(moved))}
+
+
+@lru_cache(maxsize=8192)
+def _names(selection: Selection, index: tuple[int, ...]) -> tuple[Spelled, ...]:
+    """The names a pianist reads for the voices holding tones ``index`` of ``selection``."""
+    tones = [selection.tones[i] for i in index]
+    return tuple(read_as_pianist([t.spelled for t in tones], [t.label for t in tones]))
+
+
+@lru_cache(maxsize=8192)
+def _omitted(chord: Chord, heard: frozenset[int]) -> tuple[str, ...]:
+    """The written chord's tones (spelled, once each) whose pitch class does not sound."""
+    return tuple(dict.fromkeys(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
+                               if pc not in heard))
 
 
 def _no_chord(style: Style) -> dict[str, Any]:
