@@ -134,11 +134,11 @@ def in_scale(chord: Chord, scale: int | None) -> Chord:
 
 def additions_for(chord: Chord, scale: int | None) -> str:
     """The text added to ``chord``'s quality (``"b9b13"``, ``"add11"``, ``""``)."""
-    if chord.quality in ALWAYS:
-        return ALWAYS[chord.quality]
-    if scale is None:
+    rel = transpose_mask(scale, -chord.root.pc) if scale is not None else None
+    if chord.quality in ALWAYS:   # unless the scale in context lacks the 11 (a rare reading)
+        return ALWAYS[chord.quality] if rel is None or rel >> 5 & 1 else ""
+    if rel is None:
         return ""
-    rel = transpose_mask(scale, -chord.root.pc)
     labels = set(chord.intervals)
     out = []
     if not labels & NINTH_LABELS:

@@ -322,7 +322,7 @@ REGISTERS: dict[str, Register] = {
     "guide_seventh": Register(low=(52, 67), top=(52, 67), pull=0),
     "drop2": Register(low=(43, 67), top=(66, 81)),
     "drop3": Register(low=(40, 64), top=(66, 81)),
-    "quartal": Register(low=(48, 64), top=(60, 84)),
+    "quartal": Register(low=(48, 67), top=(60, 84)),
 }
 
 
