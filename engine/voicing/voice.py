@@ -46,6 +46,13 @@ Decisions where API.md is silent:
   octaves, so the message gives its span and the width (span + 11) that always holds it.
 - ``style`` is matched ignoring case and surrounding spaces; ``chord`` and ``progression``
   together are an ``invalid_request`` (field ``chord``).
+- In context (grid 7, issue 37; docs/voicing.md): the progression is read by the progression
+  analysis (``engine.voicing.context``) for each chord's primary scale, which the colour
+  styles' added tones keep to (``engine.voicing.colour``), and for its arrivals, where
+  bill_evans does not move its register (``kernels.ARRIVAL_UNIT``); without ``range`` the
+  shell and pad bass may go down to E2 (``styles.BASS_FLOOR``); notes are named as a pianist
+  reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
+  not sound.
 """
 
 from __future__ import annotations
