@@ -51,7 +51,7 @@ def main() -> None:
           f"({100 * right / len(keyed):.1f} %); minor: {minor_right} of {minor} "
           f"({100 * minor_right / minor:.1f} %)")
     print(f"time: {1000 * elapsed / len(keyed):.3f} ms a chart, {elapsed:.2f} s for all")
-    print("missed:", *wrong[:40], sep="\n  ")
+    print("missed:", *wrong[:200], sep="\n  ")
 
 
 if __name__ == "__main__" and "--fit" not in sys.argv:

@@ -119,6 +119,16 @@ def test_tritone_substitutes(key: str) -> None:
         assert r["source"] == f"tritone substitute of {of}"
 
 
+def test_tritone_substitute_in_minor_names_what_it_stands_for() -> None:
+    # Gb7 in G minor leads to F (bVII); "VII7" would read as F#7, so the numeral names the
+    # substitution (docs/analysis.md); the lowered degrees keep the Real Book's bII7, bVI7.
+    for chord, key, numeral in [("Gb7", "Gm", "subV7/bVII"), ("E7", "Cm", "subV7/bIII"),
+                                ("Db7", "Cm", "bII7"), ("Bb7", "Am", "bII7")]:
+        r = an(chord, key)
+        assert r["numeral"] == numeral, (chord, key)
+        assert r["function"].startswith("dominant, tritone substitute of V7"), (chord, key)
+
+
 @pytest.mark.parametrize(("key", "backdoor", "blues"), [("C", "Bb7", "F7"), ("Eb", "Db7", "Ab7")])
 def test_backdoor_wins_over_substitute_and_iv7_is_the_blues_subdominant(
         key: str, backdoor: str, blues: str) -> None:
@@ -299,7 +309,7 @@ def test_every_quality_root_and_key_reads(root: str, row: QualityRow, key: str) 
     assert 1 <= r["degree"] <= 7
     assert r["function"].split(", ")[0] in {"tonic", "predominant", "dominant", "passing",
                                              "chromatic"}
-    head = r["numeral"].split("/")[0].lstrip("b#")
+    head = r["numeral"].split("/")[0].removeprefix("sub").lstrip("b#")  # subV7/bVII
     minor_third = "b3" in chord.intervals and "3" not in chord.intervals
     assert head[0].islower() == minor_third, r["numeral"]
     scale_pcs = {s.pc for s in parse_key(key).scale}
@@ -343,8 +353,9 @@ def test_slash_bass_is_not_a_chord_tone_for_diatonic(chord: str, key: str, funct
     ("Db°7", "C", 2, "#i°7"), ("C#°7", "C", 1, "#i°7"), ("Gbdim7", "C", 5, "#iv°7"),
     ("G#maj7", "C", 5, "bVImaj7"), ("A#7", "C", 6, "bVII7"), ("D#maj7", "Cm", 2, "bIIImaj7"),
     ("C", "Cb", 1, "bII"), ("Dbb", "Cb", 2, "bII"), ("B", "Cb", 7, "I"),
-    # substitutes whose root is on the major scale carry no flat (docs/analysis.md)
-    ("Ab7", "Am", 1, "VII7"), ("Gb7", "Am", 7, "VI7"), ("Db7", "Am", 4, "III7"),
+    # substitutes whose root would be a natural degree name what they stand for (Gb7 in A
+    # minor leads to F, bVI: "VI7" would read F#7; docs/analysis.md)
+    ("Ab7", "Am", 1, "subV7/bVII"), ("Gb7", "Am", 7, "subV7/bVI"), ("Db7", "Am", 4, "subV7/bIII"),
     ("Gbm7b5", "C", 5, "bvø7"), ("F#m7b5", "C", 4, "#ivø7"),  # chromatic: the letters
 ])
 def test_numeral_follows_the_role_degree_the_letter(chord: str, key: str, degree: int,

@@ -121,7 +121,14 @@ def test_leadsheet_and_analysis() -> None:
     sheet = exported(comp, "leadsheet")
     assert sheet.splitlines()[0] == "| Gm7 C7 | Fmaj7 | Bb7 | Fmaj7 |"
     assert len(sheet.splitlines()) == 4
+    # the progression analysis (API.md 3.1) of the form as played, A A B A, bars across it
     analysis = exported(comp, "analysis")
-    assert analysis[0]["chords"][0] == {"bar": 1, "beat": 1, "symbol": "Gm7", "numeral": "ii7",
-                                        "function": analysis[0]["chords"][0]["function"]}
-    assert analysis[1]["chords"][0]["numeral"] == "iiiø7"
+    assert (analysis["key"], analysis["keyFound"], analysis["form"]) == (
+        "F", False, {"name": "AABA", "bars": 16})
+    first = analysis["chords"][0]
+    assert (first["bar"], first["beat"], first["chord"], first["numeral"]) == (1, 1, "Gm7", "ii7")
+    # the B section's Am7b5 D7 aims at Gm7: iiø7/ii and V7/ii in context (alone: iiiø7, VI7)
+    b = [c for c in analysis["chords"] if c["bar"] == 9]
+    assert [(c["numeral"], c["contextNumeral"]) for c in b] == [
+        ("iiiø7", "iiø7/ii"), ("V7/ii", "V7/ii")]
+    assert [c["bar"] for c in analysis["cadences"]] == [2, 6, 12, 14]

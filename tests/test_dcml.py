@@ -70,7 +70,8 @@ def _family(roman: str, marks: str) -> str:
 def ours(numeral: str) -> tuple[int, str]:
     """(degree 0..6, quality family) of one of our numerals, applied chords resolved."""
     head, _, target = numeral.partition("/")
-    m = _NUMERAL.match(head)
+    sub = head.startswith("subV")  # subV7/X: the bII7 of X (docs/analysis.md)
+    m = _NUMERAL.match("bII" + head[4:] if sub else head)
     assert m, numeral
     degree = _ROMANS.index(m.group(2).upper())
     if target:

@@ -59,3 +59,12 @@ def test_make_golden_writes_once_the_grid_version_and_changelog_moved_on(
     assert golden.write() == 0
     assert stale.read_bytes() == answer("resolve", {"chord": "C"})
     assert (tmp_path / "golden" / "GRID_VERSION").read_text().strip() == GRID_VERSION
+
+
+def test_make_golden_rewrites_while_the_grid_version_is_unreleased(
+        tmp_path, monkeypatch) -> None:
+    # an open version gathers a release's changes; once released it needs a new one
+    stale = _scratch_golden(tmp_path, monkeypatch, GRID_VERSION,
+                            f"## Unreleased — grid {GRID_VERSION} (this release)\n")
+    assert golden.write() == 0
+    assert stale.read_bytes() == answer("resolve", {"chord": "C"})

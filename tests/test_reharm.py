@@ -37,7 +37,7 @@ def test_ii_v_i_in_c_first_alternative_is_the_tritone_substitute() -> None:
     assert result["key"] == "C"
     assert result["progression"] == ["Dm7", "G7", "Cmaj7"]
     first = result["alternatives"][0]
-    assert list(first) == ["technique", "progression", "changes", "explanation"]
+    assert list(first) == ["technique", "progression", "changes", "explanation", "bars"]
     assert first["technique"] == "tritone_sub"
     assert first["progression"] == ["Dm7", "Db7", "Cmaj7"]
     assert first["changes"] == [{"index": 1, "from": "G7", "to": ["Db7"]}]
@@ -66,10 +66,20 @@ def test_key_defaults_to_c_and_key_context_is_an_alias() -> None:
     assert by_alias["key"] == "F"
 
 
-def test_bar_lines_and_lists_give_the_same_answer() -> None:
+def test_bar_lines_and_lists_give_the_same_chords_on_their_own_bars() -> None:
     as_text = reharmonize({"progression": "| Dm7 G7 | Cmaj7 |", "key": "C"})
     as_list = reharmonize({"progression": ["Dm7", "G7", "Cmaj7"], "key": "C"})
-    assert as_text == as_list
+    assert as_text["progression"] == as_list["progression"]
+    for text, listed in zip(as_text["alternatives"], as_list["alternatives"], strict=True):
+        assert {k: v for k, v in text.items() if k != "bars"} == \
+            {k: v for k, v in listed.items() if k != "bars"}
+    # the list gives each chord a bar; the bar lines put the ii-V in one bar
+    assert as_list["alternatives"][0]["bars"] == [
+        [{"symbol": "Dm7", "beat": 1, "beats": 4}], [{"symbol": "Db7", "beat": 1, "beats": 4}],
+        [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]]
+    assert as_text["alternatives"][0]["bars"] == [
+        [{"symbol": "Dm7", "beat": 1, "beats": 2}, {"symbol": "Db7", "beat": 3, "beats": 2}],
+        [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]]
 
 
 def test_list_items_are_echoed_trimmed() -> None:
@@ -144,7 +154,7 @@ def test_bad_key_is_invalid_key() -> None:
 
 @pytest.mark.parametrize(("progression", "key", "expected"), [
     ("Gm7 C7 Fmaj7", "F", "Gm7 Gb7 Fmaj7"),             # Gb7, not F#7: bII of F
-    ("Fm7 Bb7 Ebmaj7", "Eb", "Fm7 E7 Ebmaj7"),          # E7 reads better than Fb7
+    ("Fm7 Bb7 Ebmaj7", "Eb", "Fm7 Fb7 Ebmaj7"),         # bII7 of Eb, as analyze names it
     ("Bm7b5 E7b9 Am", "Am", "Bm7b5 Bb7 Am"),            # minor key
     ("Em7b5 A7 Dm6", "Dm", "Em7b5 Eb7 Dm6"),
     ("A7 D7 G7 Cmaj7", "C", "Eb7 D7 Db7 Cmaj7"),        # every other dominant: a chromatic line
@@ -160,6 +170,7 @@ def test_tritone_sub(progression: str, key: str, expected: str) -> None:
     ("Cmaj7 Fmaj7 Em7 Am7", "C"),   # no dominant at all
     ("Cmaj7 G7 Am7", "C"),          # deceptive: G7 does not resolve down a fifth
     ("Dm7 G7/B Cmaj7", "C"),        # the user's bass line is kept
+    ("Ab7 D7 Gmaj7", "G"),          # Ab7 Ab7 Gmaj7 would only repeat the dominant before it
 ])
 def test_tritone_sub_stays_silent(progression: str, key: str) -> None:
     assert alternative(progression, key, "tritone_sub") is None
@@ -193,8 +204,8 @@ def test_ii_v_insertion_stays_silent(progression: str, key: str) -> None:
     ("Cmaj7 Fmaj7 G7 Cmaj7", "C", "Cmaj7 Fm7 G7 Cmaj7"),
     ("Cmaj7 Am7 Dm7 G7", "C", "Cmaj7 Abmaj7 Dm7b5 G7"),
     ("D G A7 D", "D", "D Gm A7 D"),
-    ("Am Dm E7 Am", "Am", "Am D E7 A"),                  # IV of A major, picardy third
-    ("Em C Am B7 Em", "Em", "Em C A B7 E"),
+    ("Am Dm E7 Am", "Am", "Am D7 E7 A"),                 # dorian IV7, picardy third
+    ("Em C Am B7 Em", "Em", "Em C A7 B7 E"),
     ("Gbmaj7 Ebm7 Abm7 Db7", "Gb", "Gbmaj7 Dmaj7 Abm7b5 Db7"),  # bVI is D, not Ebb
     # A kept root keeps the user's spelling, even against the key's (Em7, not Fbm7, in Cb).
     ("Cbmaj7 Emaj7 Gb7 Cbmaj7", "Cb", "Cbmaj7 Em7 Gb7 Cbmaj7"),
@@ -369,7 +380,8 @@ def test_coltrane_changes_stay_silent(progression: str, key: str) -> None:
     ("Dm7 G7 Cmaj7", "Am", "Fm7 Bb7 Cmaj7"),
     # One family for both chords: Em7 A7, not Fbm7 A7 (nor the unreadable Fbm7 Bbb7).
     ("Dbm7 Gb7 Cbmaj7", "Cb", "Em7 A7 Cbmaj7"),
-    ("Abm7 Db7 Gbmaj7", "Gb", "Bm7 E7 Gbmaj7"),
+    # iv7 and bVII7 of Gb on their own letters, as analyze names them (not Bm7 E7).
+    ("Abm7 Db7 Gbmaj7", "Gb", "Cbm7 Fb7 Gbmaj7"),
     ("Gb7 Cbmaj7", "Cb", "A7 Cbmaj7"),
 ])
 def test_backdoor(progression: str, key: str, expected: str) -> None:
@@ -476,3 +488,76 @@ def test_dominant_chain_never_replaces_the_goal_of_a_written_dominant() -> None:
     result = reharmonize({"progression": bridge, "key": "Ab", "techniques": ["dominant_chain"]})
     changed = {c["index"] for a in result["alternatives"] for c in a["changes"]}
     assert 6 not in changed
+
+
+# --- related_ii -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("progression", "key", "expected"), [
+    ("D7 | G7 | Cmaj7", "C", "Am7 D7 Dm7 G7 Cmaj7"),       # the first reharmonization taught
+    ("Cmaj7 | E7 | Am7", "C", "Cmaj7 Bm7b5 E7 Am7"),        # into a minor chord: iiø7
+    ("Cmaj7 | E7 | E7 | Am7", "C", "Cmaj7 Bm7b5 E7 E7 Am7"),  # held: looks past the bars
+    ("Dm7 G7 | Cmaj7", "C", None),                          # G7 already has its ii
+    ("C7 | F7 | C7 | C7", "C", "C7 Cm7 F7 C7 C7"),          # the blues's I7 takes none
+    ("Dm7 Db7 | Cmaj7", "C", None),                         # a tritone substitute takes none
+])
+def test_related_ii(progression: str, key: str, expected: str | None) -> None:
+    assert changed(progression, key, "related_ii") == expected
+
+
+def test_related_ii_shares_its_dominants_bar() -> None:
+    alt = alternative("D7 | D7 | G7 | G7", "C", "related_ii")
+    assert alt is not None
+    assert alt["changes"] == [{"index": 0, "from": "D7", "to": ["Am7", "D7"]},
+                              {"index": 2, "from": "G7", "to": ["Dm7", "G7"]}]
+    assert [[(c["symbol"], c["beat"], c["beats"]) for c in bar] for bar in alt["bars"]] == [
+        [("Am7", 1, 2), ("D7", 3, 2)], [("D7", 1, 4)], [("Dm7", 1, 2), ("G7", 3, 2)],
+        [("G7", 1, 4)]]
+
+
+# --- bars -----------------------------------------------------------------------------------
+
+def test_a_ii_v_inserted_into_one_beat_takes_a_half_and_two_quarters() -> None:
+    alt = alternative("Cmaj7 Cmaj7 Cmaj7 Am7 | Dm7 G7 | Cmaj7", "C", "ii_v_insertion")
+    assert alt is not None
+    assert [(c["symbol"], c["beat"], c["beats"]) for c in alt["bars"][0]] == [
+        ("Cmaj7", 1, 1), ("Cmaj7", 2, 1), ("Cmaj7", 3, 0.5), ("Bm7b5", 3.5, 0.25),
+        ("E7b9", 3.75, 0.25), ("Am7", 4, 1)]
+    assert alt["bars"][1:] == [
+        [{"symbol": "Dm7", "beat": 1, "beats": 2}, {"symbol": "G7", "beat": 3, "beats": 2}],
+        [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]]
+
+
+def test_coltrane_cycle_in_a_one_bar_ii_v_shares_that_bar() -> None:
+    alt = alternative("Dm7 G7 | Cmaj7", "C", "coltrane_changes")
+    assert alt is not None
+    assert [c["symbol"] for c in alt["bars"][0]] == ["Dm7", "Eb7", "Abmaj7", "B7", "Emaj7", "G7"]
+    assert [c["beats"] for c in alt["bars"][0]] == [1, 0.5, 0.5, 1, 0.5, 0.5]
+    assert alt["bars"][1] == [{"symbol": "Cmaj7", "beat": 1, "beats": 4}]
+
+
+def test_three_chords_in_a_bar_take_two_one_one_beats() -> None:
+    alt = alternative("Cmaj7 Dm7 G7 | Cmaj7", "C", "tritone_sub")
+    assert alt is not None
+    assert alt["bars"][0] == [{"symbol": "Cmaj7", "beat": 1, "beats": 2},
+                              {"symbol": "Dm7", "beat": 3, "beats": 1},
+                              {"symbol": "Db7", "beat": 4, "beats": 1}]
+
+
+def test_five_chords_in_a_bar_is_invalid_request() -> None:
+    with pytest.raises(InvalidRequest) as err:
+        reharmonize({"progression": "C Dm Em F G | C"})
+    assert err.value.field == "progression"
+
+
+def test_a_modal_vamp_gets_no_cadence_and_no_picardy_third() -> None:
+    vamp = "Dm7 | Dm7 | Dm7 | Dm7 | Ebm7 | Ebm7 | Ebm7 | Ebm7 | Dm7 | Dm7 | Dm7 | Dm7"
+    assert alternative(vamp, "Dm", "ii_v_insertion") is None
+    assert alternative(vamp, "Dm", "modal_interchange") is None
+    # the same minor tonic after a cadence does take the picardy third
+    assert changed("Dm | Em7b5 A7 | Dm", "Dm", "modal_interchange") == "Dm Em7b5 A7 D"
+
+
+def test_backdoor_never_repeats_the_dominant_before_it() -> None:
+    # Bb7 G7 Cmaj7: the backdoor Bb7 is already there before G7.
+    assert alternative("Bb7 G7 Cmaj7", "C", "backdoor") is None
+    assert changed("Fmaj7 G7 Cmaj7", "C", "backdoor") == "Fmaj7 Bb7 Cmaj7"

@@ -5,8 +5,9 @@ voicing needs of it), ``analyze_batch`` over whole corpora as arrays and
 """
 
 from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
-from engine.analysis.chart import Chart, Placed, Section
-from engine.analysis.context import InContext, in_context
+from engine.analysis.chart import BEATS, Chart, Placed, bars_of
+from engine.analysis.chart import Section as ChartSection
+from engine.analysis.context import Bracket, InContext, analyze_chart, find_brackets, in_context
 from engine.analysis.entry import analyze
 from engine.analysis.frames import (
     COLUMNS,
@@ -19,11 +20,13 @@ from engine.analysis.frames import (
 from engine.analysis.grid import CLASSES, quality_class
 from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys
 from engine.analysis.operations import TUNING_RANGE, resolve, role_of
+from engine.analysis.readings import heard_as
 
 __all__ = [
-    "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult", "Chart",
-    "ChartChord", "InContext", "KeyReading", "Placed", "Section", "analyze",
-    "analyze_arrow", "analyze_batch", "analyze_frame", "chart_key", "chart_keys", "frame_meta",
-    "in_context", "pair_columns",
+    "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult",
+    "Bracket", "Chart", "ChartChord", "ChartSection", "InContext", "KeyReading", "Placed",
+    "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "bars_of",
+    "chart_key", "chart_keys",
+    "find_brackets", "frame_meta", "heard_as", "in_context", "pair_columns",
     "quality_class", "resolve", "result_table", "role_of",
 ]

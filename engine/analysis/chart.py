@@ -77,6 +77,12 @@ def read_chart(value: Any, field: str = "progression") -> Chart:
     return Chart(tuple(sections), tuple(chords), bar, labelled)
 
 
+def bars_of(value: Any, field: str = "progression") -> list[list[str]]:
+    """The bars of a ``progression`` field as written, section labels and ``||`` read and
+    dropped, ``NC`` kept (reharmonize lays its alternatives on them)."""
+    return [bar for _, bars in _parts(value, field) for bar in bars]
+
+
 def _parts(value: Any, field: str) -> list[tuple[str | None, list[list[str]]]]:
     """(label or None, bars of symbols) per section."""
     if isinstance(value, str):

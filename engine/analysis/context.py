@@ -31,6 +31,7 @@ FORMS: dict[str, tuple[tuple[int, ...], dict[int, tuple[int, ...]]]] = {
 # a chord in a summary: where it is, what it is, its numeral in context (and the primary scale
 # in context, ``contextScale``); ~80 bytes a chord, so a 36-bar chart stays under 8 KB
 SUMMARY_FIELDS = ("bar", "beat", "chord", "contextNumeral")
+RUNNERS_UP = 3         # keyCandidates: the keys after the chart's
 MODULATION_BARS = 4     # a region this long or longer is a modulation, shorter a tonicization
 
 
@@ -52,7 +53,8 @@ def _tonic_like(chord: Chord) -> bool:
 class Bracket:
     kind: str               # ii-V-I, ii-V, V-I
     start: int              # index of its first chord
-    dominant: int           # index of its dominant
+    dominant: int           # index of its dominant (the first, where it is held)
+    held: int               # index of the dominant's last chord where it is held
     target: int | None      # index of the chord it meets (the first, across the end)
     arrives: str            # resolved, substitute, backdoor, deceptive
     turnaround: bool        # it leads from the end back to the top
@@ -64,16 +66,16 @@ def analyze_chart(chart: Chart, key: Key | None, summary: bool = False) -> dict[
     placed = chart.chords
     heard = [heard_as(p.chord) for p in placed]
     readings = chart_keys([ChartChord(p.bar, p.beat, h) for p, h in zip(placed, heard,
-                                                                         strict=True)])
+                                                                         strict=True)],
+                          best=1 + RUNNERS_UP)
     found = key is None
     if key is None:
         key = parse_key(readings[0].name)
-    runners = [r for r in readings if r.name != key.name][:3]
-    brackets = _brackets(heard)
+    runners = [r for r in readings if r.name != key.name][:RUNNERS_UP]
+    brackets = find_brackets(heard)
     form = _form(chart, heard, key)
-    # each chord's bracket: a dominant has one, and so has the ii before it
-    at = {b.dominant: b for b in brackets} | {b.start: b for b in brackets
-                                               if b.start != b.dominant}
+    # each chord's bracket: a dominant has one, and so has the ii before it (held or not)
+    at = {j: b for b in brackets for j in range(b.start, b.held + 1)}
     entries = [_entry(i, p, key, heard, at.get(i), _blues_motion(i, heard, form))
                for i, p in enumerate(placed)]
     if summary:
@@ -108,10 +110,10 @@ def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
     if key is None:
         key = parse_key(chart_keys([ChartChord(p.bar, p.beat, h)
                                     for p, h in zip(placed, heard, strict=True)])[0].name)
-    brackets = _brackets(heard)
+    brackets = find_brackets(heard)
     form = _form(chart, heard, key)
-    at = {b.dominant: b for b in brackets} | {b.start: b for b in brackets
-                                               if b.start != b.dominant}
+    # each chord's bracket, as analyze_chart finds it
+    at = {j: b for b in brackets for j in range(b.start, b.held + 1)}
     # an arrival: the chord a dominant resolves to, down a fifth or (its subV) a half step,
     # whatever its quality (the register holds into a Dm7b5 as into a Cmaj7)
     arrivals = {i + 1 for i in range(len(heard) - 1) if _dominant(heard[i])
@@ -137,23 +139,25 @@ def _blues_motion(i: int, heard: Sequence[Chord], form: str | None) -> bool:
     return _dominant(following) and (following.root.pc - heard[i].root.pc) % 12 == 5
 
 
-def _brackets(heard: Sequence[Chord]) -> list[Bracket]:
+def find_brackets(heard: Sequence[Chord]) -> list[Bracket]:
     """Every dominant with what it meets: with the minor ii a fourth below it before it, a
-    ii-V (ii-V-I when it resolves); alone, a V-I when it resolves (or a substitute's)."""
+    ii-V (ii-V-I when it resolves); alone, a V-I when it resolves (or a substitute's). A chord
+    held over several bars counts once (``Dm7 | Dm7 | G7 | G7 | C``: one ii-V-I)."""
     n = len(heard)
+    first = _held_from(heard)
     out = []
     for i, chord in enumerate(heard):
-        if not _dominant(chord):
+        if not _dominant(chord) or first[i] != i:
             continue
-        t = i + 1 if i + 1 < n else (0 if n > 2 else None)
+        end = i
+        while end + 1 < n and first[end + 1] == i:
+            end += 1
+        t = end + 1 if end + 1 < n else (0 if n > 2 and first[0] != first[i] else None)
         has_ii = i > 0 and _minor_ii(heard[i - 1]) and \
             (chord.root.pc - heard[i - 1].root.pc) % 12 in (5, 11)
         arrives = "deceptive"
         if t is not None:
             arrives = ARRIVALS.get((heard[t].root.pc - chord.root.pc) % 12, "deceptive")
-            if arrives == "backdoor" and not has_ii and \
-                    (heard[t].root.pc - chord.root.pc) % 12 != 2:
-                arrives = "deceptive"
             if arrives != "deceptive" and not _tonic_like(heard[t]) and not _dominant(heard[t]):
                 arrives = "deceptive"
         if not has_ii and arrives not in ("resolved", "substitute"):
@@ -163,9 +167,18 @@ def _brackets(heard: Sequence[Chord]) -> list[Bracket]:
                 and t is not None and not _dominant(heard[t]) else "ii-V"
         else:
             kind = "V-I"
-        out.append(Bracket(kind, i - 1 if has_ii else i, i, t, arrives,
+        out.append(Bracket(kind, first[i - 1] if has_ii else i, i, end, t, arrives,
                            t is not None and t < i))
     return out
+
+
+def _held_from(heard: Sequence[Chord]) -> list[int]:
+    """For each chord, the index where the same chord (same symbol) began to be held."""
+    first: list[int] = []
+    for i, chord in enumerate(heard):
+        held = i > 0 and chord.symbol == heard[i - 1].symbol
+        first.append(first[i - 1] if held else i)
+    return first
 
 
 def _bracket_dict(b: Bracket, placed: Sequence[Placed]) -> dict[str, Any]:
@@ -275,7 +288,7 @@ def _in_context(i: int, key: Key, heard: Sequence[Chord], b: Bracket | None,
     chord = heard[i]
     if b is None:
         return None, None, None
-    if b.dominant == i:
+    if b.dominant <= i <= b.held:
         if b.target is None or b.arrives == "deceptive":
             return None, None, None
         return _dominant_reading(chord, heard[b.target], key, b.arrives,

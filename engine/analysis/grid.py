@@ -299,11 +299,18 @@ def _build() -> tuple[tuple[Interpretation, ...], np.ndarray]:
             "IV"))
         # 5. tritone substitutes of the primary and of every secondary dominant.
         for degree, t in targets:
-            of = "V7" if t == 0 else f"V7/{target_numeral(mode, degree)}"
+            #    Named by the root as a lowered degree (bII7, bVI7: API.md 3, the Real Book's
+            #    habit); where that degree would be a natural one (III, VI, VII: minor keys
+            #    only) the bare numeral names another chord (VII7 in G minor reads F#7 where the
+            #    chart has Gb7), so it is named by what it stands for: subV7/bVII (Berklee).
+            name = target_numeral(mode, degree)
+            of = "V7" if t == 0 else f"V7/{name}"
+            roman = FLAT_ROMAN[(t + 1) % 12]
+            lowered = roman.startswith("b")
             claim(m, t + 1, CLASS_INDEX["dom7"], Interpretation(
                 "tritone", "dominant", f"tritone substitute of {of}",
-                f"tritone substitute of {of}", False, None, t, "lydian dominant",
-                FLAT_ROMAN[(t + 1) % 12]))
+                f"tritone substitute of {of}", False, None if lowered else name, t,
+                "lydian dominant", roman if lowered else "subV"))
         for source in PARALLEL_MODES[mode]:
             _fit_scale(claim, m, source, "borrowed" if source.borrowed else "variant")
         # 7. a diminished chord a half step below a diatonic target passes into it.

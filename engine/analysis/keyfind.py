@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -77,27 +77,31 @@ class KeyReading:
                                   "" if self.mode == "major" else " " + self.mode)
 
 
+@cache
 def scale_weights(mode: str) -> npt.NDArray[np.float64]:
     """How much each pitch class above the tonic belongs to the mode: 1 in its scale, 0.5 for
-    the minor key's raised sixth, else 0."""
+    the minor key's raised sixth, else 0 (one read-only array per mode)."""
     weights = np.zeros(12)
     if mode == "minor":
         weights[list(SCALE_STEPS["minor"])] = 1.0
         weights[LEADING_TONE] = 1.0
         weights[RAISED_SIXTH] = 0.5
-        return weights
-    major = SCALE_STEPS["major"]
-    start = MODE_START[mode]
-    weights[[(s - major[start]) % 12 for s in major]] = 1.0
+    else:
+        major = SCALE_STEPS["major"]
+        start = MODE_START[mode]
+        weights[[(s - major[start]) % 12 for s in major]] = 1.0
+    weights.setflags(write=False)
     return weights
 
 
 def chart_keys(chords: Sequence[ChartChord], beats: int = 4,
-               modes: tuple[str, ...] = ("major", "minor")) -> list[KeyReading]:
-    """Every candidate key of the chart, best first (ties: the earlier mode, the lower
-    tonic). ``chords`` in order; ``beats`` a bar."""
+               modes: tuple[str, ...] = ("major", "minor"), best: int | None = None
+               ) -> list[KeyReading]:
+    """The candidate keys of the chart, best first (ties: the earlier mode, the lower
+    tonic), all of them or the ``best`` few (spelling each costs a scan of the chart).
+    ``chords`` in order; ``beats`` a bar."""
     flat, shares = _shares(chords, beats, modes)
-    order = sorted(range(flat.size), key=lambda i: (-flat[i], i))
+    order = sorted(range(flat.size), key=lambda i: (-flat[i], i))[:best]
     return [KeyReading(_spelling(chords, i % 12, modes[i // 12]), modes[i // 12],
                        round(float(shares[i]), 3)) for i in order]
 

@@ -81,7 +81,7 @@ def numeral_text(it: Interpretation, cls: int, degree: int, accidental: int,
                  quality: str) -> str:
     mark = numeral_mark(quality)
     if it.target is not None:
-        return f"V{mark}/{it.target}"
+        return f"{it.roman or 'V'}{mark}/{it.target}"
     return numeral_prefix(it, cls, degree, accidental) + mark
 
 

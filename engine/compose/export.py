@@ -1,7 +1,7 @@
 """The ``export`` operation's formats, the form unrolled: ``midi`` (format 1 SMF, base64, a
 conductor track with tempo, meter and key changes), ``ireal`` (an ``irealbook://`` URL),
 ``chordpro`` (metadata directives and a chord grid per section), ``leadsheet`` (four bars a
-line, as conduct's) and ``analysis`` (each chord's numeral and function, as analyze);
+line, as conduct's) and ``analysis`` (the progression analysis of the form, as analyze);
 ``musicxml`` is in ``engine.compose.musicxml``."""
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ from typing import Any
 
 import mido
 
-from engine.analysis import analyze
+from engine.analysis import Chart, ChartSection, Placed, analyze_chart
 from engine.chords import parse, parse_key
 from engine.compose.ir import PPQ, Composition, by_id, meter, section_ticks
-from engine.errors import HarmonyError
 
 # The engine's canonical quality -> iReal Pro's spelling (the rest of a quality is kept).
 IREAL_QUALITY = {"maj7": "^7", "maj9": "^9", "maj13": "^13", "m7": "-7", "m9": "-9",
@@ -140,22 +139,22 @@ def chordpro(comp: Composition) -> str:
     return "\n".join(lines) + "\n"
 
 
-def analysis(comp: Composition) -> list[dict[str, Any]]:
-    out = []
-    for section in comp["sections"]:
-        key = section.get("key") or comp["meta"]["key"]
-        chords = []
+def analysis(comp: Composition) -> dict[str, Any]:
+    """The progression analysis of API.md 3.1 (``analyze`` with ``progression``) of the form
+    as it is played: the sections in the form's order, bars counted across them, in the
+    composition's key; so a ii-V at the end of one section meets the chord that follows it."""
+    sections, placed, bar = [], [], 0
+    for section, _ in unrolled(comp):
+        sections.append(ChartSection(section["id"], bar + 1, section["bars"]))
         for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
-            try:
-                a = analyze({"chord": chord["symbol"], "key": key})
-                numeral, function = a["numeral"], a["function"]
-            except HarmonyError:
-                numeral, function = None, None
-            chords.append({"bar": chord["bar"], "beat": chord["beat"],
-                           "symbol": chord["symbol"], "numeral": numeral,
-                           "function": function})
-        out.append({"section": section["id"], "key": key, "chords": chords})
-    return out
+            placed.append(Placed(bar + chord["bar"], chord["beat"], chord["symbol"],
+                                 parse(chord["symbol"])))
+        bar += section["bars"]
+    key = parse_key(comp["meta"]["key"])
+    if not placed:
+        return {"key": key.name, "keyFound": False, "keyCandidates": [], "regions": [],
+                "brackets": [], "cadences": [], "form": None, "chords": []}
+    return analyze_chart(Chart(tuple(sections), tuple(placed), bar, True), key)
 
 
 def ireal_symbol(symbol: str) -> str:

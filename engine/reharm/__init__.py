@@ -1,5 +1,6 @@
-"""Reharmonisation: the rules as tables (``rules``), the progression read against its key
-(``context``) and the eight techniques that rewrite it (``techniques``)."""
+"""Reharmonisation: the rules as tables (``rules``), the progression read against its key and
+in context (``context``), its bars (``bars``) and the nine techniques that rewrite it
+(``techniques``)."""
 
 from engine.reharm.techniques import reharmonize
 

@@ -1,17 +1,21 @@
 """A progression read against its key, for reharmonize (``engine.reharm``).
 
 Each chord is read once through analyze's rule grid (``role_of`` and the quality classes) into
-a ``Slot``: its family, its scale degree and whether it can be tonicised (a target). The
-helpers below answer the questions the techniques share: where a dominant resolves, where a
-chain of dominants starts, which chord is the ii of a ii-V.
+a ``Slot``: its family, its scale degree and whether it can be tonicised (a target). The whole
+progression is then read in context by analyze's own bracket finder (API.md 3.1,
+``engine.analysis.context``): which chords are the ii of a ii-V, which are arrivals (the chord
+a bracket's dominant meets), and whether the tune is a modal vamp. The helpers below answer
+the questions the techniques share: where a dominant resolves, where a chain of dominants
+starts, which chord is the ii of a ii-V.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
-from engine.analysis import CLASSES, quality_class, role_of
+from engine.analysis import CLASSES, find_brackets, heard_as, quality_class, role_of
 from engine.chords import NO_CHORD, Chord, Key, PitchClass, Spelled, parse, parse_key
 from engine.reharm import rules
 
@@ -49,6 +53,9 @@ class Context:
     key: Key
     scale_pcs: frozenset[PitchClass]
     slots: tuple[Slot, ...]
+    iis: frozenset[int] = frozenset()       # the ii of a ii-V (Fm7 of Fm7 Bb7 Ebmaj7)
+    arrivals: frozenset[int] = frozenset()  # the chord a bracket's dominant arrives at
+    modal: bool = False                     # a modal vamp (So What): no functional harmony
 
 
 @lru_cache(maxsize=8192)
@@ -76,9 +83,30 @@ def read_slot(symbol: str, key_name: str) -> Slot:
     return Slot(chord, symbol, pc, family, degree, role.diatonic, target)
 
 
-def analyse(symbols: list[str], key: Key) -> Context:
+def analyse(symbols: list[str], key: Key, n_bars: int | None = None) -> Context:
+    """The progression read against ``key``; ``n_bars`` (default a chord a bar) tells how
+    long the chords last, for the modal test."""
     slots = tuple(read_slot(symbol, key.name) for symbol in symbols)
-    return Context(key, frozenset(sp.pc for sp in key.scale), slots)
+    played = [i for i, s in enumerate(slots) if s.chord is not None]
+    iis: set[int] = set()
+    arrivals: set[int] = set()
+    for b in find_brackets([heard_as(slots[i].chord) for i in played]):
+        if b.start != b.dominant:
+            iis.add(played[b.start])
+        if b.target is not None and b.arrives != "deceptive":
+            arrivals.add(played[b.target])
+    return Context(key, frozenset(sp.pc for sp in key.scale), slots, frozenset(iis),
+                   frozenset(arrivals), _modal(slots, len(slots) if n_bars is None else n_bars))
+
+
+def _modal(slots: tuple[Slot, ...], n_bars: int) -> bool:
+    """A modal vamp: no dominant seventh chord at all (sus chords are modal colours), and the
+    chords are held ``rules.MODAL_BARS_PER_CHORD`` bars or more on average (So What: 32 bars,
+    three chords)."""
+    if any(s.family == "dominant" for s in slots):
+        return False
+    held = 1 + sum(1 for a, b in pairwise(slots) if a.symbol != b.symbol)
+    return n_bars >= rules.MODAL_BARS_PER_CHORD * held
 
 
 def fifth_above(upper: Slot, lower: Slot) -> bool:

@@ -21,6 +21,7 @@ TECHNIQUES: Final = (
     "coltrane_changes",
     "backdoor",
     "diminished_passing",
+    "related_ii",
 )
 """Identifiers of the contract (API.md §6), in the fixed order alternatives are listed."""
 
@@ -42,6 +43,11 @@ CLASS_FAMILY: Final[dict[str, str]] = {
     "dim7": "diminished",
 }
 
+MODAL_BARS_PER_CHORD: Final = 4
+"""A progression without a dominant seventh chord that holds each chord four bars or more on
+average is a modal vamp (So What, Impressions, Maiden Voyage's sus chords): no functional
+cadence is added to it, and its minor tonic takes no picardy third."""
+
 TARGET_FAMILIES: Final = frozenset({"major", "minor", "dominant"})
 """A chord that can be tonicised (approached by its own dominant) has a perfect fifth."""
 
@@ -59,6 +65,8 @@ TRITONE_QUALITY: Final[dict[str, str]] = {
 
 # --- ii_v_insertion -----------------------------------------------------------------------
 SECOND_UP: Final[Interval] = (2, 2)
+FIFTH_UP_FROM_II: Final[Interval] = (7, 10)
+"""The ii-V's target lies a minor seventh above the ii (Fm7 -> Eb)."""
 SIXTH_UP: Final[Interval] = (6, 9)
 """The fifth of the ii chord: a major sixth above its target."""
 APPROACH_QUALITIES: Final[dict[str, tuple[str, str]]] = {
@@ -70,6 +78,9 @@ APPROACH_QUALITIES: Final[dict[str, tuple[str, str]]] = {
 TO_MINOR: Final = {"": "m", "6": "m6", "maj7": "m7", "maj9": "m9", "6/9": "m6/9"}
 TO_MAJOR: Final = {"m": "", "m6": "6", "m7": "maj7", "m9": "maj9", "m6/9": "6/9"}
 TO_HALF_DIMINISHED: Final = {"m": "dim", "m7": "m7b5"}
+TO_DORIAN_IV: Final = {"m": "7", "m6": "7", "m7": "7", "m9": "9"}
+"""The minor key's iv borrows the dorian IV7 (Fm7 -> F7 in C minor, its A natural the dorian
+sixth), the subdominant of the jazz minor blues, not the major key's IVmaj7."""
 FROM_HALF_DIMINISHED: Final = {"dim": "m", "m7b5": "m7"}
 
 SAME_ROOT: Final[Interval] = (1, 0)
@@ -83,12 +94,23 @@ BORROWED: Final[dict[tuple[str, int], tuple[Interval, dict[str, str], bool]]] = 
     ("major", 2): (SAME_ROOT, TO_HALF_DIMINISHED, False),  # Dm7 -> Dm7b5
     ("major", 4): (SAME_ROOT, TO_MINOR, False),            # Fmaj7 -> Fm7
     ("major", 6): ((1, -1), TO_MAJOR, False),              # Am7 -> Abmaj7: bVI
-    # Minor keys borrow from the parallel major: the major IV, the minor ii, and the
-    # picardy third, which only makes sense as the last chord.
+    # Minor keys borrow from the parallel major and dorian modes: the minor ii, the dorian
+    # IV7, and the picardy third, which only makes sense as the last chord (and not at all in
+    # a modal vamp).
     ("minor", 2): (SAME_ROOT, FROM_HALF_DIMINISHED, False),  # Bm7b5 -> Bm7 in A minor
-    ("minor", 4): (SAME_ROOT, TO_MAJOR, False),              # Dm7 -> Dmaj7
+    ("minor", 4): (SAME_ROOT, TO_DORIAN_IV, False),          # Dm7 -> D7
     ("minor", 1): (SAME_ROOT, TO_MAJOR, True),               # final Am -> A
 }
+BORROWED_FROM: Final = {("major", 2): "minor", ("major", 4): "minor", ("major", 6): "minor",
+                        ("minor", 2): "major", ("minor", 4): "dorian", ("minor", 1): "major"}
+"""The parallel mode each borrowing comes from, for the explanation (C minor, A dorian)."""
+
+# --- related_ii ---------------------------------------------------------------------------
+RELATED_II: Final[Interval] = FIFTH_UP
+"""The related ii of a dominant lies a fifth above it (Am7 before D7)."""
+RELATED_II_QUALITY: Final = {"major": "m7", "minor": "m7b5"}
+"""By the dominant's target: m7 into a major chord (Dm7 G7 C), iiø7 into a minor one (Bm7b5
+E7 Am), and m7 when the dominant goes elsewhere (the ii-V is heard in major)."""
 
 # --- secondary_dominants / dominant_chain -------------------------------------------------
 DOMINANT_QUALITY: Final = "7"

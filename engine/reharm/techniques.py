@@ -1,17 +1,19 @@
-"""reharmonize (API.md §6): eight reharmonisation techniques over an analysed progression.
+"""reharmonize (API.md §6): nine reharmonisation techniques over an analysed progression.
 
-The request's chords are read against the key once (``engine.reharm_context.analyse``,
-through analyze's rule grid); each technique is then one small function that
-finds where its rule (``engine.reharm_rules``) applies and returns the changes. A technique
-applies everywhere it can in its single alternative, never touching one input chord twice,
-so applying ``changes`` to the input gives the alternative.
+The request's chords are read against the key once (``engine.reharm.context.analyse``,
+through analyze's rule grid and its ii-V brackets); each technique is then one small function
+that finds where its rule (``engine.reharm.rules``) applies and returns the changes. A
+technique applies everywhere it can in its single alternative, never touching one input chord
+twice, so applying ``changes`` to the input gives the alternative; ``engine.reharm.bars`` lays
+it back on the input's bars.
 
 A dominant at the very end whose root lies a fifth above the first chord is read as a
 turnaround that resolves to the top of the progression (``Cmaj7 Am7 Dm7 G7`` repeats).
 Chords with a slash bass are kept as the user wrote them (the bass line is theirs); they still
 serve as targets. ``NC`` is never changed. Every new root is spelled by interval and made
-readable in ``_sym`` (no double accidentals, no chromatic Fb/Cb/E#/B#); a chord whose root
-stays keeps the user's spelling of it (``_requality``).
+readable in ``_sym`` (no double accidentals; Fb, Cb, E#, B# only where the key's numeral for
+the root names that letter, as Cbmaj7, bVI in Eb); a chord whose root stays keeps the user's
+spelling of it (``_requality``).
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from engine.chords import (
     on_letter,
     parse_key,
     parse_progression,
-    split_progression,
     transpose_spelled,
 )
 from engine.errors import InvalidRequest
 from engine.reharm import rules
+from engine.reharm.bars import Timed, lay_out, placed, read_bars
 from engine.reharm.context import (
     Context,
     Slot,
@@ -52,6 +54,8 @@ class Change:
     index: int
     to: tuple[str, ...]
     clause: str                # part of the explanation sentence naming the chords
+    first: int | None = None   # an earlier input chord whose time ``to`` shares too (and
+                               # which stays first): the ii of a Coltrane cycle's ii-V
 
 
 Technique = Callable[[Context], list[Change]]
@@ -64,18 +68,38 @@ def _above(root: Spelled, interval: rules.Interval) -> Spelled:
     return transpose_spelled(root, *interval)
 
 
+DEGREE_OF_OFFSET = (0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6)
+"""0-based scale degree (letter above the tonic's) of analyze's numeral for each number of
+semitones above the tonic (``FLAT_ROMAN``: I bII II bIII III IV bV V bVI VI bVII VII)."""
+
+
+def by_function(sp: Spelled, key: Key) -> bool:
+    """The root is spelled on the letter of the numeral analyze gives it in the key: Cb in Eb
+    (bVI), Cb in Bb (bII), Fb in Eb (bII)."""
+    offset = (sp.pc - key.tonic.pc) % 12
+    return (sp.letter - key.tonic.letter) % 7 == DEGREE_OF_OFFSET[offset]
+
+
 def _readable(sp: Spelled, key: Key) -> Spelled:
-    """A root with a double accidental, or a chromatic root spelled Fb, Cb, E# or B#, as its
-    plain enharmonic: the natural if there is one (Abb -> G, F## -> G even in G#, whose scale
-    has it), else the single accidental in the same direction (E## -> F#). Notes of the key's
-    scale with at most one accidental keep their spelling (Cb in Gb, B# in G#)."""
-    if abs(sp.alter) < 2 and (sp in key.scale or sp.name not in AWKWARD_SPELLINGS):
+    """A root with a double accidental, or a chromatic root spelled Fb, Cb, E# or B# off its
+    function in the key, as its plain enharmonic: the natural if there is one (Abb -> G, F## ->
+    G even in G#, whose scale has it), else the single accidental in the same direction (E## ->
+    F#). Notes of the key's scale with at most one accidental keep their spelling (Cb in Gb,
+    B# in G#), and so does a root on the letter of its numeral in the key (Cbmaj7, the bVI of
+    Eb; Cb7, the bII7 of Bb): every chord is spelled as analyze names its function."""
+    if abs(sp.alter) < 2 and (sp in key.scale or sp.name not in AWKWARD_SPELLINGS
+                              or by_function(sp, key)):
         return sp
     if sp.pc in LETTER_PC:
         return on_letter(sp.pc, LETTER_PC.index(sp.pc))
     plain = _enharmonic(sp)
     assert plain is not None          # a natural is returned above
     return plain
+
+
+def _plain(sp: Spelled) -> Spelled:
+    """Fb, Cb, E#, B# as E, B, F, C; any other root as it is."""
+    return on_letter(sp.pc, LETTER_PC.index(sp.pc)) if sp.name in AWKWARD_SPELLINGS else sp
 
 
 def _enharmonic(sp: Spelled) -> Spelled | None:
@@ -119,7 +143,13 @@ def _requality(s: Slot, quality: str) -> str:
     return s.root.name + quality
 
 
-# --- the eight techniques -------------------------------------------------------------------
+def _repeats(ctx: Context, i: int, pc: int) -> bool:
+    """A new dominant on ``pc`` at ``i`` would only repeat the dominant written before it (Oleo's
+    bridge C7 | C7 | F7 would become C7 | C7 | C7)."""
+    return i > 0 and ctx.slots[i - 1].family == "dominant" and ctx.slots[i - 1].pc == pc
+
+
+# --- the nine techniques --------------------------------------------------------------------
 
 def tritone_sub(ctx: Context) -> list[Change]:
     # Right to left, and never both a dominant and the chord it resolves to: each substitute
@@ -133,8 +163,10 @@ def tritone_sub(ctx: Context) -> list[Change]:
         if j is None or not s.replaceable or j in taken or i in fed:
             continue
         assert s.chord is not None
-        new = _sym(_above(s.root, rules.TRITONE), rules.TRITONE_QUALITY.get(s.chord.quality, "7"),
-                   ctx.key)
+        sub = _above(s.root, rules.TRITONE)
+        if _repeats(ctx, i, sub.pc):
+            continue
+        new = _sym(sub, rules.TRITONE_QUALITY.get(s.chord.quality, "7"), ctx.key)
         tritone = f"{s.chord.tone('3')}–{s.chord.tone('b7')}"
         out.append(Change(i, (new,), f"{new} replaces {s.symbol}, sharing its tritone {tritone} "
                                      f"and resolving down a half step to {ctx.slots[j].symbol}"))
@@ -152,11 +184,15 @@ def _approach_mode(ctx: Context, t: Slot) -> str:
 
 
 def ii_v_insertion(ctx: Context) -> list[Change]:
-    out = []
+    # A modal vamp gets no functional cadence (So What), and a passing diminished chord keeps
+    # its chromatic line into the chord after it (Body and Soul's Fm7 Edim7 Ebm7).
+    out: list[Change] = []
+    if ctx.modal:
+        return out
     for i in range(1, len(ctx.slots)):
         prev, t = ctx.slots[i - 1], ctx.slots[i]
         if not t.target or prev.chord is None or fifth_above(prev, t) \
-                or prev.pc == t.pc:
+                or prev.pc == t.pc or prev.family == "diminished":
             continue
         ii_q, v_q = rules.APPROACH_QUALITIES[_approach_mode(ctx, t)]
         ii_root, v_root = _spell(t.root, (rules.SECOND_UP, rules.FIFTH_UP), ctx.key)
@@ -166,28 +202,52 @@ def ii_v_insertion(ctx: Context) -> list[Change]:
     return out
 
 
+def _borrowed_ii(ctx: Context, i: int) -> Change | None:
+    """The ii of a ii-V keeps its function: it is never swapped for another degree's chord
+    (ATTYA's Fm7 Bb7, Solar's Fm7 Bb7, Autumn Leaves' Cm7 F7), but it may borrow the
+    half-diminished ii of the parallel minor ii-V (Fm7b5 Bb7 Ebmaj7)."""
+    s = ctx.slots[i]
+    assert s.chord is not None
+    quality = rules.TO_HALF_DIMINISHED.get(s.chord.quality)
+    if quality is None:
+        return None
+    new = _requality(s, quality)
+    target = _spell(s.root, (rules.FIFTH_UP_FROM_II,), ctx.key)[0].name
+    return Change(i, (new,), f"{s.symbol} becomes {new}, the half-diminished ii of the "
+                             f"ii-V into {target}, borrowed from {target} minor")
+
+
 def modal_interchange(ctx: Context) -> list[Change]:
     # A chord a secondary dominant resolves to keeps its quality: E7 asks for Am7, and
     # Bm7b5 E7 Abmaj7 would swap the chord the ii-V leads to. The picardy third is the one
-    # borrowing made on a resolution, that of the key's own V7 to its tonic.
+    # borrowing made on a resolution, that of the key's own V7 to its tonic, and a modal vamp
+    # has none.
     out = []
     last = len(ctx.slots) - 1
     tonic = ctx.key.tonic.name
-    parallel = f"{tonic} minor" if ctx.key.mode == "major" else f"{tonic} major"
     for i, s in enumerate(ctx.slots):
         if not (s.replaceable and s.diatonic and s.degree is not None):
             continue
         assert s.chord is not None
+        if i in ctx.iis and not (tonicised(ctx, i) or i in ctx.arrivals):
+            change = _borrowed_ii(ctx, i)
+            if change is not None:
+                out.append(change)
+            continue
         rule = rules.BORROWED.get((ctx.key.mode, s.degree))
         if rule is None:
             continue
         shift, qualities, final_only = rule
-        if s.chord.quality not in qualities or (final_only and i != last) \
-                or (s.degree != 1 and tonicised(ctx, i)):
+        if s.chord.quality not in qualities or (final_only and (i != last or ctx.modal)) \
+                or (s.degree != 1 and (tonicised(ctx, i) or i in ctx.arrivals)):
             continue
         new = _requality(s, qualities[s.chord.quality]) if shift == rules.SAME_ROOT \
             else _sym(_above(s.root, shift), qualities[s.chord.quality], ctx.key)
-        out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {parallel}"))
+        if any(0 <= j < len(ctx.slots) and ctx.slots[j].pc == s.pc
+               and ctx.slots[j].symbol != s.symbol for j in (i - 1, i + 1)):
+            continue  # a line on one root (Gm Gm(maj7) Gm7 Gm6, E9 Em9) keeps its moving voice
+        source = f"{tonic} {rules.BORROWED_FROM[(ctx.key.mode, s.degree)]}"
+        out.append(Change(i, (new,), f"{s.symbol} becomes {new}, borrowed from {source}"))
     return out
 
 
@@ -195,6 +255,10 @@ def secondary_dominants(ctx: Context) -> list[Change]:
     # Right to left: a chord whose root moves cannot also be the target of the chord before it
     # (Dm7 Em7 Fmaj7 G7 gives B7 Em7 D7 G7), while a same-root change keeps the chain of
     # fifths intact (Am7 Dm7 G7 gives A7 D7 G7).
+    # A chord whose root would move is kept when it is an arrival (Stella's Cm7 after G7), the
+    # ii of a ii-V (or ii-subV), or the first bar of a held chord (where that chord arrives);
+    # and no chord becomes the dominant already before it (Oleo's bridge C7 | C7 | F7 | F7
+    # keeps its F7).
     out: list[Change] = []
     moved: set[int] = set()
     for i in reversed(range(len(ctx.slots) - 1)):
@@ -205,12 +269,19 @@ def secondary_dominants(ctx: Context) -> list[Change]:
         if fifth_above(s, t):
             if s.family == "dominant":
                 continue  # already the V7 of its target
+            root = s.root
             new = _requality(s, rules.DOMINANT_QUALITY)  # same root: Am7 -> A7 before Dm7
         elif s.degree != 1:
-            new = _sym(_above(t.root, rules.FIFTH_UP), rules.DOMINANT_QUALITY, ctx.key)
-            moved.add(i)
+            root = _above(t.root, rules.FIFTH_UP)
+            if i in ctx.arrivals or i in ctx.iis or s.pc == t.pc:
+                continue
+            new = _sym(root, rules.DOMINANT_QUALITY, ctx.key)
         else:
             continue  # the tonic only turns into its own dominant seventh (I7 -> IV)
+        if _repeats(ctx, i, root.pc):
+            continue  # D7 | Dm7 G7 keeps its Dm7: D7 D7 G7 would only repeat the D7
+        if root.pc != s.pc:
+            moved.add(i)
         out.append(Change(i, (new,), f"{s.symbol} becomes {new}, the V7 of {t.symbol}"))
     return out
 
@@ -232,9 +303,10 @@ def dominant_chain(ctx: Context) -> list[Change]:
         if t is None or not slots[t].target:
             continue
         k = chain_start(ctx, d)
-        s = k - 1  # the head: not the tonic, not the target, not the goal of a dominant
+        s = k - 1  # the head: not the tonic, not the target, not the goal of a dominant,
+        # not a passing diminished chord
         if s < 0 or s == t or s in fed or not slots[s].replaceable or slots[s].degree == 1 \
-                or tonicised(ctx, s):
+                or tonicised(ctx, s) or slots[s].family == "diminished":
             continue
         roots = _spell(slots[k].root, rules.CHAIN_STEPS, ctx.key)
         written = s > 0 and slots[s - 1].family == "dominant" \
@@ -260,7 +332,9 @@ def coltrane_changes(ctx: Context) -> list[Change]:
             continue
         # The centres spelled as a group, then on the flat side (Giant Steps in B: Bb7
         # Ebmaj7, not A#7 D#maj7); each dominant spelled from its centre (F#7 Bmaj7).
-        centres = [_flat_side(c, ctx.key)
+        # The centres are keys of their own, not functions of this one: written as Coltrane
+        # wrote them (B, not Cb, in Eb).
+        centres = [_flat_side(_plain(c), ctx.key)
                    for c in _spell(ctx.slots[t].root, rules.COLTRANE_CENTRES, ctx.key)]
         dom_q, tonic_q = rules.COLTRANE_QUALITIES
         new = tuple(sym for c in centres
@@ -268,9 +342,10 @@ def coltrane_changes(ctx: Context) -> list[Change]:
                                 _sym(c, tonic_q, ctx.key)))
         new = (*new, v.symbol)
         names = ", ".join(c.name for c in centres)
+        # The cycle takes the ii-V's time, the ii first (Countdown: Em7 F7 | Bbmaj7 ...).
         out.append(Change(d, new, f"{v.symbol} becomes {' '.join(new)}, Coltrane's cycle of "
                                   f"major thirds through {names} and back to "
-                                  f"{ctx.slots[t].symbol}"))
+                                  f"{ctx.slots[t].symbol}", first=ii_of(ctx, d)))
     return out
 
 
@@ -293,7 +368,7 @@ def backdoor(ctx: Context) -> list[Change]:
                                         f"the backdoor iv7-bVII7 that resolves up a whole "
                                         f"step to {target.symbol}"))
             out.append(Change(d, (bvii,), ""))
-        else:
+        elif not _repeats(ctx, d, bvii_root.pc):
             out.append(Change(d, (bvii,), f"{v.symbol} becomes {bvii}, the backdoor dominant "
                                           f"that resolves up a whole step to {target.symbol}"))
     return out
@@ -318,6 +393,30 @@ def diminished_passing(ctx: Context) -> list[Change]:
     return out
 
 
+def related_ii(ctx: Context) -> list[Change]:
+    # Each dominant that arrives (the first of a held one) gets the ii a fifth above it,
+    # sharing its time: D7 | G7 becomes Am7 D7 | Dm7 G7. Not a dominant already after its
+    # ii (or after the ii of its substitute's ii-V), nor the I7 of the key (the blues's tonic),
+    # nor a tritone substitute (its ii-V is the ii of the dominant it stands for).
+    out = []
+    slots = ctx.slots
+    for d, v in enumerate(slots):
+        if v.family != "dominant" or not v.replaceable or v.pc == ctx.key.tonic.pc:
+            continue
+        before = slots[d - 1] if d > 0 else None
+        if before is not None and (before.pc == v.pc or d - 1 in ctx.iis):
+            continue
+        # where the dominant goes, past the bars it is held for (G7 | G7 | Cm7)
+        t = next((x for x in (*slots[d + 1:], *slots[:d]) if x.pc != v.pc), v)
+        if t.pc >= 0 and (v.pc - t.pc) % 12 == 1:
+            continue
+        mode = "minor" if fifth_above(v, t) and t.family == "minor" else "major"
+        ii = _sym(_spell(v.root, (rules.RELATED_II,), ctx.key)[0],
+                  rules.RELATED_II_QUALITY[mode], ctx.key)
+        out.append(Change(d, (ii, v.symbol), f"{v.symbol} is preceded by its related ii, {ii}"))
+    return out
+
+
 REHARMONIZE_FIELDS = ("progression", "key", "keyContext", "techniques")
 
 TECHNIQUE_FUNCTIONS: dict[str, Technique] = {
@@ -329,6 +428,7 @@ TECHNIQUE_FUNCTIONS: dict[str, Technique] = {
     "coltrane_changes": coltrane_changes,
     "backdoor": backdoor,
     "diminished_passing": diminished_passing,
+    "related_ii": related_ii,
 }
 assert tuple(TECHNIQUE_FUNCTIONS) == rules.TECHNIQUES
 
@@ -346,10 +446,23 @@ def _requested_techniques(req: dict[str, Any]) -> frozenset[str]:
     return frozenset(value)
 
 
-def _alternative(technique: str, symbols: list[str], changes: list[Change]) -> dict[str, Any]:
+def _alternative(technique: str, symbols: list[str], times: list[Timed],
+                 kept: list[dict[str, Any]], n_bars: int, changes: list[Change]
+                 ) -> dict[str, Any]:
     changes = sorted(changes, key=lambda c: c.index)
-    by_index = {c.index: c.to for c in changes}
-    progression = [sym for i, old in enumerate(symbols) for sym in by_index.get(i, (old,))]
+    # each change with the input chords whose time its chords share (the ii of a Coltrane
+    # cycle stays first)
+    spans = []
+    for c in changes:
+        first = c.index if c.first is None else c.first
+        spans.append((first, c.index, (*symbols[first:c.index], *c.to)))
+    progression: list[str] = []
+    i = 0
+    for first, last, chords in spans:
+        progression += symbols[i:first]
+        progression += chords
+        i = last + 1
+    progression += symbols[i:]
     clauses = list(dict.fromkeys(c.clause for c in changes if c.clause))  # each reason once
     return {
         "technique": technique,
@@ -357,6 +470,7 @@ def _alternative(technique: str, symbols: list[str], changes: list[Change]) -> d
         "changes": [{"index": c.index, "from": symbols[c.index], "to": list(c.to)}
                     for c in changes],
         "explanation": "; ".join(clauses) + ".",
+        "bars": lay_out(times, kept, n_bars, spans),
     }
 
 
@@ -365,15 +479,17 @@ def reharmonize(request: dict[str, Any]) -> dict[str, Any]:
     req = require_object(request, REHARMONIZE_FIELDS)
     if req.get("progression") is None:
         raise InvalidRequest("field 'progression' is required", field="progression")
-    symbols = split_progression(req["progression"])  # the input as written, NC as given
+    # the input as written, NC as given, with each chord's place in its bar
+    symbols, times, n_bars = read_bars(req["progression"])
     parse_progression(symbols, field="progression", allow_nc=True)  # validates, or raises
     key = parse_key(get_str(req, "key", default="C", max_len=MAX_SYMBOL, aliases=("keyContext",)))
     wanted = _requested_techniques(req)
-    ctx = analyse(symbols, key)
+    ctx = analyse(symbols, key, n_bars)
+    kept = placed(symbols, times)
     alternatives = []
     for name, technique in TECHNIQUE_FUNCTIONS.items():
         if name in wanted:
             changes = technique(ctx)
             if changes:
-                alternatives.append(_alternative(name, symbols, changes))
+                alternatives.append(_alternative(name, symbols, times, kept, n_bars, changes))
     return {"key": key.name, "progression": symbols, "alternatives": alternatives}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from engine.analysis import Chart, InContext, Placed, Section, in_context
+from engine.analysis import Chart, ChartSection, InContext, Placed, in_context
 from engine.chords import Chord, parse
 
 
@@ -27,7 +27,7 @@ def progression_context(chords: Sequence[Chord]) -> tuple[InContext, ...]:
 @lru_cache(maxsize=256)
 def _reading(symbols: tuple[str, ...]) -> tuple[InContext, ...]:
     n = len(symbols)
-    chart = Chart((Section("A", 1, n),),
+    chart = Chart((ChartSection("A", 1, n),),
                   tuple(Placed(i + 1, 1.0, s, parse(s)) for i, s in enumerate(symbols)), n,
                   False)
     return tuple(in_context(chart))

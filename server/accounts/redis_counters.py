@@ -23,7 +23,8 @@ store's, so the store's row stopped moving for the rest of the month. What is lo
 the store had not yet received: the calls of the last flush interval (0.25 s). The docs say
 which persistence to run so that even that is not lost (``docs/outages.md``).
 
-When Redis cannot be reached (a refused or timed-out connection, 100 ms at most), a call is
+When Redis cannot be reached (a refused or timed-out connection: 100 ms at most, or
+``HARMONY_STORE_TIMEOUT``), a call is
 never refused for that and never unlimited: it is counted by this machine's own
 ``SharedCounters`` against the key's limits divided by ``machines`` (``HARMONY_MACHINES``, the
 number of machines sharing the limits), each such call is counted by ``on_fallback`` (the
@@ -99,7 +100,7 @@ class RedisCounters:
 
     def __init__(self, url: str, local: SharedCounters, *, machines: int = 1,
                  on_fallback: Callable[[], object] | None = None, retry_seconds: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, timeout: float = TIMEOUT) -> None:
         import redis
 
         self.url = url
@@ -110,8 +111,8 @@ class RedisCounters:
         self.clock = clock
         self.fallbacks = 0
         self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
-        self.client = redis.Redis.from_url(url, socket_timeout=TIMEOUT,
-                                           socket_connect_timeout=TIMEOUT)
+        self.client = redis.Redis.from_url(url, socket_timeout=timeout,
+                                           socket_connect_timeout=timeout)
         self._take = self.client.register_script(TAKE)
         self._seed = self.client.register_script(SEED)
         self._refund = self.client.register_script(REFUND)
@@ -230,5 +231,8 @@ class RedisCounters:
 
 
 def counters_in_redis(url: str, store: Store, machines: int,
-                   on_fallback: Callable[[], Any] | None) -> RedisCounters:
-    return RedisCounters(url, SharedCounters(store), machines=machines, on_fallback=on_fallback)
+                      on_fallback: Callable[[], Any] | None,
+                      timeout: float = TIMEOUT) -> RedisCounters:
+    """``timeout``: ``HARMONY_STORE_TIMEOUT``, the wait for the key store and for Redis alike."""
+    return RedisCounters(url, SharedCounters(store), machines=machines, on_fallback=on_fallback,
+                         timeout=timeout)

@@ -183,10 +183,19 @@ VOICING_REQUEST = _request({
 ])
 
 TECHNIQUES = ["tritone_sub", "ii_v_insertion", "modal_interchange", "secondary_dominants",
-              "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing"]
+              "dominant_chain", "coltrane_changes", "backdoor", "diminished_passing",
+              "related_ii"]
+
+REHARMONIZE_PROGRESSION = {
+    **PROGRESSION,
+    "description": "Chord symbols: one string with '|' bar lines (a bar's chords share it, the "
+                   "first ones longer; section labels 'A:' and '||' allowed; without any '|' "
+                   "each chord is a bar), or a list of symbols (a chord a bar); at most "
+                   f"{MAX_PROGRESSION} chords, at most 4 in a bar.",
+}
 
 REHARMONIZE_REQUEST = _request({
-    "progression": PROGRESSION,
+    "progression": REHARMONIZE_PROGRESSION,
     "key": KEY,
     "keyContext": KEY_CONTEXT,
     "techniques": _or_null(_array({"type": "string", "enum": TECHNIQUES},
@@ -375,8 +384,23 @@ REHARMONIZE_RESULT = _object({
             "to": _array({"type": "string"}, "The chords that replace it."),
         }, ["index", "from", "to"]), "What changed."),
         "explanation": _str("One sentence naming the chords."),
-    }, ["technique", "progression", "changes", "explanation"]),
-        "At most one per technique, in the fixed order of techniques."),
+        "bars": _array(_array(_object({
+            "symbol": _str("The chord."),
+            "beat": _num("Where it starts in the bar, 1-based (may be a half or quarter)."),
+            "beats": _num("How long it lasts in this bar."),
+        }, ["symbol", "beat", "beats"]), "One bar: its chords in order; their beats sum to "
+                                         "4."),
+            "The alternative on the input's bars (as many bars): an inserted chord shares its "
+            "host's time, a Coltrane cycle the ii-V's; a chord held over a bar line is written "
+            "again in the next bar."),
+    }, ["technique", "progression", "changes", "explanation", "bars"]),
+        "At most one per technique, in the fixed order of techniques (tritone_sub, "
+        "ii_v_insertion, modal_interchange, secondary_dominants, dominant_chain, "
+        "coltrane_changes, backdoor, diminished_passing, related_ii); each with its "
+        "'technique', 'progression', 'changes' ({index, from, to}), 'explanation' and 'bars' "
+        "(the alternative on the input's bars: each bar a list of {symbol, beat, beats} summing "
+        "to 4 beats; an inserted chord shares its host's time, a Coltrane cycle the ii-V's). "
+        "Every chord is spelled by its function in the key (Cbmaj7, bVI of Eb)."),
 }, ["key", "progression", "alternatives"])
 
 NOTE_EVENT = _object({

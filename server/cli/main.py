@@ -267,7 +267,7 @@ def add_operation_parsers(sub: Any) -> None:
         "chord": ns.chord, "progression": ns.progression, "style": ns.style,
         "previous": ns.previous.split() if ns.previous else None}))
     p = sub.add_parser("reharmonize", help="reharmonizations of a progression")
-    p.add_argument("progression")
+    p.add_argument("progression", help="chords, '|' between bars (without any, a chord a bar)")
     p.add_argument("--key")
     p.add_argument("--technique", action="append", dest="techniques")
     p.set_defaults(run=_operation("reharmonize", lambda ns: {

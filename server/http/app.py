@@ -439,7 +439,7 @@ def _counters(settings: Settings, store: Store, metrics: Metrics) -> Counters:
     fallback), else this machine's own, shared by its workers."""
     if settings.redis_url:
         return counters_in_redis(settings.redis_url, store, settings.machines,
-                              metrics.counter_fallbacks.inc)
+                                 metrics.counter_fallbacks.inc, settings.store_timeout)
     return SharedCounters(store)
 
 

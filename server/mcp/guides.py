@@ -34,11 +34,15 @@ TOOL_GUIDES: dict[str, str] = {
     "reharmonize": (
         "Suggest jazz reharmonizations of a chord progression, at most one per technique "
         "(tritone substitution, ii-V insertion, modal interchange, secondary dominants, "
-        "dominant chains, Coltrane changes, backdoor dominant, diminished passing chords), each "
-        "with the new chords, what changed and a one-sentence explanation. Choose it to vary "
+        "dominant chains, Coltrane changes, backdoor dominant, diminished passing chords, the "
+        "related ii before each dominant), each with the new chords, what changed, a "
+        "one-sentence explanation and its bars (each chord with its beat and beats, on the "
+        "input's bars). Techniques respect each chord's role: the ii of a ii-V, arrivals and "
+        "passing diminished chords are kept; a modal vamp gets no cadence. Choose it to vary "
         "existing changes; to arrange or play them use conduct_band. Arguments: 'progression' "
-        "(required: string or list), 'key' (default C), 'techniques' (restrict to these). "
-        "Example: {\"progression\": \"Dm7 G7 Cmaj7\", \"key\": \"C\"}."),
+        "(required: string with '|' bar lines, or a list, a chord a bar), 'key' (default C), "
+        "'techniques' (restrict to these). Example: {\"progression\": \"Dm7 G7 | Cmaj7\", "
+        "\"key\": \"C\"}."),
     "conduct_band": (
         "Arrange a plain-English direction for a jazz band (piano or guitar, bass, drums): "
         "style, tempo, key, form, the chords played bar by bar and a lead sheet. Choose it to "
