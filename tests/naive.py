@@ -4,6 +4,7 @@ not speed, by exhaustive enumeration. Tests compare the kernels against these.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import permutations, product
 from typing import Any
 
@@ -44,24 +45,34 @@ BASS_UNIT = 4
 LEAP_UNIT = 32
 
 
-def step_cost(a: Voicing, b: Voicing, split: bool, leap: int = 0) -> int:
+Leap = int | Sequence[int]       # one motion bound for every chord, or one per chord
+
+
+def _at(value: Leap, t: int) -> int:
+    return value if isinstance(value, int) else value[t]
+
+
+def step_cost(a: Voicing, b: Voicing, split: bool, leap: int = 0, unit: int = LEAP_UNIT
+              ) -> int:
     """The search's cost of moving from ``a`` to ``b``: 16 per semitone of motion; with ``split``
     (the lowest note of each is a bass) 16 per semitone of the upper voices' motion and 4 per
-    semitone the bass moves; with ``leap`` 32 more per semitone of that motion beyond it."""
+    semitone the bass moves (256 more a semitone beyond a fifth); with ``leap`` ``unit`` (32)
+    more per semitone of that motion beyond it."""
     if split and len(a) > 1 and len(b) > 1:
-        moved, bass = motion(a[1:], b[1:]), BASS_UNIT * abs(a[0] - b[0])
+        jump = abs(a[0] - b[0])
+        moved, bass = motion(a[1:], b[1:]), BASS_UNIT * jump + 256 * max(0, jump - 7)
     else:
         moved, bass = motion(a, b), 0
-    return MOTION_UNIT * moved + LEAP_UNIT * max(0, moved - leap if leap else 0) + bass
+    return MOTION_UNIT * moved + unit * max(0, moved - leap if leap else 0) + bass
 
 
 def _edge(prev: Voicing, prev_guide: list[int], row: Voicing, guide: list[int], register: int,
-          step: int, centre2: int, anchored: bool, split: bool, leap: int) -> Cost:
+          step: int, centre2: int, anchored: bool, split: bool, leap: int, unit: int) -> Cost:
     """The cost of one step, compared as a tuple: the step's cost plus the row's register cost,
     and -guide tones kept from ``prev``; then the tie-break register: anchored (the search
     began from a previous voicing) the sum of the notes; free, the distance of the mean from
     ``centre2 / 2`` (scaled by ``2 * len(row)``), then 1 when the voicing lies above it."""
-    cost = register + (step_cost(prev, row, split, leap) if prev else 0)
+    cost = register + (step_cost(prev, row, split, leap, unit) if prev else 0)
     kept = guides_near(prev, prev_guide, row, guide, step) if prev else 0
     if anchored:
         return cost, -kept, sum(row), 0
@@ -75,8 +86,8 @@ def _add(a: Cost, b: Cost) -> Cost:
 
 def search(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
            guides: list[list[list[int]]], step: int, centre2: int,
-           registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
-           ) -> list[int]:
+           registers: list[list[int]] | None = None, split: bool = False, leap: Leap = 0,
+           unit: Leap = LEAP_UNIT) -> list[int]:
     """Brute force over every path: least (step costs + register costs, -guide tones kept,
     tie-break register), each summed over the path; among equal paths the one whose indices,
     read from the last chord backwards, are smallest. ``registers`` default: all 0."""
@@ -87,7 +98,8 @@ def search(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
         before, before_guide = prev, prev_guide
         for t, k in enumerate(path):
             key = _add(key, _edge(before, before_guide, chords[t][k], guides[t][k], regs[t][k],
-                                  step, centre2, bool(prev), split, leap))
+                                  step, centre2, bool(prev), split, _at(leap, t),
+                                  _at(unit, t)))
             before, before_guide = chords[t][k], guides[t][k]
         rank = (key, tuple(reversed(path)))
         if best is None or rank < best:
@@ -98,15 +110,16 @@ def search(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
 
 def greedy(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
            guides: list[list[list[int]]], step: int, centre2: int,
-           registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
-           ) -> list[int]:
+           registers: list[list[int]] | None = None, split: bool = False, leap: Leap = 0,
+           unit: Leap = LEAP_UNIT) -> list[int]:
     """Chord by chord, the locally best candidate: what the search must never be worse than."""
     regs = registers or [[0] * len(c) for c in chords]
     path = []
     before, before_guide = prev, prev_guide
     for t, rows in enumerate(chords):
         keys = [_edge(before, before_guide, r, guides[t][k], regs[t][k], step, centre2,
-                      bool(prev), split, leap) for k, r in enumerate(rows)]
+                      bool(prev), split, _at(leap, t), _at(unit, t))
+                for k, r in enumerate(rows)]
         k = keys.index(min(keys))
         path.append(k)
         before, before_guide = rows[k], guides[t][k]
@@ -114,13 +127,14 @@ def greedy(prev: Voicing, prev_guide: list[int], chords: list[list[Voicing]],
 
 
 def total_cost(prev: Voicing, chords: list[list[Voicing]], path: list[int],
-               registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
-               ) -> int:
+               registers: list[list[int]] | None = None, split: bool = False, leap: Leap = 0,
+               unit: Leap = LEAP_UNIT) -> int:
     """The search's first key of a path: step costs plus register costs."""
     regs = registers or [[0] * len(c) for c in chords]
     total, before = 0, prev
     for t, k in enumerate(path):
-        total += regs[t][k] + (step_cost(before, chords[t][k], split, leap) if before else 0)
+        total += regs[t][k] + (step_cost(before, chords[t][k], split, _at(leap, t), _at(unit, t))
+                               if before else 0)
         before = chords[t][k]
     return total
 

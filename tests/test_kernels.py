@@ -47,7 +47,8 @@ def _prev(prev: list[int], dtype: type = np.int64) -> np.ndarray:
 
 def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[int]]],
          centre2: int = CENTRE2, prev_flags: list[int] | None = None,
-         registers: list[list[int]] | None = None, split: bool = False, leap: int = 0
+         registers: list[list[int]] | None = None, split: bool = False, leap: int = 0,
+         units: list[int] | None = None, leaps: list[int] | None = None
          ) -> tuple[list[int], list[int]]:
     """The kernel's path and motions; ``prev_flags`` default: every previous note a guide;
     ``registers`` default: every candidate's register cost 0."""
@@ -56,7 +57,10 @@ def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[i
     regs = registers or [[0] * len(c) for c in chords]
     register = np.array([r for c in regs for r in c], dtype=np.int64)
     choice, moved = kernels._search(_prev(prev), len(prev), _prev(line, np.int8), notes, counts,
-                                    guide, register, offsets, STEP, centre2, split, leap)
+                                    guide, register, offsets, STEP, centre2, split,
+                                    np.array(leaps or [leap] * len(chords), dtype=np.int64),
+                                    np.array(units or [kernels.LEAP_UNIT] * len(chords),
+                                             dtype=np.int64))
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -199,6 +203,22 @@ def test_a_leap_costs_more_than_the_same_motion_in_steps() -> None:
     assert _run([60], chords, flags)[0] == [0, 0]
     assert _run([60], chords, flags, leap=6)[0] == [1, 0]
     assert naive.step_cost([60], [72], False, 6) == 16 * 12 + 32 * 6
+
+
+def test_all_the_things_you_are_moves_its_register_before_the_arrival_not_on_it() -> None:
+    # ATTYA's Bb7 -> Ebmaj7 (bill_evans): the leap is barred on the arrival (chord 2, units
+    # ARRIVAL_UNIT beyond 7) and taken into the chord before it instead, as the naive twin says
+    chords = [[[50], [62]], [[51], [63]], [[52], [64]]]
+    flags = [[[1], [1]], [[1], [1]], [[1], [1]]]
+    regs = [[100, 0], [100, 0], [0, 400]]       # high before the arrival, low on it
+    units = [kernels.LEAP_UNIT, kernels.LEAP_UNIT, kernels.ARRIVAL_UNIT]
+    leaps = [0, 0, 7]
+    path, _ = _run([61], chords, flags, registers=regs, units=units, leaps=leaps)
+    assert path == naive.search([61], [1], chords, flags, STEP, CENTRE2, regs, False, leaps,
+                                units)
+    assert path == [1, 0, 0]                    # the leap into the chord before the arrival
+    free, _ = _run([61], chords, flags, registers=regs)
+    assert free == [1, 1, 0]                    # without the bar: the leap on the arrival
 
 
 def test_search_stays_exact_over_long_progressions() -> None:

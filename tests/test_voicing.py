@@ -15,9 +15,15 @@ from engine.conduct import MAX_FIT_BARS
 from engine.errors import InvalidChord, InvalidRequest
 from engine.voicing import kernels
 from engine.voicing.candidates import Candidates, candidates
-from engine.voicing.colour import coloured
-from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, REGISTERS, STYLES, style_named
-from engine.voicing.voice import DEFAULT_RANGE, voice_progression, voicing, warm_up
+from engine.voicing.styles import (
+    BASS_FLOOR,
+    GUIDE_LINE_MAX,
+    GUIDE_STEP,
+    REGISTERS,
+    STYLES,
+    style_named,
+)
+from engine.voicing.voice import DEFAULT_RANGE, _prepare, voice_progression, voicing, warm_up
 from tests import naive
 
 FIELDS = ["chord", "style", "notes", "midi", "omitted", "voiceLeading", "guideTonesKept"]
@@ -102,24 +108,27 @@ def test_progression_is_optimal_against_brute_force(symbols: list[str], style: s
                                                     previous: list[int],
                                                     span: tuple[int, int]) -> None:
     low, high = span
-    # the chords as the style plays them in this order (engine.voicing.colour)
-    chords = coloured([parse(s) for s in symbols], style)
-    tables = [candidates(c, STYLES[style], low, high) for c in chords]
+    # the chords as the style plays them in this order (engine.voicing.colour), and the
+    # search's leap bounds per chord (bill_evans on an arrival)
+    tables, leaps, units = _prepare([parse(s) for s in symbols], STYLES[style], low, high,
+                                    low, led=bool(previous))
     rows = [[[int(m) for m in r] for r in t.midi] for t in tables]
     flags = [[[int(g) for g in r] for r in t.guide] for t in tables]
     registers = [[int(c) for c in t.register] for t in tables]
-    split, leap = REGISTERS[style].split, REGISTERS[style].leap
+    split = REGISTERS[style].split
+    leap, unit = [int(x) for x in leaps], [int(x) for x in units]
     prev = sorted(previous)
     line = [1] * len(prev)                  # at most GUIDE_LINE_MAX notes: a guide-tone line
-    best = naive.search(prev, line, rows, flags, GUIDE_STEP, low + high, registers, split, leap)
+    best = naive.search(prev, line, rows, flags, GUIDE_STEP, low + high, registers, split, leap,
+                        unit)
     result = voicing({"progression": symbols, "style": style, "previous": previous,
                       "range": [low, high]})
     assert [v["midi"] for v in result["voicings"]] == [rows[t][k] for t, k in enumerate(best)]
     greedy = naive.greedy(prev, line, rows, flags, GUIDE_STEP, low + high, registers, split,
-                          leap)
+                          leap, unit)
     assert result["totalVoiceLeading"] == naive.total_motion(prev, rows, best)
-    assert naive.total_cost(prev, rows, best, registers, split, leap) <= \
-        naive.total_cost(prev, rows, greedy, registers, split, leap)
+    assert naive.total_cost(prev, rows, best, registers, split, leap, unit) <= \
+        naive.total_cost(prev, rows, greedy, registers, split, leap, unit)
 
 
 def test_voice_progression_matches_the_operation() -> None:
@@ -272,10 +281,13 @@ def _guide_midi(table: Candidates, k: int) -> list[int]:
 
 
 def test_a_motion_tie_goes_to_the_voicing_that_keeps_the_guide_tones() -> None:
-    # D13 C4 E4 F#4 B4 -> Db7b9 Ebb4 F4 Ab4 Cb5 and E3 F#3 B3 C4 -> F3 Ab3 B3 D4 both move 5
-    # semitones; only the second keeps the line (F# -> F, C -> B), so it is the one chosen
-    result = voicing({"progression": ["D13", "Db7b9"]})
+    # A7b9 C#4 E4 G4 Bb4 -> Bb13 C4 D4 G4 Ab4 and Bb3 C#4 E4 G4 -> Ab3 C4 D4 G4 cost the search
+    # the same (5 semitones each, in the same register); only the first keeps the line
+    # (C# -> D, G -> Ab), so it is the one chosen
+    result = voicing({"progression": ["A7b9", "Bb13"]})
     assert result["totalVoiceLeading"] == 5
+    assert [v["notes"] for v in result["voicings"]] == [["C#4", "E4", "G4", "Bb4"],
+                                                        ["C4", "D4", "G4", "Ab4"]]
     assert result["voicings"][1]["guideTonesKept"] is True
 
 
@@ -292,21 +304,22 @@ def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
     # more than GUIDE_LINE_MAX notes is no guide-tone line and keeps none)
     result = voicing({"progression": symbols, "style": style, "previous": previous})
     # the chords as the style plays them in this order (engine.voicing.colour)
-    first, second = (candidates(c, STYLES[style], *DEFAULT_RANGE)
-                     for c in coloured([parse(s) for s in symbols], style))
+    (first, second), leaps, units = _prepare([parse(s) for s in symbols], STYLES[style],
+                                             *DEFAULT_RANGE, BASS_FLOOR, led=bool(previous))
     prev = sorted(previous)
     line = prev if len(prev) <= GUIDE_LINE_MAX else []
     rows = [[int(m) for m in r] for r in first.midi]
-    split, leap = REGISTERS[style].split, REGISTERS[style].leap
-    into = [(naive.step_cost(prev, r, split, leap) if prev else 0) + int(first.register[k])
-            for k, r in enumerate(rows)]
+    split = REGISTERS[style].split
+    into = [(naive.step_cost(prev, r, split, int(leaps[0]), int(units[0])) if prev else 0)
+            + int(first.register[k]) for k, r in enumerate(rows)]
     kept_into = [_kept_count(first, k, line) if line else 0 for k in range(len(rows))]
 
     def cost(a: int, b: int) -> tuple[int, int]:
         """(the search's first key, guide tones kept) of the path ``a`` -> ``b``."""
         between = _guide_midi(first, a)
         kept = kept_into[a] + (_kept_count(second, b, between) if between else 0)
-        step = naive.step_cost(rows[a], [int(m) for m in second.midi[b]], split, leap)
+        step = naive.step_cost(rows[a], [int(m) for m in second.midi[b]], split,
+                               int(leaps[1]), int(units[1]))
         return into[a] + step + int(second.register[b]), kept
 
     a, b = (_row(t, v["midi"]) for t, v in zip((first, second), result["voicings"],

@@ -17,6 +17,12 @@ Bounds, set from the grid-4 measurement (range 48-84) with about 10 % of headroo
     guide_seventh  3.68 (3.49)                       100 % (61.8 %)
     drop2          3.64 (3.47)                       100 % (80.5 %)
     drop3          3.65 (3.50)                       100 % (84.2 %)
+
+Grid 7 (issue 37, docs/voicing.md) changed four of them, measured the same way: bill_evans
+3.95 (close stacks where no A/B form reaches an arrival by step), shell 7.28 with its upper
+voices 3.30 (a left-hand shell within a tenth: the 3rd and 7th follow the root more closely),
+guide_third 1.00 and guide_seventh 1.01 (one-note lines by step), and the new quartal 11.18
+(five voices, the So What shape moving in parallel); bounds again with about 10 % headroom.
 """
 
 from __future__ import annotations
@@ -39,10 +45,10 @@ TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
 
 pytestmark = pytest.mark.skipif(not TUNES.is_file(), reason=f"{TUNES} is absent")
 
-MOTION_BOUND = {"rootless": 4.0, "bill_evans": 5.0, "shell": 7.2, "triad": 3.5, "pad": 9.2,
-                "guide_tones": 2.6, "guide_third": 4.0, "guide_seventh": 4.0, "drop2": 4.0,
-                "drop3": 4.0}
-UPPER_BOUND = {"shell": 2.8, "pad": 4.8}       # the styles with a bass: their upper voices
+MOTION_BOUND = {"rootless": 4.0, "bill_evans": 4.4, "shell": 8.0, "triad": 3.5, "pad": 9.2,
+                "guide_tones": 2.6, "guide_third": 1.2, "guide_seventh": 1.2, "drop2": 4.0,
+                "drop3": 4.0, "quartal": 12.3}
+UPPER_BOUND = {"shell": 3.7, "pad": 4.8}       # the styles with a bass: their upper voices
 
 
 @cache

@@ -1,12 +1,13 @@
 """Analysis: the rule grid (every chord class read in every key), the chord-scale catalogue,
-the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``), ``analyze_batch`` over whole corpora as arrays and
+the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``), a chart read in context (``in_context``, what the
+voicing needs of it), ``analyze_batch`` over whole corpora as arrays and
 ``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too).
 """
 
 from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
 from engine.analysis.chart import BEATS, Chart, Placed, bars_of
 from engine.analysis.chart import Section as ChartSection
-from engine.analysis.context import Bracket, analyze_chart, find_brackets
+from engine.analysis.context import Bracket, InContext, analyze_chart, find_brackets, in_context
 from engine.analysis.entry import analyze
 from engine.analysis.frames import (
     COLUMNS,
@@ -23,9 +24,9 @@ from engine.analysis.readings import heard_as
 
 __all__ = [
     "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult",
-    "Bracket", "Chart", "ChartChord", "ChartSection", "KeyReading", "Placed", "analyze",
-    "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "bars_of", "chart_key",
-    "chart_keys",
-    "find_brackets", "frame_meta", "heard_as", "pair_columns",
+    "Bracket", "Chart", "ChartChord", "ChartSection", "InContext", "KeyReading", "Placed",
+    "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "bars_of",
+    "chart_key", "chart_keys",
+    "find_brackets", "frame_meta", "heard_as", "in_context", "pair_columns",
     "quality_class", "resolve", "result_table", "role_of",
 ]

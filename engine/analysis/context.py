@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.analysis.chart import Chart, Placed
 from engine.analysis.grid import FLAT_ROMAN, quality_class
 from engine.analysis.keyfind import ChartChord, chart_keys, scale_weights
-from engine.analysis.operations import analyze_chord, numeral_mark, role_of
+from engine.analysis.operations import analyze_chord, numeral_mark, primary_scale, role_of
 from engine.analysis.readings import heard_as
-from engine.analysis.scales import chord_scales
-from engine.chords import Chord, Key, parse_key
+from engine.analysis.scales import SCALES, chord_scales, kept_scales
+from engine.chords import Chord, Key, parse_key, transpose_mask
 
 # (target root - dominant root) % 12 -> how a dominant meets the chord after it
 ARRIVALS = {5: "resolved", 11: "substitute", 2: "backdoor"}
@@ -91,6 +91,44 @@ def analyze_chart(chart: Chart, key: Key | None, summary: bool = False) -> dict[
         "form": None if form is None else {"name": form, "bars": chart.bars},
         "chords": entries,
     }
+
+
+class InContext(NamedTuple):
+    """What the voicing reads of a chord in its chart (``in_context``)."""
+
+    scale: str          # the primary scale in context (``contextScales[0]`` of analyze)
+    mask: int           # its pitch classes, absolute, on the root of the chord as heard
+    arrival: bool       # a dominant before it resolves to it (down a fifth, or as a subV)
+
+
+def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
+    """Per chord of ``chart`` (key None: found), the part of ``analyze_chart`` the voicing
+    needs (API.md 5: colour tones agree with the primary scale in context; bill_evans keeps
+    its register on an arrival), without building analyze's dicts."""
+    placed = chart.chords
+    heard = [heard_as(p.chord) for p in placed]
+    if key is None:
+        key = parse_key(chart_keys([ChartChord(p.bar, p.beat, h)
+                                    for p, h in zip(placed, heard, strict=True)])[0].name)
+    brackets = find_brackets(heard)
+    form = _form(chart, heard, key)
+    # each chord's bracket, as analyze_chart finds it
+    at = {j: b for b in brackets for j in range(b.start, b.held + 1)}
+    # an arrival: the chord a dominant resolves to, down a fifth or (its subV) a half step,
+    # whatever its quality (the register holds into a Dm7b5 as into a Cmaj7)
+    arrivals = {i + 1 for i in range(len(heard) - 1) if _dominant(heard[i])
+                and ARRIVALS.get((heard[i + 1].root.pc - heard[i].root.pc) % 12)
+                in ("resolved", "substitute")}
+    out = []
+    for i, p in enumerate(placed):
+        _, _, hint = _in_context(i, key, heard, at.get(i), _blues_motion(i, heard, form))
+        if hint is None:
+            name = primary_scale(p.chord, key)
+        else:
+            name = kept_scales(heard[i], quality_class(heard[i]), hint, False)[0]["name"]
+        out.append(InContext(name, transpose_mask(SCALES[name].mask, heard[i].root.pc),
+                             i in arrivals))
+    return out
 
 
 def _blues_motion(i: int, heard: Sequence[Chord], form: str | None) -> bool:

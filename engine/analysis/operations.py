@@ -148,6 +148,12 @@ def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:
     return result
 
 
+def primary_scale(chord: Chord, key: Key) -> str:
+    """The name of the chord's primary scale in ``key`` (analyze's ``scales[0]``), read from
+    the kept analysis without copying it."""
+    return str(_analysis(chord, key)["scales"][0]["name"])
+
+
 @lru_cache(maxsize=8192)
 def _analysis(chord: Chord, key: Key) -> dict[str, Any]:
     """The analyze result, built once per (chord, key) and never handed out (see

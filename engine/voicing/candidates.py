@@ -8,7 +8,7 @@ The rules themselves are data in ``engine.voicing_styles``; this module only app
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from itertools import pairwise, permutations
 
@@ -23,11 +23,14 @@ from engine.voicing.styles import (
     CLASH_INTERVALS,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
+    FOURTH,
+    FOURTHS_GAPS,
     GIVE_UP_ORDER,
     GIVES_WAY,
     NAMED_EXTENSIONS,
     REDUNDANT_ROLES,
     REGISTERS,
+    SO_WHAT_SPAN,
     SPREAD_TIERS,
     SUS_LABELS,
     WRITTEN_MIN_UPPER,
@@ -119,19 +122,31 @@ def select(chord: Chord, style: Style) -> Selection:
     picker = _Picker(chord, style)
     if style.bass and chord.bass is not None and chord.bass.pc != chord.root.pc:
         picker.take(Tone(chord.bass, "bass", chord.bass.pc, False, -1), BASS_SLOT, "bass")
-    for k, alternatives in enumerate(style.slots):
+    slots = slots_of(chord, style)
+    for k, alternatives in enumerate(slots):
         for role in alternatives:
             tone = picker.fill(role)
             if tone is not None:
-                picker.take(tone, k, role)
+                # a slash chord's root in the added 9's place is a root: never given up
+                picker.take(tone, k, "R" if role == "+9" and tone.label == "1" else role)
                 break
     if style.alterations:
-        picker.admit_written(style.slots)
-        picker.admit_colour(style.slots)
+        picker.admit_written(slots)
+        picker.admit_colour(slots)
     # A chord tone is omitted when its pitch class does not sound (the slash bass counts).
     omitted = tuple(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
                     if pc not in picker.sounding)
     return Selection(tuple(picker.tones), tuple(picker.slots), omitted)
+
+
+def slots_of(chord: Chord, style: Style) -> tuple[tuple[str, ...], ...]:
+    """The slots ``style`` fills for ``chord``: its ``minor`` ones on a chord with a minor
+    third, its ``sus`` ones on a chord with no third, where it has them."""
+    if style.minor and "b3" in chord.intervals:
+        return style.minor
+    if style.sus and "3" not in chord.intervals and "b3" not in chord.intervals:
+        return style.sus
+    return style.slots
 
 
 class _Picker:
@@ -142,9 +157,10 @@ class _Picker:
     def __init__(self, chord: Chord, style: Style) -> None:
         self.chord = chord
         self.fams, self.has_ninth = _families(chord)
+        self.slash = chord.bass is not None and chord.bass.pc != chord.root.pc
         self.yielding = {label for label, partner in GIVES_WAY.items()
                          if style.alterations and partner in chord.intervals}
-        upper = sum(alternatives[0] != "R" for alternatives in style.slots)
+        upper = sum(alternatives[0] != "R" for alternatives in slots_of(chord, style))
         self.written = {label for label in _added_labels(chord) & self.yielding
                         if label in WRITTEN_STAYS and upper >= WRITTEN_MIN_UPPER}
         self.tones: list[Tone] = []
@@ -226,15 +242,29 @@ class _Picker:
     def fill(self, role: str) -> Tone | None:
         """The tone that fills ``role``, or None when the chord cannot fill it."""
         fams = self.fams
+        if role == "b5":
+            tone = next((t for t in fams["5"] if t.label == "b5"), None)
+            return tone if tone is not None and tone.pc not in self.sounding else None
         if role == "R2":
             return fams["R"][0] if fams["R"] and not self.doubled and self.roots() < 2 else None
         if role in ADDED_TONES:
             label, semitones = ADDED_TONES[role]
             if role == "+9" and self.has_ninth:
                 return None
+            if role == "+9" and self.slash and fams["R"][0].pc not in self.sounding:
+                return fams["R"][0]  # a slash chord keeps the chord it names over its bass
             if role == "+13" and not (CLASSES[quality_class(self.chord)].dominant
                                       and not fams["13"]
                                       and all(t.label == "5" for t in fams["5"])):
+                return None
+            if role == "+6" and not ("3" in self.chord.intervals and not fams["13"]
+                                     and all(t.label == "5" for t in fams["5"])):
+                return None
+            if role == "+11" and ("b3" not in self.chord.intervals or fams["11"]):
+                return None
+            if role == "+6triad" and (fams["7"] or fams["13"] or not fams["3"]
+                                      or not all(t.label == "5" for t in fams["5"])
+                                      or fams["3"][0].label not in ("3", "b3")):
                 return None
             spelled = spell_interval(self.chord.root, label, semitones)
             return None if spelled.pc in self.sounding \
@@ -249,9 +279,12 @@ class _Picker:
 
 
 @lru_cache(maxsize=4096)
-def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
+def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every shape of ``style`` for ``chord``: ``pitch`` int64[S, V] ascending with the lowest
-    voice in 0..11, and ``tone`` int64[S, V] (index into the selection's tones per voice)."""
+    voice in 0..11, ``tone`` int64[S, V] (index into the selection's tones per voice) and
+    ``extra`` int64[S], the register cost a shape adds: 0, except the close stacks a forms
+    style may also play at its ``Register.off_form`` cost (bill_evans on an arrival no A or B
+    form reaches by step)."""
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
@@ -260,22 +293,39 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray]:
                           if s == k], pcs) for order in style.orders], _close(pcs)]
     elif style.layout == "spread":
         tiers = _spread(pcs)
+    elif style.layout == "fourths":
+        tiers = [_fourths(pcs)]
+        if slots_of(chord, style) is style.minor:
+            # So What: the minor slots bottom-up as they stand (1 4 b7 b3 5), within two
+            # octaves (a sixth chord's added 9 may not fit: then fourths as elsewhere)
+            so_what = _chain(sorted(range(len(pcs)), key=lambda i: sel.slots[i]), pcs)
+            if so_what[-1][0] - so_what[0][0] <= SO_WHAT_SPAN:
+                tiers = [[so_what]]
+    elif style.layout == "line":
+        tiers = [[[(pc, i)] for i, pc in enumerate(pcs)]]
     else:
         tiers = [_close(pcs)]
         if style.layout in ("drop2", "drop3"):
             depth = 2 if style.layout == "drop2" else 3
             tiers = [[_drop(s, depth) for s in tiers[0]]]
     found = _preferred(tiers, sel.tones, style)
-    unique: dict[tuple[int, ...], list[int]] = {}
-    for voices in found:
-        low = min(p for p, _ in voices) // 12 * 12
-        ordered = sorted(voices)
-        unique.setdefault(tuple(p - low for p, _ in ordered), [i for _, i in ordered])
-    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), len(pcs))
-    tone = np.array(list(unique.values()), dtype=np.int64).reshape(pitch.shape)
-    pitch.setflags(write=False)
-    tone.setflags(write=False)
-    return pitch, tone
+    off_form = REGISTERS[style.name].off_form
+    extra_shapes = _preferred([_close(pcs)], sel.tones, style) \
+        if style.layout == "forms" and off_form else []
+    unique: dict[tuple[int, ...], tuple[list[int], int]] = {}
+    for cost, group in ((0, found), (off_form, extra_shapes)):
+        for voices in group:
+            low = min(p for p, _ in voices) // 12 * 12
+            ordered = sorted(voices)
+            unique.setdefault(tuple(p - low for p, _ in ordered),
+                              ([i for _, i in ordered], cost))
+    width = len(found[0])
+    pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), width)
+    tone = np.array([t for t, _ in unique.values()], dtype=np.int64).reshape(pitch.shape)
+    extra = np.array([c for _, c in unique.values()], dtype=np.int64)
+    for array in (pitch, tone, extra):
+        array.setflags(write=False)
+    return pitch, tone, extra
 
 
 Voices = list[tuple[int, int]]   # (pitch, tone index) per voice
@@ -339,6 +389,19 @@ def _close(pcs: list[int]) -> list[Voices]:
     return stacks
 
 
+def _fourths(pcs: list[int]) -> list[Voices]:
+    """The quartal stacks of ``pcs``: of every order chained nearest-above, those with the
+    most neighbours FOURTHS_GAPS apart, then the most perfect fourths, then the narrowest."""
+    chains = [_chain(list(order), pcs) for order in permutations(range(len(pcs)))]
+
+    def rank(chain: Voices) -> tuple[int, int, int]:
+        gaps = [b[0] - a[0] for a, b in pairwise(chain)]
+        return (sum(d in FOURTHS_GAPS for d in gaps), gaps.count(FOURTH),
+                chain[0][0] - chain[-1][0])
+    best = max(map(rank, chains))
+    return [c for c in chains if rank(c) == best]
+
+
 def _drop(voices: Voices, depth: int) -> Voices:
     """The close stack with its ``depth``-th voice from the top an octave lower (a stack of
     ``depth`` voices or fewer stays close: dropping its bottom voice changes nothing)."""
@@ -365,24 +428,49 @@ def _spread(pcs: list[int]) -> list[list[Voices]]:
     return [*tiers, [_chain(list(range(len(pcs))), pcs)]]
 
 
+def starting(table: Candidates, style: Style) -> Candidates:
+    """The rows of ``table`` a line of ``style`` may start on: its ``start`` slot's tone
+    (a guide_seventh line starts on the 7th), where ``range`` holds it; every row for the
+    other layouts."""
+    if style.layout != "line" or style.start not in table.selection.slots:
+        return table
+    tone = table.selection.slots.index(style.start)
+    keep = table.tone[:, 0] == tone
+    if not keep.any():   # a range that holds only the other tone
+        return table
+    return replace(table, midi=table.midi[keep], tone=table.tone[keep],
+                   guide=table.guide[keep], register=table.register[keep])
+
+
 @lru_cache(maxsize=8192)
-def candidates(chord: Chord, style: Style, low: int, high: int) -> Candidates:
+def candidates(chord: Chord, style: Style, low: int, high: int,
+               bass_low: int | None = None) -> Candidates:
     """Every placement of every shape inside [low, high] and inside the style's register
     windows (all placements in range when none lies inside them), shape by shape, lowest
     first, each with its register cost. A style with a bass places its upper structure by
-    octaves and the bass by octaves below it (``Register.split``)."""
-    pitch, tone = shapes(chord, style)
+    octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
+    (None: ``low``) up; a slash bass may lie an octave further under the chord than
+    ``Register.max_span``."""
+    bass_low = low if bass_low is None else bass_low
+    pitch, tone, extra = shapes(chord, style)
     register = REGISTERS[style.name]
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
+    added = np.empty(0, dtype=np.int64)
     if register.split:
-        midi, tones = split_placements(pitch, tone, low, high, register.max_span)
+        slash = BASS_SLOT in select(chord, style).slots
+        midi, tones = split_placements(pitch, tone, low, high,
+                                       register.max_span + 12 * slash, bass_low,
+                                       register.bass_gap)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)
         placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
         ok = (placed[:, :, 0] >= low) & (placed[:, :, -1] <= high)
         midi = placed[ok]
         tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
-    cost, outside = register_cost(midi, register, low, high)
+        added = np.broadcast_to(extra[:, None], placed.shape[:2])[ok]
+    cost, outside = register_cost(midi, register, low, high, bass_low)
+    if len(added):
+        cost = cost + added
     if (outside == 0).any():
         inside = outside == 0
         midi, tones, cost = midi[inside], tones[inside], cost[inside]

@@ -15,9 +15,9 @@ from numba import njit
 
 # The search minimises, per path, the pair (cost, rest) lexicographically. ``cost`` is one int64:
 # the weighted motion of each step (``_step``: MOTION_UNIT per semitone, the bass of a split style
-# BASS_UNIT, LEAP_UNIT more per semitone beyond a style's leap; < 8*127*48 < 2**16) plus each
-# chord's register cost (``engine.voicing.register.register_cost``: < 2**15 per chord even
-# outside every window); < 2**17 per chord, < 2**33 over a path of at most
+# BASS_UNIT, up to ARRIVAL_UNIT more per semitone beyond the chord's leap; < 1040*127*8 < 2**21)
+# plus each chord's register cost (``engine.voicing.register.register_cost``: < 2**15 per chord
+# even outside every window); < 2**22 per chord, < 2**38 < _INF over a path of at most
 # MAX_CHORDS = 2**16 chords. ``rest`` packs the two lesser criteria into another int64, (negated)
 # guide tones kept times KEY_GUIDE plus the tie-break register (``_register`` summed over the
 # chords). Bounds, for <= 8 voices inside MIDI 0..127: a free tie-break is d * KEY_ABOVE + 1 with
@@ -31,7 +31,10 @@ KEY_ABOVE = 1 << 9          # d counts in these units; the +1 (above the centre)
 KEY_GUIDE = np.int64(1 << 36)
 MOTION_UNIT = 16            # engine.voicing.register sets the register costs in these units
 BASS_UNIT = 4
+BASS_LEAP = 7               # a split style's bass moves at most a fifth before it costs more
+BASS_LEAP_UNIT = 256        # (each semitone beyond: a leap only where no fifth will do)
 LEAP_UNIT = 32
+ARRIVAL_UNIT = 1024         # bill_evans on an arrival: a register move there is all but barred
 _INF = np.int64(1 << 40)
 
 
@@ -70,20 +73,26 @@ def _motion(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> int:
 
 
 @njit(cache=True)
-def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int) -> int:
+def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int,
+          unit: int) -> int:
     """The search's cost of moving from ``a[:na]`` to ``b[:nb]``: MOTION_UNIT per semitone of
     ``_motion``; with ``split`` (voice 0 of each is a bass, and both have upper voices) the upper
-    voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone. With ``leap > 0``
-    every semitone of (upper) motion beyond ``leap`` costs LEAP_UNIT more: a style whose
-    voices move by step spreads a long way over several changes rather than leaping once."""
+    voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone, BASS_LEAP_UNIT
+    more per semitone beyond BASS_LEAP (any root motion fits in a fifth: C7 B7 is C3 B2, not
+    C3 B3). With ``leap > 0``
+    every semitone of (upper) motion beyond ``leap`` costs ``unit`` more: a style whose
+    voices move by step spreads a long way over several changes rather than leaping once
+    (LEAP_UNIT), and bill_evans moves its register anywhere but on an arrival (ARRIVAL_UNIT)."""
     bass = 0
     if split and na > 1 and nb > 1:
         moved = _motion(a[1:], na - 1, b[1:], nb - 1)
-        bass = BASS_UNIT * abs(a[0] - b[0])
+        jump = abs(a[0] - b[0])
+        bass = BASS_UNIT * jump + (BASS_LEAP_UNIT * (jump - BASS_LEAP)
+                                   if jump > BASS_LEAP else 0)
     else:
         moved = _motion(a, na, b, nb)
     over = moved - leap if leap > 0 and moved > leap else 0
-    return MOTION_UNIT * moved + LEAP_UNIT * over + bass
+    return MOTION_UNIT * moved + unit * over + bass
 
 
 @njit(cache=True)
@@ -122,7 +131,8 @@ def _register(row: np.ndarray, n_row: int, centre2: int, anchored: bool) -> int:
 @njit(cache=True)
 def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.ndarray,
             counts: np.ndarray, guide: np.ndarray, register: np.ndarray, offsets: np.ndarray,
-            step: int, centre2: int, split: bool, leap: int) -> tuple[np.ndarray, np.ndarray]:
+            step: int, centre2: int, split: bool, leaps: np.ndarray, units: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
     """Choose one candidate voicing per chord so that the motion plus the register cost is
     least over the whole progression (dynamic programming, not greedy).
 
@@ -131,8 +141,9 @@ def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.nda
     int64[C, V] all candidates of all chords, rows sorted; ``counts`` int64[C]; ``guide``
     int8[C, V] (1 = the voice is a guide tone, the chord's 3rd or 7th); ``register`` int64[C]
     (each candidate's register cost); ``offsets`` int64[T+1], chord t owning rows
-    ``offsets[t]:offsets[t+1]`` (none empty); ``split``: voice 0 is a bass, ``leap``: the
-    motion per change beyond which it costs more (``_step``; 0: none).
+    ``offsets[t]:offsets[t+1]`` (none empty); ``split``: voice 0 is a bass; ``leaps`` int64[T]
+    and ``units`` int64[T]: the motion into chord t beyond which each semitone costs
+    ``units[t]`` more (``_step``; a leap of 0: none).
 
     Objective, lexicographic over the whole path: least cost (``_step`` from the voicing
     before, chord 0 from ``prev`` when there is one, plus ``register``); then most guide tones
@@ -158,7 +169,8 @@ def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.nda
         rest = np.int64(_register(notes[j], counts[j], centre2, anchored))
         best_cost[j] = register[j]
         if anchored:
-            best_cost[j] += _step(prev, n_prev, notes[j], counts[j], split, leap)
+            best_cost[j] += _step(prev, n_prev, notes[j], counts[j], split, leaps[0],
+                                  units[0])
             rest -= _guides_near(prev, n_prev, prev_guide, notes[j], counts[j], guide[j],
                                  step) * KEY_GUIDE
         best_rest[j] = rest
@@ -169,7 +181,8 @@ def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.nda
             top_rest = _INF
             arg = -1
             for i in range(offsets[t - 1], offsets[t]):
-                cost = best_cost[i] + _step(notes[i], counts[i], notes[j], counts[j], split, leap)
+                cost = best_cost[i] + _step(notes[i], counts[i], notes[j], counts[j], split,
+                                            leaps[t], units[t])
                 if cost > top_cost:
                     continue
                 rest = best_rest[i] + tie - _guides_near(

@@ -10,7 +10,12 @@ A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
   ``FAMILY_ORDER``);
 - ``+9`` an added natural ninth, allowed when the chord has no ninth of its own: the ninth that
   replaces the root in rootless and drop voicings;
-- ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5").
+- ``+13`` an added thirteenth in place of a natural fifth on a dominant (Bill Evans' "13 for 5");
+- ``b5`` the diminished fifth, when the chord's fifth is one (the shell's fourth voice);
+- ``+11`` an added 11 on a chord with a minor third (the So What voicing's fourth above the
+  root); ``+6`` an added 13 on any chord with a major third and a plain 5 (quartal);
+- ``+6triad`` an added 6 on a triad (no 7th or 6th; bill_evans plays D as D6/9, F# A B E, in
+  four voices, not three).
 
 A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
 takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
@@ -20,7 +25,17 @@ tones are stacked (see ``engine.voicing``):
 - ``close``: every close-position stack within an octave (all inversions);
 - ``drop2`` / ``drop3``: a close stack with its 2nd / 3rd voice from the top an octave lower;
 - ``forms``: fixed orders of slots bottom-up (``orders``), each tone the nearest above the last;
-- ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``).
+- ``spread``: slot 0 in the bass, the others in any order above it, open (``SPREAD``);
+- ``line``: one note, any one of the slots' tones (a line chooses the one nearest the note
+  before), the first chord of a line the tone of slot ``start``;
+- ``fourths``: the stacks, each tone the nearest above the last, whose neighbours all lie a
+  third to a tritone apart (``FOURTHS_GAPS``), with the most perfect fourths (quartal); with
+  the ``minor`` slots, those slots bottom-up as they stand (the So What voicing).
+
+A style may voice chords with a minor third, or with none, from other slots (``minor``,
+``sus``): quartal plays the So What voicing on minor chords (1-4-b7-b3-5, D G C F A on Dm7:
+three fourths and a major third), stacks of fourths from the 7th or the 3rd on dominants and
+majors (C7 Bb E A D, Cmaj7 B E A D) and on sus chords (D7sus4 E A D G C).
 
 Slash chords: ``bass`` styles (shell, pad) add the slash bass as one more voice *below* their
 slots, and the slots are filled as usual above it, so the chord's root still sounds (a slot whose
@@ -91,9 +106,10 @@ from typing import Literal
 
 from engine.errors import InvalidRequest
 
-Layout = Literal["close", "drop2", "drop3", "forms", "spread"]
+Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
-ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13")
+ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5", "+11", "+6",
+             "+6triad")
 
 # Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
 # (a 6 without a seventh is promoted to the "7" role by engine.voicing).
@@ -150,7 +166,8 @@ NAMED_EXTENSIONS = ("9", "11", "13")
 SUS_LABELS = ("4", "11", "2", "9")
 
 # The added tones of "+9" and "+13": (label, semitones above the root).
-ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
+ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21), "+11": ("11", 17), "+6": ("13", 21),
+               "+6triad": ("6", 9)}
 
 # Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
 # far above the bass, upper voices at least this far apart, upper structure at least this wide
@@ -164,6 +181,13 @@ ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21)}
 SPREAD_TIERS = ((3, 3, 0, 24), (3, 1, 0, 24), (1, 1, 0, 36))
 LOW_BASS = 48
 LOW_BASS_GAP = 7
+# Low-interval limits (jazz arranging practice): the lowest MIDI note at which each interval
+# between adjacent voices, by size in semitones, still sounds clear (E3 for a minor second,
+# Eb3 a major second, C3 a minor third, Bb2 thirds to tritone, F2 a sixth or seventh). The
+# split styles' placements keep them (a shell's root with its 7th right above it lies on F2 or
+# higher; a slash bass a step under the chord's root on Eb3 or higher).
+LOW_INTERVAL_LIMITS = {1: 52, 2: 51, 3: 48, 4: 46, 5: 46, 6: 46, 7: 34, 8: 43, 9: 41, 10: 41,
+                       11: 41}
 
 # Two notes within this many semitones count as a guide tone "kept" (common tone or a step).
 GUIDE_STEP = 2
@@ -183,6 +207,9 @@ class Style:
     alterations: bool = False                       # written alterations displace colour tones
     avoid: tuple[int, ...] = ()                     # intervals between voices avoided if possible
     open: bool = False                              # fewest seconds between upper voices
+    start: int = 0                                  # "line": the slot a line starts on
+    minor: tuple[tuple[str, ...], ...] = ()         # slots of a chord with a minor third
+    sus: tuple[tuple[str, ...], ...] = ()           # slots of a chord with no third
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -192,26 +219,47 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
     Style("rootless", _UPPER4, "close", alterations=True),
     # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
-    Style("bill_evans", (("3",), ("7",), ("9", "+9"), ("13", "11", "+13", "5")), "forms",
+    Style("bill_evans", (("3",), ("7", "+6triad"), ("9", "+9"), ("13", "11", "+13", "5")),
+          "forms",
           orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
-    # 1-3-7 or 1-7-3, root lowest (a slash bass below it); a triad's 5 stands in for the 7.
-    Style("shell", (("R",), ("3", "R"), ("7", "5")), "forms", bass=True,
-          orders=((0, 1, 2), (0, 2, 1))),
+    # a left-hand shell (API.md 5): 1-3-7 or 1-7-3 within a tenth, root lowest (a slash bass
+    # below it); a triad's 5 stands in for the 7; a half-diminished or diminished chord keeps
+    # its b5 (1-3-b5-7 or 1-b5-7-3: without it F#m7b5 is an F#m7).
+    Style("shell", (("R",), ("3", "R"), ("7", "5"), ("b5",)), "forms", bass=True,
+          orders=((0, 1, 3, 2), (0, 3, 2, 1))),
     Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
     # root in the bass (a slash bass below it), 3 and 7, the colour tone (an 11 before the 9:
     # the two with the 3rd make a cluster), the 5; spread open.
     Style("pad", (("R",), ("3", "R"), ("7", "R"), ("13", "11", "9", "5"), ("5", "9", "11")),
           "spread", bass=True, alterations=True, avoid=(13,), open=True),
     Style("guide_tones", (("3", "R"), ("7", "5")), "close"),
-    Style("guide_third", (("3", "R"),), "close"),
-    Style("guide_seventh", (("7", "5"),), "close"),
+    # one-note guide-tone lines (API.md 5): each chord's 3rd or 7th, whichever lies nearer, so
+    # the line moves by step (Dm7 G7 Cmaj7: F F E); the first chord sounds its 3rd / its 7th.
+    Style("guide_third", (("3", "R"), ("7", "5")), "line", start=0),
+    Style("guide_seventh", (("3", "R"), ("7", "5")), "line", start=1),
     # four-way close of 1 3 5 7 (9 for 1, 13 for 5 when the chord has them; a triad doubles
     # its root), then the 2nd / 3rd voice from the top an octave down.
     Style("drop2", _DROP, "drop2", alterations=True, avoid=(13,)),
     Style("drop3", _DROP, "drop3", alterations=True, avoid=(13,)),
+    # So What on minor chords (1 11 b7 b3 5: Dm11 D G C F A; a m9, whose 9 will not fit in
+    # that stack, takes the stack of fourths its tones allow), fourths from 7 or 3 on
+    # dominants and majors
+    # (7 3 13 9), fourths of root, sus 4th, 7, 9 and 5 on sus chords (Maiden Voyage's D7sus4
+    # E A D G C).
+    Style("quartal", (("7",), ("3",), ("13", "+6", "5"), ("9", "+9")), "fourths",
+          alterations=True, minor=(("R",), ("11", "+11"), ("7",), ("3",), ("5",)),
+          sus=(("R",), ("3",), ("7",), ("9", "+9"), ("5",))),
 )}
 
 DEFAULT_STYLE = "rootless"
+
+# The gaps (semitones) between neighbours a quartal stack allows, and the one it seeks.
+FOURTHS_GAPS = (3, 4, 5, 6)
+FOURTH = 5
+SO_WHAT_SPAN = 24
+
+# With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
+BASS_FLOOR = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,13 +275,28 @@ class Register:
     it starts near the middle of the windows and never drifts out over a long tune.
     ``max_span`` is the widest a split voicing may be from bass to top; ``leap`` the (upper
     voices') motion per change beyond which each semitone costs the search three times as much
-    (0: none), so that the style moves by step and spreads a long way over several changes."""
+    (0: none), so that the style moves by step and spreads a long way over several changes;
+    ``arrival`` (0: none) the motion into an arrival (the chord a dominant resolves to) beyond
+    which each semitone costs the search 64 times as much: bill_evans moves its register where
+    a phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
+    up a fourth). A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
+    pad's fifth: no thirds in the mud; a shell, 0, keeps only the low-interval limits, so a
+    ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave). ``off_form``
+    (0: none) lets a ``forms`` style play the close stacks of its tones too, each costing that
+    much more (search units: 96 is 6 semitones of motion), so bill_evans keeps its A and B
+    forms but reaches an arrival by step where no form does (E7#9 -> Am7). ``pull`` weighs
+    the distance from the windows' centres (1; 0 for the one-note lines, which keep inside
+    their window and otherwise only move by step: a line pulled to the centre leapt there)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
     bass: tuple[int, int] | None = None
     max_span: int = 127
     leap: int = 0
+    arrival: int = 0
+    bass_gap: int = LOW_BASS_GAP
+    off_form: int = 0
+    pull: int = 1
 
     @property
     def split(self) -> bool:
@@ -243,19 +306,23 @@ class Register:
 # Measured on the JazzStandards tunes and set from how pianists place each style (C4 = 60):
 # left-hand rootless voicings (bill_evans too) have their lowest note about D3-G4 and their top
 # at most about G5; drop2/drop3 lead with the top voice, G4-G5; a triad and the guide tones
-# sit around the middle; shell and pad roots lie in octaves 2-3 (C2-B3, within ``range``), the
-# shell's guide tones around the middle, a pad's upper structure above its root.
+# sit around the middle; shell and pad roots lie in E2-B3 (the default range lets them go under
+# its lowest note, to E2 = 40: ``BASS_FLOOR``), so that root motion moves by step, not by a
+# seventh (C7 B7 Bb7: C3 B2 Bb2, not C3 B3 Bb3); the shell's 3rd and 7th lie within a tenth of
+# its root (a left hand), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
-    "bill_evans": Register(low=(50, 67), top=(58, 79)),
-    "shell": Register(low=(52, 70), top=(55, 81), bass=(36, 59), max_span=26, leap=4),
+    "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7, off_form=96),
+    "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
+                      bass_gap=0),
     "triad": Register(low=(53, 67), top=(60, 79)),
-    "pad": Register(low=(53, 74), top=(64, 86), bass=(36, 59), max_span=36, leap=6),
+    "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),
-    "guide_third": Register(low=(52, 67), top=(52, 67)),
-    "guide_seventh": Register(low=(52, 67), top=(52, 67)),
+    "guide_third": Register(low=(52, 67), top=(52, 67), pull=0),
+    "guide_seventh": Register(low=(52, 67), top=(52, 67), pull=0),
     "drop2": Register(low=(43, 67), top=(66, 81)),
     "drop3": Register(low=(40, 64), top=(66, 81)),
+    "quartal": Register(low=(48, 67), top=(60, 84)),
 }
 
 

@@ -46,6 +46,13 @@ Decisions where API.md is silent:
   octaves, so the message gives its span and the width (span + 11) that always holds it.
 - ``style`` is matched ignoring case and surrounding spaces; ``chord`` and ``progression``
   together are an ``invalid_request`` (field ``chord``).
+- In context (grid 7, issue 37; docs/voicing.md): the progression is read by the progression
+  analysis (``engine.voicing.context``) for each chord's primary scale, which the colour
+  styles' added tones keep to (``engine.voicing.colour``), and for its arrivals, where
+  bill_evans does not move its register (``kernels.ARRIVAL_UNIT``); without ``range`` the
+  shell and pad bass may go down to E2 (``styles.BASS_FLOOR``); notes are named as a pianist
+  reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
+  not sound.
 """
 
 from __future__ import annotations
@@ -57,13 +64,29 @@ from typing import Any
 
 import numpy as np
 
-from engine.chords import Chord, note_with_octave, parse_note_octave, parse_progression, read_chord
+from engine.chords import (
+    Chord,
+    Spelled,
+    note_with_octave,
+    parse_note_octave,
+    parse_progression,
+    read_chord,
+)
 from engine.errors import InvalidRequest
 from engine.requests import MAX_PREVIOUS, as_int, get_list, get_str, require_object
 from engine.voicing import kernels
-from engine.voicing.candidates import Candidates, candidates
-from engine.voicing.colour import coloured
-from engine.voicing.styles import GUIDE_LINE_MAX, GUIDE_STEP, REGISTERS, Style, style_named
+from engine.voicing.candidates import Candidates, Selection, candidates, starting
+from engine.voicing.colour import COLOUR_STYLES, coloured
+from engine.voicing.context import progression_context
+from engine.voicing.spelling import read_as_pianist
+from engine.voicing.styles import (
+    BASS_FLOOR,
+    GUIDE_LINE_MAX,
+    GUIDE_STEP,
+    REGISTERS,
+    Style,
+    style_named,
+)
 
 VOICING_FIELDS = ("chord", "progression", "style", "previous", "range")
 DEFAULT_RANGE = (48, 84)
@@ -83,10 +106,11 @@ def voicing(request: Any) -> dict[str, Any]:
         chords = [read_chord(req)]
     style = style_named(get_str(req, "style"))
     previous = _previous(req)
-    low, high = _range(req)
+    low, high, bass_low = _range(req)
     played = [c for c in chords if c is not None]
-    tables = _tables(played, style, low, high)
-    rows, moved = _solve(tables, previous, low, high, style) if played else ([], [])
+    tables, leaps, units = _prepare(played, style, low, high, bass_low, led=bool(previous))
+    rows, moved = _solve(tables, previous, low, high, style, leaps, units) if played \
+        else ([], [])
     sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
     # the guide tones of the voicing before (an NC keeps the last sounding ones)
@@ -96,15 +120,17 @@ def voicing(request: Any) -> dict[str, Any]:
             voicings.append(_no_chord(style))
             continue
         chord, table, row, motion = next(sounding)
-        midi = [int(m) for m in table.midi[row]]
-        tones = [table.selection.tones[int(i)] for i in table.tone[row]]
-        guides = [m for m, t in zip(midi, tones, strict=True) if t.guide]
+        midi = table.midi[row].tolist()
+        index = table.tone[row].tolist()
+        tones = table.selection.tones
+        guides = [m for m, i in zip(midi, index, strict=True) if tones[i].guide]
+        names = _names(table.selection, tuple(index))
         voicings.append({
             "chord": chord.symbol,
             "style": style.name,
-            "notes": [note_with_octave(t.spelled, m) for m, t in zip(midi, tones, strict=True)],
+            "notes": [note_with_octave(n, m) for m, n in zip(midi, names, strict=True)],
             "midi": midi,
-            "omitted": list(table.selection.omitted),
+            "omitted": list(_omitted(chord, frozenset(m % 12 for m in midi))),
             "voiceLeading": int(motion),
             "guideTonesKept": _kept(guides, before),
         })
@@ -112,6 +138,20 @@ def voicing(request: Any) -> dict[str, Any]:
     if progression is None:
         return voicings[0]
     return {"voicings": voicings, "totalVoiceLeading": int(sum(moved))}
+
+
+@lru_cache(maxsize=8192)
+def _names(selection: Selection, index: tuple[int, ...]) -> tuple[Spelled, ...]:
+    """The names a pianist reads for the voices holding tones ``index`` of ``selection``."""
+    tones = [selection.tones[i] for i in index]
+    return tuple(read_as_pianist([t.spelled for t in tones], [t.label for t in tones]))
+
+
+@lru_cache(maxsize=8192)
+def _omitted(chord: Chord, heard: frozenset[int]) -> tuple[str, ...]:
+    """The written chord's tones (spelled, once each) whose pitch class does not sound."""
+    return tuple(dict.fromkeys(n for n, pc in zip(chord.notes, chord.pcs, strict=True)
+                               if pc not in heard))
 
 
 def _no_chord(style: Style) -> dict[str, Any]:
@@ -133,8 +173,8 @@ def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", l
     if len(played) > kernels.MAX_CHORDS:
         raise InvalidRequest(f"cannot voice more than {kernels.MAX_CHORDS} chords in one search",
                              field="progression")
-    tables = _tables(played, style_named(style), low, high)
-    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style))
+    tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous))
+    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units)
     voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
 
@@ -144,33 +184,58 @@ def warm_up() -> None:
     a = np.array([60, 64, 67, 71], dtype=np.int64)
     b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
     kernels._motion(a, 4, b[0], 3)
-    kernels._step(a, 4, b[0], 3, True, 6)
+    kernels._step(a, 4, b[0], 3, True, 6, kernels.LEAP_UNIT)
     flags = np.ones(4, dtype=np.int8)
     kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
     for split in (False, True):
         kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
                         np.ones((2, 4), dtype=np.int8), np.zeros(2, dtype=np.int64),
-                        np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP, 132, split, 6)
+                        np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP, 132, split,
+                        np.array([6, 6], dtype=np.int64), np.full(2, 32, dtype=np.int64))
     kernels._register(a, 4, 132, False)
 
 
-def _tables(chords: list[Chord], style: Style, low: int, high: int) -> list[Candidates]:
-    """Each chord's candidates, with the colour tones of its place (``colour.coloured``)."""
-    tables = []
-    for chord in coloured(chords, style.name):
-        table = candidates(chord, style, low, high)
+def _prepare(chords: list[Chord], style: Style, low: int, high: int,
+             bass_low: int | None = None, led: bool = False
+             ) -> tuple[list[Candidates], np.ndarray, np.ndarray]:
+    """The search's inputs for ``chords`` (at least one): each chord's candidates, with the
+    colour tones of its place (``colour.coloured``; a line not ``led`` from a previous voicing
+    starts on its style's tone, ``starting``), and per chord the motion beyond which each
+    semitone costs more and that cost (``kernels._search``: the style's leap; bill_evans's
+    ``arrival`` on a chord a dominant resolves to)."""
+    register = REGISTERS[style.name]
+    context = progression_context(chords) \
+        if style.name in COLOUR_STYLES or register.arrival else None
+    scales = [c.mask for c in context] if context is not None else None
+    leaps = np.full(len(chords), register.leap, dtype=np.int64)
+    units = np.full(len(chords), kernels.LEAP_UNIT, dtype=np.int64)
+    if context is not None and register.arrival:
+        arrivals = np.array([c.arrival for c in context], dtype=bool)
+        leaps[arrivals] = register.arrival
+        units[arrivals] = kernels.ARRIVAL_UNIT
+    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led), \
+        leaps, units
+
+
+def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,
+            bass_low: int | None, led: bool) -> list[Candidates]:
+    """Each (coloured) chord's candidates in its style; a line not ``led`` starts on its
+    style's tone."""
+    tables: list[Candidates] = []
+    for chord, played in chords:
+        table = candidates(chord, played, low, high, bass_low)
         if len(table.midi) == 0:
             raise InvalidRequest(
                 f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
                 f"[{low}, {high}]: its narrowest shape spans {table.span} semitones and moves "
                 f"only by octaves; any range at least {table.span + 11} semitones wide holds it",
                 field="range")
-        tables.append(table)
+        tables.append(table if tables or led else starting(table, style))
     return tables
 
 
-def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, style: Style
-           ) -> tuple[list[int], list[int]]:
+def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, style: Style,
+           leaps: np.ndarray, units: np.ndarray) -> tuple[list[int], list[int]]:
     """Row per chord (into its table) and semitones moved into each chord."""
     offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
                           count=len(tables) + 1)
@@ -191,7 +256,7 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, s
     prev_guide[:len(_guide_line(previous))] = 1
     choice, moved = kernels._search(prev, len(previous), prev_guide, notes, counts, guide,
                                     register, offsets, GUIDE_STEP, low + high,
-                                    REGISTERS[style.name].split, REGISTERS[style.name].leap)
+                                    REGISTERS[style.name].split, leaps, units)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -237,10 +302,12 @@ def _midi_of(name: str) -> int:
     return parse_note_octave(name)[1]
 
 
-def _range(req: dict[str, Any]) -> tuple[int, int]:
+def _range(req: dict[str, Any]) -> tuple[int, int, int]:
+    """(lowest, highest, lowest bass): without ``range`` the default, whose shell and pad
+    roots may go down to E2 (``BASS_FLOOR``, API.md 5); a given range bounds every note."""
     value = req.get("range")
     if value is None:
-        return DEFAULT_RANGE
+        return (*DEFAULT_RANGE, BASS_FLOOR)
     bounds = [as_int(v) for v in value] if isinstance(value, list) else []
     if len(bounds) != 2 or None in bounds:
         raise InvalidRequest("'range' must be two MIDI numbers [lowest, highest]", field="range")
@@ -248,4 +315,4 @@ def _range(req: dict[str, Any]) -> tuple[int, int]:
     assert low is not None and high is not None
     if not (0 <= low <= high <= 127):
         raise InvalidRequest("'range' must satisfy 0 <= lowest <= highest <= 127", field="range")
-    return low, high
+    return low, high, low

@@ -154,7 +154,7 @@ RESOLVE_REQUEST = _request({
 }, ["chord"])
 
 VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
-                  "guide_third", "guide_seventh", "drop2", "drop3"]
+                  "guide_third", "guide_seventh", "drop2", "drop3", "quartal"]
 MIDI_NOTE = {"type": "integer", "minimum": 0, "maximum": 127}
 
 # Alternatives (chord or progression; render's three sources) are a top-level oneOf/anyOf here,
@@ -173,7 +173,9 @@ VOICING_REQUEST = _request({
                                 "The previous voicing, as note names with octave ('E3') or MIDI "
                                 "numbers, to lead from with the least motion.",
                                 maxItems=MAX_PREVIOUS)),
-    "range": _or_null(_array(MIDI_NOTE, "Lowest and highest MIDI note. Default [48, 84].",
+    "range": _or_null(_array(MIDI_NOTE, "Lowest and highest MIDI note of the upper voices. "
+                             "Default [48, 84], with shell and pad roots down to E2 (40); a "
+                             "given range bounds every note.",
                              minItems=2, maxItems=2)),
 }, oneOf=[  # exactly one of them, null being absent
     {"required": ["chord"], "properties": {"chord": {"type": "string"}}},

@@ -26,8 +26,10 @@ TOOL_GUIDES: dict[str, str] = {
         "to play; for the plain chord tones use resolve_chord. Give either 'chord' (one "
         "symbol) or 'progression' (space-separated symbols or a list), not both. 'style': "
         "rootless (default), bill_evans, shell, triad, pad, guide_tones, guide_third, "
-        "guide_seventh, drop2, drop3 (any other name is an error); 'previous' (notes to lead "
-        "from), 'range' ([low, high] MIDI). Example: {\"progression\": \"Dm7 G7 Cmaj7\", "
+        "guide_seventh (one-note lines by step), drop2, drop3, quartal (So What voicings on "
+        "minor chords, fourths elsewhere; any other name is an error). Colour tones follow "
+        "where each chord goes. 'previous' (notes to lead from), 'range' ([low, high] MIDI; "
+        "default 48-84, shell/pad roots down to E2). Example: {\"progression\": \"Dm7 G7 Cmaj7\", "
         "\"style\": \"drop2\"}."),
     "reharmonize": (
         "Suggest jazz reharmonizations of a chord progression, at most one per technique "

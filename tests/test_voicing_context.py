@@ -1,0 +1,217 @@
+"""Voicing in context (issue 37, API.md 5), each rule on the tune it was found in: the real
+charts of the JazzStandards corpus (``../shared/corpora``, read, never copied; those tests
+skip when it is absent), the changes quoted where a short progression says it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import pairwise
+
+import pytest
+
+from engine.analysis.chart import Chart, Placed, Section
+from engine.analysis.context import analyze_chart
+from engine.chords import Chord, parse_spelled
+from engine.corpus.loaders import load_paths
+from engine.voicing.voice import voicing
+from tests.conftest import CORPORA
+
+TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
+needs_corpus = pytest.mark.skipif(not TUNES.is_file(), reason=f"{TUNES} is absent")
+
+
+@cache
+def _songs() -> dict[str, list[Chord]]:
+    songs, _ = load_paths([TUNES])
+    return {s.title: [p.chord for sec in s.sections for p in sec.chords] for s in songs}
+
+
+def tune(title: str) -> list[Chord]:
+    return _songs()[title]
+
+
+def voiced(chords: list[Chord], style: str) -> list[dict]:
+    return voicing({"progression": [c.symbol for c in chords], "style": style})["voicings"]
+
+
+def names(entry: dict) -> set[str]:
+    return {n.rstrip("0123456789") for n in entry["notes"]}
+
+
+def primary_scales(chords: list[Chord]) -> list[int]:
+    """analyze's primary scale in context of each chord (a chord a bar), as a pc mask."""
+    n = len(chords)
+    chart = Chart((Section("A", 1, n),),
+                  tuple(Placed(i + 1, 1.0, c.symbol, c) for i, c in enumerate(chords)), n, False)
+    masks = []
+    for entry in analyze_chart(chart, None)["chords"]:
+        masks.append(sum(1 << parse_spelled(x).pc
+                         for x in set(entry["contextScales"][0]["notes"])))
+    return masks
+
+
+# 1. colour tones from the context --------------------------------------------------------
+
+@needs_corpus
+@pytest.mark.parametrize("style", ["rootless", "bill_evans", "quartal"])
+def test_autumn_leaves_colour_tones_agree_with_the_scale_in_context(style: str) -> None:
+    # every tone the style adds to a chord (not in its symbol) lies in analyze's primary
+    # scale for that chord where it stands: the D7b13 into Gm6 takes no natural 9 or 13
+    chords = tune("Autumn Leaves")
+    for chord, entry, scale in zip(chords, voiced(chords, style), primary_scales(chords),
+                                   strict=True):
+        added = {m % 12 for m in entry["midi"]} - set(chord.pcs)
+        assert all(scale >> pc & 1 for pc in added), (chord.symbol, entry["notes"])
+
+
+def test_the_opener_keeps_the_13_the_symbol_writes_before_dm7() -> None:
+    # The Opener's Em7 A13 Dm7: into the minor target a pianist adds b9/b13 to a plain A7, but
+    # a 13 the symbol writes is played
+    for style in ("rootless", "bill_evans"):
+        a13 = voicing({"progression": "Em7 A13 Dm7", "style": style})["voicings"][1]
+        assert "F#" in names(a13), (style, a13["notes"])
+        plain = voicing({"progression": "Em7 A7 Dm7", "style": style})["voicings"][1]
+        assert {"Bb", "F"} <= names(plain) and not {"B", "F#"} & names(plain), plain["notes"]
+
+
+# 2. shell and pad roots from E2 ------------------------------------------------------------
+
+@needs_corpus
+def test_nine_twenty_special_shell_and_pad_roots_walk_down_by_step() -> None:
+    # 9.20 Special's C C7 B7 Bb7 A7: with range [48, 84] the roots were pinned to C3-B3 and
+    # B7 jumped up a major seventh; the default range lets them use E2-B3
+    chords = tune("9.20 Special")[4:9]
+    assert [c.symbol for c in chords] == ["C", "C7", "B7", "Bb7", "A7"]
+    for style in ("shell", "pad"):
+        roots = [v["midi"][0] for v in voiced(chords, style)]
+        assert all(abs(b - a) <= 2 for a, b in pairwise(roots)), (style, roots)
+        assert min(roots) >= 40
+    explicit = voicing({"progression": "C7 B7 Bb7", "style": "shell", "range": [48, 84]})
+    assert min(v["midi"][0] for v in explicit["voicings"]) >= 48   # a given range binds all
+
+
+# 3. slash chords ---------------------------------------------------------------------------
+
+@needs_corpus
+def test_bright_size_life_f_over_g_keeps_its_f_triad() -> None:
+    # Bright Size Life's G/A F/G: rootless F/G was C G A, no F (the 9 put in the root's place)
+    chords = tune("Bright Size Life")
+    at = next(i for i, c in enumerate(chords) if c.symbol == "F/G")
+    for style in ("rootless", "bill_evans"):
+        entry = voiced(chords, style)[at]
+        assert {"F", "A", "C"} <= names(entry), (style, entry["notes"])
+
+
+@needs_corpus
+def test_april_in_paris_c_over_e_keeps_its_c() -> None:
+    chords = tune("April In Paris")
+    at = next(i for i, c in enumerate(chords) if c.symbol == "C/E")
+    for style in ("rootless", "bill_evans"):
+        entry = voiced(chords, style)[at]
+        assert {"C", "E", "G"} <= names(entry), (style, entry["notes"])
+
+
+# 4. bill_evans keeps its register on a resolution -------------------------------------------
+
+@needs_corpus
+def test_all_the_things_you_are_bill_evans_resolves_by_step() -> None:
+    # Bb7 -> Ebmaj7 moved every voice up a fourth (19 semitones); every V-I of the tune now
+    # moves at most 7 semitones in all
+    chords = tune("All The Things You Are")
+    entries = voiced(chords, "bill_evans")
+    moves = [entries[i]["voiceLeading"] for i in range(1, len(chords))
+             if "b7" in chords[i - 1].intervals and "3" in chords[i - 1].intervals
+             and (chords[i].root.pc - chords[i - 1].root.pc) % 12 in (5, 11)]
+    assert moves and max(moves) <= 7, moves
+
+
+# 5. shell as API.md 5 defines it ------------------------------------------------------------
+
+@needs_corpus
+def test_autumn_leaves_shells_are_root_third_seventh_within_a_tenth() -> None:
+    chords = tune("Autumn Leaves")
+    for chord, entry in zip(chords, voiced(chords, "shell"), strict=True):
+        midi = entry["midi"]
+        assert midi[0] % 12 == chord.root.pc and midi[-1] - midi[0] <= 16, entry["notes"]
+        guides = {pc for label, pc in zip(chord.intervals, chord.pcs, strict=True)
+                  if label in ("3", "b3", "7", "b7", "6")}
+        assert guides <= {m % 12 for m in midi}, (chord.symbol, entry["notes"])
+        if "b5" in chord.intervals:                        # Am7b5 keeps its Eb
+            assert chord.pcs[chord.intervals.index("b5")] in {m % 12 for m in midi}
+
+
+def test_shell_keeps_the_b5_of_f_sharp_half_diminished_all_the_things_you_are() -> None:
+    # ATTYA's bridge F#m7b5 B7b9 Emaj7: without its b5 the shell was an F#m7
+    shell = voicing({"progression": "F#m7b5 B7b9 Emaj7", "style": "shell"})["voicings"][0]
+    assert shell["notes"] in (["F#3", "A3", "C4", "E4"], ["F#3", "C4", "E4", "A4"])
+
+
+# 6. quartal ---------------------------------------------------------------------------------
+
+@needs_corpus
+def test_so_what_quartal_plays_the_so_what_voicing() -> None:
+    chords = tune("So What")
+    entries = voiced(chords, "quartal")
+    dm, ebm = entries[0], entries[16]
+    assert [n.rstrip("0123456789") for n in dm["notes"]] == ["D", "G", "C", "F", "A"]
+    steps = [b - a for a, b in pairwise(dm["midi"])]
+    assert steps.count(5) >= 3                                   # three fourths, a third
+    assert [b - a for a, b in pairwise(ebm["midi"])] == steps    # the shape moves in parallel
+
+
+@needs_corpus
+def test_maiden_voyage_quartal_stacks_fourths_on_sus_chords() -> None:
+    chords = tune("Maiden Voyage")
+    for chord, entry in zip(chords, voiced(chords, "quartal"), strict=True):
+        gaps = [b - a for a, b in pairwise(entry["midi"])]
+        if "sus" in chord.quality:
+            assert gaps.count(5) >= 3, (chord.symbol, entry["notes"])
+
+
+def test_quartal_is_a_style_with_fourths_on_dominants_and_majors_impressions() -> None:
+    # Impressions/So What's changes aside, the fourths stacks elsewhere: C7 Bb E A D
+    assert [n[:-1] for n in voicing({"chord": "C7", "style": "quartal"})["notes"]] == \
+        ["Bb", "E", "A", "D"]
+    assert [n[:-1] for n in voicing({"chord": "Cmaj7", "style": "quartal"})["notes"]] == \
+        ["B", "E", "A", "D"]
+
+
+# 7. spelling as a pianist reads ---------------------------------------------------------------
+
+@needs_corpus
+def test_five_hundred_miles_high_e7_sharp9_has_no_double_sharp() -> None:
+    chords = tune("500 Miles High")
+    at = next(i for i, c in enumerate(chords) if c.symbol == "E7#9")
+    for style in ("rootless", "bill_evans", "drop2", "pad", "quartal"):
+        entry = voiced(chords, style)[at]
+        assert not any("##" in n or "bb" in n for n in entry["notes"]), entry["notes"]
+        assert 67 % 12 in {m % 12 for m in entry["midi"]}      # the #9 sounds, as G
+
+
+@needs_corpus
+def test_black_coffee_g7alt_alterations_spelled_alike() -> None:
+    chords = tune("Black Coffee")
+    at = next(i for i, c in enumerate(chords) if c.symbol == "G7alt")
+    for style in ("rootless", "drop2", "pad"):
+        notes = voiced(chords, style)[at]["notes"]
+        assert not any("#" in n for n in notes), notes      # Ab Bb Db Eb, never A# or C#
+
+
+# 8. guide-tone lines ---------------------------------------------------------------------------
+
+@needs_corpus
+@pytest.mark.parametrize(("style", "first"), [("guide_third", "3"), ("guide_seventh", "7")])
+def test_autumn_leaves_guide_tone_lines_move_by_step(style: str, first: str) -> None:
+    chords = tune("Autumn Leaves")
+    entries = voiced(chords, style)
+    assert all(len(e["midi"]) == 1 for e in entries)
+    cm7 = chords[0]
+    label = "b3" if first == "3" else "b7"
+    assert entries[0]["midi"][0] % 12 == cm7.pcs[cm7.intervals.index(label)]
+    # by step (the 3rd of one chord to the 7th of the next, or held); the tune falls by step
+    # through two cycles of fifths, so the line leaps back into its register, by a major third
+    # at most and at most twice (it jumped a fourth or fifth at every change)
+    line = [e["midi"][0] for e in entries]
+    moves = [abs(b - a) for a, b in pairwise(line)]
+    assert sum(m > 2 for m in moves) <= 2 and max(moves) <= 4, line
