@@ -215,7 +215,10 @@ ENGINE_REFUSES: dict[str, list[Any]] = {
     # the operations REST checks by schema first (search, compose, render): what they refuse
     "search": [{"limit": 5}, {"title": " ", "pattern": ""}, {"pattern": None, "title": None}],
     "compose": [{"operations": [{"op": "voice"}]}, {"operations": [{"op": "nope"}]},
-                {"composition": None, "operations": [{"op": "transpose", "key": "F"}]}],
+                {"composition": None, "operations": [{"op": "transpose", "key": "F"}]},
+                {"composition": {}, "operations": [{"op": "voice"}]},
+                {"composition": {"version": 2, "meta": {}, "sections": [], "form": [],
+                                 "tracks": []}, "operations": [{"op": "voice"}]}],
     "render": [{"midi": "0"}, {"midi": "AAAA"}, {"midi": "TVRoZ!"},
                {"arrangement": {"midi": "bm90IG1pZGk="}}],
 }

@@ -17,6 +17,7 @@ import jsonschema
 
 import engine
 from engine.analysis import TUNING_RANGE
+from engine.compose.ir import MAX_SECTIONS as COMPOSE_MAX_SECTIONS
 from engine.compose.operation import OPERATIONS as COMPOSE_OPERATIONS
 from engine.requests import MAX_PREVIOUS, MAX_PROGRESSION, MAX_PROMPT, MAX_SYMBOL
 
@@ -101,6 +102,9 @@ NOT_ONLY_BAR_LINES = r"[^\s|]"
 # space or bar line, so the expression never backtracks over a word.
 _WORD = rf"(?:[A-G]|N)[^{SPACE}|]*"
 CHORD_WORDS = rf"^[{SPACE}|]*{_WORD}(?:[{SPACE}|]+{_WORD})*[{SPACE}|]*$"
+# conduct's list items hold a bar or more: the first word of each, if any, starts with a root
+# (schemathesis's coverage phase stalled on the whole-item expression)
+FIRST_WORD = rf"^[{SPACE}|]*(?:[A-G]|N|$)"
 CHORD_ITEM = rf"^[{SPACE}]*(?:[A-G]|N|\|[{SPACE}]*$)"
 PROGRESSION = {
     "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
@@ -220,7 +224,7 @@ CONDUCT_REQUEST = _request({
     "progression": _or_null({**PROGRESSION, "anyOf": [  # a list item may hold a bar or more
         PROGRESSION["anyOf"][0],
         {**PROGRESSION["anyOf"][1], "items": {"type": "string",
-                                              "pattern": rf"^[{SPACE}|]*$|{CHORD_WORDS}"}}],
+                                              "pattern": FIRST_WORD}}],
                              "description": "Your own changes to arrange ('|' marks bars)."}),
     "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
     "detail": _or_null(_str("'full': the result with the four lanes' note events and the MIDI "
@@ -271,7 +275,13 @@ SEARCH_REQUEST = _request({
     for name in ("pattern", "title", "similarTo")])
 
 COMPOSITION = {"type": "object", "description": "A composition (API.md 13): version, meta, "
-               "sections, form, tracks. The client keeps it; the service stores nothing."}
+               "sections, form, tracks. The client keeps it; the service stores nothing.",
+               # its outline, as engine.compose.ir.check reads it first (the rest it checks)
+               "required": ["version", "meta", "sections", "form", "tracks"],
+               "properties": {"version": {"const": 1}, "meta": {"type": "object"},
+                              "sections": {"type": "array", "maxItems": COMPOSE_MAX_SECTIONS},
+                              "form": {"type": "array", "items": {"type": "string"}},
+                              "tracks": {"type": "array"}}}
 COMPOSE_REQUEST = _request({
     "composition": _or_null(COMPOSITION),
     "operations": _array({"type": "object", "properties": {"op": _str(
