@@ -106,13 +106,19 @@ CHORD_WORDS = rf"^[{SPACE}|]*{_WORD}(?:[{SPACE}|]+{_WORD})*[{SPACE}|]*$"
 # (schemathesis's coverage phase stalled on the whole-item expression)
 FIRST_WORD = rf"^[{SPACE}|]*(?:[A-G]|N|$)"
 CHORD_ITEM = rf"^[{SPACE}]*(?:[A-G]|N|\|[{SPACE}]*$)"
+PROGRESSION_STRING: JSON = {"type": "string", "pattern": CHORD_WORDS}
+
+
+def _progression_list(item_pattern: str) -> JSON:
+    return {"type": "array", "items": {"type": "string", "pattern": item_pattern},
+            "minItems": 1, "maxItems": MAX_PROGRESSION,
+            "contains": {"pattern": NOT_ONLY_BAR_LINES}}
+
+
 PROGRESSION = {
     "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
                    f"ignored), or a list of symbols; at most {MAX_PROGRESSION} chords.",
-    "anyOf": [{"type": "string", "pattern": CHORD_WORDS},
-              {"type": "array", "items": {"type": "string", "pattern": CHORD_ITEM},
-               "minItems": 1, "maxItems": MAX_PROGRESSION,
-               "contains": {"pattern": NOT_ONLY_BAR_LINES}}],
+    "anyOf": [PROGRESSION_STRING, _progression_list(CHORD_ITEM)],
 }
 
 SCALE = _object({
@@ -221,10 +227,8 @@ CONDUCT_REQUEST = _request({
                    maxLength=MAX_PROMPT, pattern=NOT_BLANK),
     "durationSec": _or_null(_num("Length of the arrangement in seconds (5-900); the tempo is "
                                  "fitted.", minimum=5, maximum=900)),
-    "progression": _or_null({**PROGRESSION, "anyOf": [  # a list item may hold a bar or more
-        PROGRESSION["anyOf"][0],
-        {**PROGRESSION["anyOf"][1], "items": {"type": "string",
-                                              "pattern": FIRST_WORD}}],
+    "progression": _or_null({**PROGRESSION,  # a list item may hold a bar or more
+                             "anyOf": [PROGRESSION_STRING, _progression_list(FIRST_WORD)],
                              "description": "Your own changes to arrange ('|' marks bars)."}),
     "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
     "detail": _or_null(_str("'full': the result with the four lanes' note events and the MIDI "
