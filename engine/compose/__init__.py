@@ -5,6 +5,7 @@ Pro, ChordPro, lead sheet, analysis; ``musicxml``) and ``compose``, which applie
 operations in order (``operation``, with the table ``OPERATIONS`` the MCP tools come from).
 """
 
+from engine.compose.ir import MAX_SECTIONS
 from engine.compose.operation import OPERATIONS, Op, apply, compose
 
-__all__ = ["OPERATIONS", "Op", "apply", "compose"]
+__all__ = ["MAX_SECTIONS", "OPERATIONS", "Op", "apply", "compose"]

@@ -17,8 +17,8 @@ import jsonschema
 
 import engine
 from engine.analysis import TUNING_RANGE
-from engine.compose.ir import MAX_SECTIONS as COMPOSE_MAX_SECTIONS
-from engine.compose.operation import OPERATIONS as COMPOSE_OPERATIONS
+from engine.compose import MAX_SECTIONS as COMPOSE_MAX_SECTIONS
+from engine.compose import OPERATIONS as COMPOSE_OPERATIONS
 from engine.requests import MAX_PREVIOUS, MAX_PROGRESSION, MAX_PROMPT, MAX_SYMBOL
 
 JSON = dict[str, Any]
