@@ -40,27 +40,33 @@ def shared() -> tuple[list[Song], Index]:
     return songs, build_index(songs)
 
 
+def played(song: Song) -> list[tuple[int, Any]]:
+    """(section number, placed chord) of every chord of a song's form, in the order it is
+    played: each section followed by the next (the loaders write repeats and endings out)."""
+    return [(k, placed) for k, section in enumerate(song.sections) for placed in section.chords]
+
+
 def naive(songs: list[Song], slots: list[Any], exact: bool = False) -> set[tuple[int, int, int, float]]:
-    """(song, section, bar, beat) of every window where the pattern holds: a plain scan."""
+    """(song, section, bar, beat) of every window of the played form where the pattern holds:
+    a plain scan."""
     found = set()
     for s, song in enumerate(songs):
-        for k, section in enumerate(song.sections):
-            chords = section.chords
-            for i in range(len(chords) - len(slots) + 1):
-                shift = None
-                for p, slot in enumerate(slots):
-                    if slot is None:
-                        continue
-                    chord = chords[i + p].chord
-                    if family_of(chord) != slot.family or (exact and chord.quality != slot.quality):
-                        break
-                    here = (chord.root_pc - slot.pc) % 12
-                    if shift is None:
-                        shift = here
-                    elif here != shift:
-                        break
-                else:
-                    found.add((s, k, chords[i].bar, chords[i].beat))
+        form = played(song)
+        for i in range(len(form) - len(slots) + 1):
+            shift = None
+            for p, slot in enumerate(slots):
+                if slot is None:
+                    continue
+                chord = form[i + p][1].chord
+                if family_of(chord) != slot.family or (exact and chord.quality != slot.quality):
+                    break
+                here = (chord.root_pc - slot.pc) % 12
+                if shift is None:
+                    shift = here
+                elif here != shift:
+                    break
+            else:
+                found.add((s, form[i][0], form[i][1].bar, form[i][1].beat))
     return found
 
 
@@ -134,13 +140,71 @@ def test_transposed_songs_are_found_by_the_same_pattern(tmp_path: Path) -> None:
     assert numerals["results"][0]["matches"][0]["numerals"] == ["vi7", "ii7", "V7", "Imaj7"]
 
 
-def test_no_match_crosses_a_song_or_a_section(tmp_path: Path) -> None:
+def test_a_match_crosses_a_section_boundary_but_never_a_song(tmp_path: Path) -> None:
     charts = {"a.txt": chart("A", "Cmaj7 | Dm7 G7 |"), "b.txt": chart("B", "Cmaj7 | Fmaj7 |"),
               "c.txt": "Title = C\nKey = C\n[A]\nDm7 | G7 |\n[B]\nCmaj7 | Cmaj7 |\n"}
     idx = corpus_index([str(folder(tmp_path, charts))], shipped=False)
-    assert search({"pattern": "Dm7 G7 Cmaj7"}, idx)["total"] == 0
+    across = search({"pattern": "Dm7 G7 Cmaj7"}, idx)
+    assert [r["title"] for r in across["results"]] == ["C"]   # a.txt's G7 ends its song
+    assert across["results"][0]["matches"] == [
+        {"section": "A", "bar": 1, "beat": 1.0, "chords": ["Dm7", "G7", "Cmaj7"],
+         "numerals": ["ii7", "V7", "Imaj7"]}]
     assert search({"pattern": "Dm7 G7"}, idx)["total"] == 2
-    assert search({"pattern": "G7 ?"}, idx)["total"] == 0
+    assert search({"pattern": "G7 ?"}, idx)["total"] == 1
+    assert search({"pattern": "Dm7 G7 ?"}, idx)["total"] == 1   # not into song B
+
+
+def test_a_json_section_with_repeats_is_played_again(tmp_path: Path) -> None:
+    song = {"Title": "Repeated", "Key": "C", "Sections": [
+        {"Label": "A", "Repeats": 1, "MainSegment": {"Chords": "Cmaj7|Dm7,G7"}},
+        {"Label": "B", "MainSegment": {"Chords": "Fmaj7|Fmaj7"}}]}
+    (tmp_path / "r.json").write_text(json.dumps([song]))
+    songs, problems = load_paths([tmp_path / "r.json"])
+    assert not problems.items
+    assert [(p.bar, p.chord.symbol) for p in songs[0].sections[0].chords] == [
+        (1, "Cmaj7"), (2, "Dm7"), (2, "G7"), (3, "Cmaj7"), (4, "Dm7"), (4, "G7")]
+    idx = build_index(songs)
+    assert search({"pattern": "Dm7 G7 Cmaj7"}, idx)["results"][0]["score"] == 1
+    assert search({"pattern": "G7 Cmaj7"}, idx)["results"][0]["score"] == 1   # G7 -> Fmaj7: no
+
+
+IREAL = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
+
+
+@pytest.mark.skipif(not IREAL.is_file(), reason="../shared/corpora is absent")
+@pytest.mark.parametrize("exact", [True, False])
+def test_every_ii_v_i_of_the_ireal_standards_played_form_is_found(exact: bool) -> None:
+    """A brute-force scan of each standard's form as played (sections in order, repeats
+    written out) for ii-V-I (m7 7 maj7 with ``exact``; else a minor, dominant, major chord
+    each a fourth up); search finds every one: the same songs, each scored by all its
+    occurrences, and the same places in the songs whose matches are all listed."""
+    songs, problems = load_paths([IREAL])
+    assert not problems.items
+    idx = build_index(songs)
+    slots, _ = read_pattern("Dm7 G7 Cmaj7")
+    expected: dict[int, set[tuple[int, int, float]]] = {}
+    for s, k, bar, beat in naive(songs, slots, exact):
+        expected.setdefault(s, set()).add((k, bar, beat))
+    assert sum(len(v) for v in expected.values()) > (2_300 if exact else 4_000)
+    found: dict[str, list[dict[str, Any]]] = {}
+    scores: dict[str, float] = {}
+    offset = 0
+    while True:
+        page = search({"pattern": "Dm7 G7 Cmaj7", "exact": exact, "limit": 100,
+                       "offset": offset}, idx)
+        for r in page["results"]:
+            found[r["id"]], scores[r["id"]] = r["matches"], r["score"]
+        offset += 100
+        if offset >= page["total"]:
+            break
+    assert set(found) == {songs[s].id for s in expected}
+    for s, places in expected.items():
+        song = songs[s]
+        assert scores[song.id] == len(places), song.title
+        if len(places) <= 20:
+            names = [sec.name for sec in song.sections]
+            listed = {(m["section"], m["bar"], m["beat"]) for m in found[song.id]}
+            assert listed == {(names[k], bar, beat) for k, bar, beat in places}, song.title
 
 
 def test_exact_and_wildcards(tmp_path: Path) -> None:

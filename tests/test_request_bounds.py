@@ -137,11 +137,23 @@ def test_depth_counts_the_nesting_of_arrays_and_objects(body: bytes, expected: i
     (b'{"chord": "C", "x": ' + b"[" * 65 + b"]" * 65 + b"}", f"deeper than {MAX_DEPTH}"),
     (b"[" * 2000 + b"]" * 2000, f"deeper than {MAX_DEPTH}"),        # past orjson's own limit
     (b'{"chord": "C", "seed": 1' + b"0" * 400 + b"}", "too large"),
+    # orjson reads these as the nearest double, -2**63 and 2**64: never rounded into range
+    (b'{"prompt": "swing", "seed": -9223372036854775809}', "too large"),
+    (b'{"prompt": "swing", "seed": 18446744073709551616}', "too large"),
 ])
 def test_bodies_the_contract_refuses(body: bytes, said: str) -> None:
     with pytest.raises(InvalidRequest) as error:
         decode(body)
     assert said in error.value.message
+
+
+@pytest.mark.parametrize("body", [
+    b'{"prompt": "swing", "seed": -9223372036854775808}',
+    b'{"prompt": "swing", "seed": 18446744073709551615}',
+    b'{"title": "12345678901234567890123", "seed": 1.0e30, "x": 12345678901234567890.5}',
+])
+def test_numbers_orjson_reads_exactly_pass(body: bytes) -> None:
+    assert decode(body) == orjson.loads(body)
 
 
 def test_deep_json_and_huge_numbers_are_400_on_every_route(tmp_path: Path) -> None:

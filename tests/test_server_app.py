@@ -50,6 +50,23 @@ def test_health_openapi_and_metrics(tmp_path: Path) -> None:
     run(scenario())
 
 
+def test_the_no_auth_servers_schema_asks_for_no_key(tmp_path: Path) -> None:
+    """``harmony serve --no-auth`` answers without a key, and its /openapi.json says so: no
+    security scheme, no 401 (schemathesis's auth checks, docs/reliability.md)."""
+    app, _ = make(tmp_path, auth=False)
+
+    async def scenario() -> None:
+        async with running(app) as http:
+            spec = (await http.get("/openapi.json")).json()
+            assert "security" not in spec and "securitySchemes" not in spec["components"]
+            responses = spec["paths"]["/v2/analyze"]["post"]["responses"]
+            assert "401" not in responses and "429" in responses
+            r = await http.post("/v2/analyze", json={"chord": "Dm7"})
+            assert r.status_code == 200
+
+    run(scenario())
+
+
 def test_not_found_and_method_not_allowed(tmp_path: Path) -> None:
     app, _ = make(tmp_path)
 

@@ -194,28 +194,49 @@ def test_engine_refuses_whatever_the_schema_refuses(name: str, data: st.DataObje
 # The other direction: what the schema (OpenAPI, MCP inputSchema) accepts, the engine answers,
 # and what the engine refuses as a malformed request, the schema refuses too.
 ENGINE_REFUSES: dict[str, list[Any]] = {
-    "analyze": [{"chord": " "}, {"chord": "\t\n"}],
-    "resolve": [{"chord": "  "}],
+    "analyze": [{"chord": " "}, {"chord": "\t\n"}, {"chord": "0"}, {"chord": " 7"}],
+    "resolve": [{"chord": "  "}, {"chord": "0"}, {"chord": "C", "octave": 10},
+                {"chord": "B##", "octave": -3}],
     "voicing": [{"chord": "C", "progression": "Dm7 G7"}, {"chord": "C", "progression": ["G7"]},
                 {"chord": None}, {"progression": None}, {"chord": None, "progression": None},
                 {"progression": "|"}, {"progression": " | | "}, {"progression": ["|"]},
-                {"progression": [" | ", "|\t"]}],
+                {"progression": [" | ", "|\t"]}, {"progression": "Dm7 0 G7"},
+                {"progression": ["Dm7", "|C"]}],
     "reharmonize": [{"progression": "|"}, {"progression": "  "}, {"progression": ["|", "|"]},
                     # list items are trimmed: " |" is a bar line too
-                    {"progression": ["|", " |"]}, {"progression": ["\u3000|\n"]}],
+                    {"progression": ["|", " |"]}, {"progression": ["\u3000|\n"]},
+                    {"progression": "0"}, {"progression": "Dm7|x7"}],
     "conduct": [{"prompt": "   "}, {"prompt": "swing", "progression": "|"},
                 {"prompt": "swing", "progression": ["| ", " |"]},
                 {"prompt": "swing", "seed": 2**70}, {"prompt": "swing", "seed": -(2**70)},
-                {"prompt": "swing", "seed": 2**63}, {"prompt": "swing", "seed": -(2**63) - 1}],
+                {"prompt": "swing", "seed": 2**63}, {"prompt": "swing", "seed": -(2**63) - 1},
+                {"prompt": "swing", "progression": "0"},
+                {"prompt": "swing", "progression": ["Dm7 G7 |", "| 0"]}],
+    # the operations REST checks by schema first (search, compose, render): what they refuse
+    "search": [{"limit": 5}, {"title": " ", "pattern": ""}, {"pattern": None, "title": None}],
+    "compose": [{"operations": [{"op": "voice"}]}, {"operations": [{"op": "nope"}]},
+                {"composition": None, "operations": [{"op": "transpose", "key": "F"}]},
+                {"composition": {}, "operations": [{"op": "voice"}]},
+                {"composition": {"version": 2, "meta": {}, "sections": [], "form": [],
+                                 "tracks": []}, "operations": [{"op": "voice"}]}],
+    "render": [{"midi": "0"}, {"midi": "AAAA"}, {"midi": "TVRoZ!"},
+               {"arrangement": {"midi": "bm90IG1pZGk="}}],
 }
 ENGINE_ACCEPTS: dict[str, list[Any]] = {
     # JSON clients send 4.0 for 4 (Python's json does); JSON Schema's "integer" admits it.
-    "resolve": [{"chord": "C", "octave": 4.0}, {"chord": "C", "octave": 3}],
+    "resolve": [{"chord": "C", "octave": 4.0}, {"chord": "C", "octave": 3},
+                # the bounds of 'octave' are the widest any chord takes: B#-2 is MIDI 0
+                {"chord": "B#", "octave": -2}, {"chord": "C", "octave": 9},
+                {"chord": "\x85C\u3000"}],
     "voicing": [{"chord": "C", "range": [48.0, 84.0]}, {"chord": "C", "previous": [60.0, "E4"]},
                 {"chord": "C", "progression": None}, {"progression": "Dm7 G7", "chord": None},
-                {"progression": ["|", "Dm7", "|"]}],
+                {"progression": ["|", "Dm7", "|"]}, {"progression": "|Dm7|\x1fG7 |"}],
     "conduct": [{"prompt": "swing", "seed": 4.0}, {"prompt": "swing", "seed": 2**63 - 1},
-                {"prompt": "swing", "seed": -(2**63)}, {"prompt": " swing "}],
+                {"prompt": "swing", "seed": -(2**63)}, {"prompt": " swing "},
+                {"prompt": "swing", "progression": ["|Dm7 G7", "Cmaj7|", "", "NC"]}],
+    "search": [{"title": "blues"}, {"pattern": "", "similarTo": "C7 F7 C7"}],
+    "render": [{"midi": "TVRo\nZAAAAAYAAAABAeBNVHJrAAAAIAD/UQMHoSAAwAAAkEVkg2CARQAAkEhkg2CASAAA/y8A",
+                "engine": "basic"}],
 }
 
 

@@ -6,6 +6,7 @@ exporters (``export``: MIDI, ChordPro, lead sheet, analysis; ``ireal``; ``musicx
 ``OPERATIONS`` the MCP tools come from).
 """
 
+from engine.compose.ir import MAX_SECTIONS
 from engine.compose.operation import OPERATIONS, Op, apply, compose
 
-__all__ = ["OPERATIONS", "Op", "apply", "compose"]
+__all__ = ["MAX_SECTIONS", "OPERATIONS", "Op", "apply", "compose"]

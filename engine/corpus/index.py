@@ -22,7 +22,9 @@ from engine.corpus.loaders import fold_title
 from engine.corpus.songs import Song, canonical_key, reading_key
 from engine.corpus.tokens import Stream, stream_of
 
-FORMAT = 2   # 2: each song's reading key (its own, or the one found from the chart)
+# 2: each song's reading key (its own, or the one found from the chart); 3: a song's sections
+# follow on in the token stream (one separator per song, not per section)
+FORMAT = 3
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@
   bar's beats shared equally among its chords;
 - JSON charts (``.json``, the layout of jazzstandards-ireal): songs with ``Title``,
   ``Composer``, ``Key`` (``Dmin`` is minor), ``TimeSignature`` and ``Sections`` of
-  ``MainSegment.Chords`` and ``Endings``: ``|`` bars, ``,`` slots, an empty slot holds the
-  chord before, ``X(Y)`` is X with an alternate;
+  ``MainSegment.Chords`` and ``Endings`` (the main segment played once per ending), or
+  ``Repeats`` (a section without endings played ``1 + Repeats`` times): ``|`` bars, ``,``
+  slots, an empty slot holds the chord before, ``X(Y)`` is X with an alternate;
 - iReal Pro links (``irealb://`` with its obfuscated music string, ``irealbook://``), in a
   text file or in the HTML page of an exported playlist (``ireal``);
 - ChordPro (``.cho``, ``.chopro``, ``.chordpro``): ``{title}``, ``{composer}``, ``{key}``,
@@ -39,6 +40,7 @@ from engine.errors import HarmonyError
 NO_CHORD = frozenset({"NC", "N.C.", "N.C", "n.c.", "nc"})
 # The index numbers a song's bars and sections in 16 bits (``tokens.Stream``).
 MAX_BARS = MAX_SECTIONS = (1 << 15) - 1
+MAX_REPEATS = 8          # a JSON chart's "Repeats": more is a hostile file, not a form
 SUFFIXES = {".txt": "chart", ".json": "json", ".cho": "chordpro", ".chopro": "chordpro",
             ".chordpro": "chordpro", ".crd": "chordpro", ".html": "ireal", ".htm": "ireal",
             ".ireal": "ireal", ".url": "ireal"}
@@ -245,7 +247,8 @@ def _json_song(item: dict[str, Any], name: str, index: int, problems: Problems,
             builder.section(str(section.get("Label") or ""))
             main = section["MainSegment"]["Chords"]
             endings = [e["Chords"] for e in section.get("Endings") or []]
-            for part in ([main + "|" + e for e in endings] if endings else [main]):
+            for part in ([main + "|" + e for e in endings] if endings
+                         else [main] * (1 + _repeats(section.get("Repeats")))):
                 for cell in part.split("|"):
                     bar += 1
                     slots = cell.split(",")
@@ -258,6 +261,14 @@ def _json_song(item: dict[str, Any], name: str, index: int, problems: Problems,
         return None
     return builder.song(_song_id(name, title, taken), str(item.get("Composer") or ""),
                         item.get("Key"), Path(name).name)
+
+
+def _repeats(value: object) -> int:
+    """How many more times a section without endings is played (``"Repeats": 1``: twice, as
+    the iReal reader plays a ``{ }`` repeat); at most a few, whatever the file says."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return 0
+    return min(value, MAX_REPEATS)
 
 
 # ------------------------------------------------------------------ iReal Pro

@@ -1,10 +1,12 @@
 """Songs -> one small integer per chord, and the side arrays a match is read back from.
 
 A chord's token is ``1 + motion * FAMILIES + family``: ``motion`` is its root's rise in
-semitones from the chord before (0..11; 12 for the first chord of a section, which has none)
-and ``family`` its quality family (table ``FAMILY``). Token 0 separates sections and songs, so
-no match crosses one. Transposing a song changes no token: a pattern in chord symbols matches
-in every key.
+semitones from the chord before (0..11; 12 for the first chord of a song, which has none)
+and ``family`` its quality family (table ``FAMILY``). A song's sections follow one another in
+the stream as the form plays them (the loaders write repeats and endings out), so a pattern
+matches across a section boundary: the first chord of a section moves from the last chord of
+the section before. Token 0 separates songs only, so no match crosses one. Transposing a song
+changes no token: a pattern in chord symbols matches in every key.
 
 Side arrays, one entry per token (separators included): the song, the section, bar and beat,
 the root's pitch class, the exact quality, the root's distance from the song's tonic (-1 when
@@ -79,9 +81,9 @@ def stream_of(songs: Sequence[Song], keys: Sequence[Key | None] | None = None) -
         # the chart's own key, else the one found from the whole chart
         key = reading_key(song) if keys is None else keys[s]
         tonic = key.tonic.pc if key is not None else None
+        rows.append((SEPARATOR, s, 0, 0, 0.0, -1, -1, -1, -1, -1))
+        previous: int | None = None   # the form goes on from section to section
         for k, section in enumerate(song.sections):
-            rows.append((SEPARATOR, s, k, 0, 0.0, -1, -1, -1, -1, -1))
-            previous: int | None = None
             for placed in section.chords:
                 chord = placed.chord
                 root = chord.root_pc

@@ -17,6 +17,8 @@ import jsonschema
 
 import engine
 from engine.analysis import TUNING_RANGE
+from engine.compose import MAX_SECTIONS as COMPOSE_MAX_SECTIONS
+from engine.compose import OPERATIONS as COMPOSE_OPERATIONS
 from engine.requests import MAX_PREVIOUS, MAX_PROGRESSION, MAX_PROMPT, MAX_SYMBOL
 
 JSON = dict[str, Any]
@@ -78,22 +80,45 @@ NULLABLE_STR = {"type": ["string", "null"]}
 # tests/test_server_schemas.py): a blank string, a progression of bar lines only, an integer
 # outside 64 bits. JSON Schema's "integer" admits 4.0, and so do the engine's readers.
 NOT_BLANK = r"\S"
+# Python's str.strip and str.split (the engine's) take these for spaces besides what \s is in
+# every regex dialect.
+SPACE = r"\s\x1c-\x1f\x85"
 INT64 = {"minimum": -(2**63), "maximum": 2**63 - 1}
 
-CHORD = _str("A chord symbol, e.g. 'Dm7b5', 'G7(b9,#11)', 'C/E'.", minLength=1,
-             maxLength=MAX_SYMBOL, pattern=NOT_BLANK)
+# A chord symbol starts with its root letter (after spaces): the engine refuses anything else,
+# so the schema says so and a schema-driven client sends no '0' (issue 35, schemathesis).
+ROOT_FIRST = rf"^[{SPACE}]*[A-G]"
+CHORD = _str("A chord symbol, e.g. 'Dm7b5', 'G7(b9,#11)', 'C/E': a root A-G first.",
+             minLength=1, maxLength=MAX_SYMBOL, pattern=ROOT_FIRST)
 KEY = _or_null(_str("The key: a tonic ('C', 'F#', 'Bb'); minor as 'Cm', 'C-' or 'C minor'. "
                     "Modes are refused. Default 'C'.", maxLength=MAX_SYMBOL))
 KEY_CONTEXT = {**KEY, "description": "Alias of 'key'."}
 # A chord is what holds a character other than whitespace and '|': the engine splits the string
 # form on both and trims list items, so " |" in a list is a bar line too.
 NOT_ONLY_BAR_LINES = r"[^\s|]"
+# Each chord of a progression starts with its root letter (or is NC / N.C. where the operation
+# takes one): the string form's words, split at spaces and '|' as the engine splits them, and
+# each item of the list form (a '|' item is a bar line). Words are separated by at least one
+# space or bar line, so the expression never backtracks over a word.
+_WORD = rf"(?:[A-G]|N)[^{SPACE}|]*"
+CHORD_WORDS = rf"^[{SPACE}|]*{_WORD}(?:[{SPACE}|]+{_WORD})*[{SPACE}|]*$"
+# conduct's list items hold a bar or more: the first word of each, if any, starts with a root
+# (schemathesis's coverage phase stalled on the whole-item expression)
+FIRST_WORD = rf"^[{SPACE}|]*(?:[A-G]|N|$)"
+CHORD_ITEM = rf"^[{SPACE}]*(?:[A-G]|N|\|[{SPACE}]*$)"
+PROGRESSION_STRING: JSON = {"type": "string", "pattern": CHORD_WORDS}
+
+
+def _progression_list(item_pattern: str) -> JSON:
+    return {"type": "array", "items": {"type": "string", "pattern": item_pattern},
+            "minItems": 1, "maxItems": MAX_PROGRESSION,
+            "contains": {"pattern": NOT_ONLY_BAR_LINES}}
+
+
 PROGRESSION = {
     "description": "Chord symbols: one string, whitespace separated ('|' bar lines are "
                    f"ignored), or a list of symbols; at most {MAX_PROGRESSION} chords.",
-    "anyOf": [{"type": "string", "pattern": NOT_ONLY_BAR_LINES},
-              {"type": "array", "items": {"type": "string"}, "minItems": 1,
-               "maxItems": MAX_PROGRESSION, "contains": {"pattern": NOT_ONLY_BAR_LINES}}],
+    "anyOf": [PROGRESSION_STRING, _progression_list(CHORD_ITEM)],
 }
 
 SCALE = _object({
@@ -148,7 +173,8 @@ ANALYZE_REQUEST = _request({
 RESOLVE_REQUEST = _request({
     "chord": CHORD,
     "octave": _or_null(_int("Octave of the root (C4 = MIDI 60); every note must stay within "
-                            "MIDI 0..127. Default 4.")),
+                            "MIDI 0..127 (B#-2 is MIDI 0, Cb10 already 131). Default 4.",
+                            minimum=-2, maximum=9)),
     "tuning": _or_null(_num("Frequency of A4 in Hz. Default 440.", minimum=TUNING_RANGE[0],
                             maximum=TUNING_RANGE[1])),
 }, ["chord"])
@@ -156,6 +182,10 @@ RESOLVE_REQUEST = _request({
 VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
                   "guide_third", "guide_seventh", "drop2", "drop3", "quartal"]
 MIDI_NOTE = {"type": "integer", "minimum": 0, "maximum": 127}
+# Base64 of a Standard MIDI File: it starts with 'MThd' ('TVRoZ' in base64); the alphabet and
+# '=' only, with spaces and line breaks anywhere (MIME, PEM), which the engine leaves out.
+_B64_GAP = r"[ \t\r\n]*"
+SMF_BASE64 = ("^" + _B64_GAP + _B64_GAP.join("TVRoZ") + r"[A-Za-z0-9+/= \t\r\n]*$")
 
 # Alternatives (chord or progression; render's three sources) are a top-level oneOf/anyOf here,
 # for REST's validation and OpenAPI; the MCP tools list these schemas projected onto what every
@@ -212,7 +242,8 @@ CONDUCT_REQUEST = _request({
                    maxLength=MAX_PROMPT, pattern=NOT_BLANK),
     "durationSec": _or_null(_num("Length of the arrangement in seconds (5-900); the tempo is "
                                  "fitted.", minimum=5, maximum=900)),
-    "progression": _or_null({**PROGRESSION,
+    "progression": _or_null({**PROGRESSION,  # a list item may hold a bar or more
+                             "anyOf": [PROGRESSION_STRING, _progression_list(FIRST_WORD)],
                              "description": "Your own changes to arrange ('|' marks bars)."}),
     "seed": _or_null(_int("Seed for the arrangement's choices (64-bit). Default 0.", **INT64)),
     "detail": _or_null(_str("'full': the result with the four lanes' note events and the MIDI "
@@ -234,10 +265,11 @@ RENDER_OPTIONS = {
 RENDER_REQUEST = _request({
     "prompt": _or_null(CONDUCT_REQUEST["properties"]["prompt"]),
     **{k: v for k, v in CONDUCT_REQUEST["properties"].items() if k not in ("prompt", "detail")},
-    "arrangement": _or_null(_object({"midi": _str("Base64 SMF of the arrangement.")}, ["midi"],
+    "arrangement": _or_null(_object({"midi": _str("Base64 SMF of the arrangement.",
+                                                  pattern=SMF_BASE64)}, ["midi"],
                                     "A conduct result (its midi and conductor are read).")),
     "midi": _or_null(_str("Base64 of a Standard MIDI File, format 0 or 1.",
-                          contentEncoding="base64", minLength=1)),
+                          contentEncoding="base64", minLength=1, pattern=SMF_BASE64)),
     **RENDER_OPTIONS,
 }, None, "Exactly one of: a conduct request (prompt), an arrangement (a conduct result), or "
     "midi.", anyOf=[{"required": ["prompt"]}, {"required": ["arrangement"]}, {"required": ["midi"]}])
@@ -257,19 +289,29 @@ SEARCH_REQUEST = _request({
                                       "families. Default false."}),
     "limit": _or_null(_int("Results per page (1-100). Default 10.", minimum=1, maximum=100)),
     "offset": _or_null(_int("Results to skip. Default 0.", minimum=0, maximum=10**9)),
-}, None, "At least one of pattern, title or similarTo.")
+}, None, "At least one of pattern, title or similarTo.", anyOf=[
+    {"required": [name], "properties": {name: {"type": "string", "pattern": rf"[^{SPACE}]"}}}
+    for name in ("pattern", "title", "similarTo")])
 
 COMPOSITION = {"type": "object", "description": "A composition (API.md 13): version, meta, "
-               "sections, form, tracks. The client keeps it; the service stores nothing."}
+               "sections, form, tracks. The client keeps it; the service stores nothing.",
+               # its outline, as engine.compose.ir.check reads it first (the rest it checks)
+               "required": ["version", "meta", "sections", "form", "tracks"],
+               "properties": {"version": {"const": 1}, "meta": {"type": "object"},
+                              "sections": {"type": "array", "maxItems": COMPOSE_MAX_SECTIONS},
+                              "form": {"type": "array", "items": {"type": "string"}},
+                              "tracks": {"type": "array"}}}
 COMPOSE_REQUEST = _request({
     "composition": _or_null(COMPOSITION),
     "operations": _array({"type": "object", "properties": {"op": _str(
-        "create, add_section, set_chords, set_form, reharmonize, voice, arrange, add_notes, "
-        "transpose or export.")}, "required": ["op"]},
+        ", ".join(COMPOSE_OPERATIONS) + ".", enum=list(COMPOSE_OPERATIONS))}, "required": ["op"]},
         "Operations applied in order (at most 64); each carries its own arguments.",
         minItems=1, maxItems=64),
     "seed": _or_null(_int("Seed of the arrangements' choices (64-bit).", **INT64)),
-}, ["operations"])
+}, ["operations"], anyOf=[  # without a composition, the first operation creates one
+    {"required": ["composition"], "properties": {"composition": {"type": "object"}}},
+    {"properties": {"operations": {"prefixItems": [{"properties": {"op": {"const": "create"}}}]}}},
+])
 
 # ---------------------------------------------------------------- results
 

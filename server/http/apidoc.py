@@ -125,17 +125,25 @@ def _fields(schema: dict[str, Any]) -> list[str]:
 
 
 def _example(op: Operation) -> list[str]:
+    """A golden request that the service answers (not an error), as a curl a reader can run
+    from the repository's folder (tests/test_doc_examples.py runs it): a long body is sent
+    from its golden file."""
     requests = sorted((GOLDEN / op.name).glob("*.request.json"))
-    good = [r for r in requests if not r.name.startswith("error")]
+    good = [r for r in requests if not r.name.startswith("error")
+            and "error" not in json.loads(_response(r).read_text())]
     if not good:
         return []
     body = json.dumps(json.loads(good[0].read_text()), ensure_ascii=False)
-    if len(body) > 400:
-        body = body[:400] + " …"
+    data = (f"@golden/{op.name}/{good[0].name}" if len(body) > 400 or "'" in body
+            else body)
     return ["", "Example (a golden request; its answer is "
-            f"`golden/{op.name}/{good[0].name.replace('.request.', '.response.')}`):", "",
+            f"`golden/{op.name}/{_response(good[0]).name}`):", "",
             "```bash", f"curl -s localhost:8000{op.path} -H \"authorization: Bearer $KEY\" \\",
-            f"  -H 'content-type: application/json' -d '{body}'", "```"]
+            f"  -H 'content-type: application/json' -d '{data}'", "```"]
+
+
+def _response(request: Path) -> Path:
+    return request.with_name(request.name.replace(".request.", ".response."))
 
 
 def api_markdown() -> str:

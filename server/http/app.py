@@ -120,7 +120,7 @@ class HarmonyApp:
         self.health_body = orjson.dumps({"status": "ok", "version": PACKAGE_VERSION,
                                          "grid": GRID_VERSION})
         available = [r.operation for r in self.routes.values() if r.operation]
-        self.openapi_body = orjson.dumps(openapi_document(available))
+        self.openapi_body = orjson.dumps(openapi_document(available, auth=settings.auth))
         # Built once (tools/list is pre-encoded); tool calls share the routes' kept answers.
         answers = {r.operation.name: r.answer for r in self.routes.values()
                    if r.operation and r.answer}

@@ -16,7 +16,9 @@ _COMMON = {401: "No, malformed or unknown key (unauthorized); revoked key (key_r
            500: "A bug (internal_error)."}
 
 
-def openapi_document(operations: Iterable[Operation]) -> dict[str, Any]:
+def openapi_document(operations: Iterable[Operation], auth: bool = True) -> dict[str, Any]:
+    """The document of these operations; ``auth`` False (``harmony serve --no-auth``): no
+    security scheme and no 401, as that server answers (a schema-driven client sends no key)."""
     paths: dict[str, Any] = {
         "/health": {"get": {
             "summary": "Service status, package and grid versions.", "security": [],
@@ -33,6 +35,8 @@ def openapi_document(operations: Iterable[Operation]) -> dict[str, Any]:
                     "content": {"application/json": {"schema": _ERROR_REF}}},
         }
         for status, text in _COMMON.items():
+            if status == 401 and not auth:
+                continue
             responses[str(status)] = {"description": text,
                                       "content": {"application/json": {"schema": _ERROR_REF}}}
         if op.max_body is not None:
@@ -48,7 +52,7 @@ def openapi_document(operations: Iterable[Operation]) -> dict[str, Any]:
                             "content": {"application/json": {"schema": op.request_schema}}},
             "responses": responses,
         }}
-    return {
+    document: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {"title": "Harmony engine", "version": PACKAGE_VERSION,
                  "description": "Chords, keys, voicings, reharmonization and band arrangements "
@@ -63,3 +67,6 @@ def openapi_document(operations: Iterable[Operation]) -> dict[str, Any]:
                                            "description": "An API key: hk_live_…"}},
         },
     }
+    if not auth:
+        del document["security"], document["components"]["securitySchemes"]
+    return document
