@@ -5,6 +5,7 @@ render, search, compose.
 """
 
 from engine.analysis import analyze, resolve
+from engine.identify import identify
 from engine.compose import compose
 from engine.conduct import conduct
 from engine.corpus import search
@@ -13,5 +14,5 @@ from engine.reharm import reharmonize
 from engine.render import render
 from engine.voicing import voicing
 
-__all__ = ["HarmonyError", "analyze", "compose", "conduct", "reharmonize", "render", "resolve", "search",
+__all__ = ["HarmonyError", "analyze", "compose", "conduct", "identify", "reharmonize", "render", "resolve", "search",
            "voicing"]

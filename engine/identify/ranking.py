@@ -1,0 +1,108 @@
+"""Ranking the readings of one set of notes, as musicians name chords.
+
+``READINGS[mask]`` (``engine.identify.table``) gives the readings of the set cheapest first;
+here the bass and the key move their costs, by the rules below, and the spelling of named
+notes breaks what the pitch classes alone cannot (a diminished seventh, an augmented triad):
+
+- the bass: a reading on the bass is in root position (no cost); another reading is a slash
+  chord, an inversion when the bass is one of its tones (``SLASH_COST``), a chord over a bass
+  outside it otherwise (``FOREIGN_BASS_COST``, read from the set without the bass). So ``C E G
+  A`` over C is ``C6`` and over A ``Am7``. A rootless reading takes no slash: its root is the
+  bass player's note, so the lowest note of the voicing is not its bass.
+- the key: ``KEY_ROOTLESS`` lists the rootless readings a key makes the first name (``B D F
+  A`` in C is the dominant ``G9`` without its root, Bill Evans' and every jazz pianist's
+  voicing; without the key it is ``Bm7b5``).
+- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from types import MappingProxyType
+from typing import NamedTuple
+
+from engine.chords.keys import Key
+from engine.chords.notes import Spelled
+from engine.identify.table import OMISSION_COST, READINGS, Reading, omittable
+from engine.identify.vocabulary import VOCABULARY
+
+SLASH_COST = 2.0
+FOREIGN_BASS_COST = 3.0
+SPELLING_COST = 2.5
+ADDED_COST = 5.0          # a set no reading names: each tone a reading leaves unexplained
+MISSING_COST = 4.0        # ... and each tone it needs that is not there
+NEAREST = 3               # readings given for a set no reading names
+# (mode, root above the tonic) -> rootless qualities promoted, and by how much.
+KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyType({
+    ("major", 7): frozenset({"9", "13"}),
+})
+KEY_ROOTLESS_BONUS = 5.0
+
+
+class Ranked(NamedTuple):
+    cost: float
+    order: int          # the table's order, for equal costs
+    reading: Reading
+    slash: bool         # written over the bass
+    rootless: bool
+
+
+def rank(mask: int, bass: int | None, key: Key | None,
+         spelling: dict[int, Spelled] | None) -> list[Ranked]:
+    """The readings of ``mask`` (every sounding pitch class, the bass's too), best first."""
+    found = _candidates(mask, bass, key)
+    if spelling:
+        from engine.identify.naming import chord_spelling
+        found = [r._replace(cost=r.cost + SPELLING_COST * sum(
+            1 for pc, sp in chord_spelling(r, spelling, key).items()
+            if pc in spelling and spelling[pc] != sp)) for r in found]
+        found.sort()
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _candidates(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
+    out: list[Ranked] = []
+    for order, r in enumerate(READINGS[mask] or _nearest(mask)):
+        rootless = bool(r.omitted >> r.root & 1)
+        cost = r.cost
+        slash = bass is not None and bass != r.root and not rootless
+        if slash:
+            cost += SLASH_COST
+        if rootless and key is not None:
+            promoted = KEY_ROOTLESS.get((key.mode, (r.root - key.tonic.pc) % 12), frozenset())
+            if VOCABULARY[r.entry].suffix in promoted:
+                cost -= KEY_ROOTLESS_BONUS
+        out.append(Ranked(cost, order, r, slash, rootless))
+    if bass is not None and mask & ~(1 << bass):
+        # a chord over a bass outside it: C/D is C major over D
+        for order, r in enumerate(READINGS[mask & ~(1 << bass)], start=len(out)):
+            if r.chord >> bass & 1 or r.omitted >> r.root & 1:
+                continue
+            out.append(Ranked(r.cost + FOREIGN_BASS_COST, order, r, True, False))
+    out.sort()
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _nearest(mask: int) -> tuple[Reading, ...]:
+    """For a set no reading names: the readings that come nearest, each tone added or
+    missing counted (a search, done once per such set)."""
+    found: list[Reading] = []
+    for index, entry in enumerate(VOCABULARY):
+        drop = dict(omittable(entry))
+        for root in range(12):
+            chord = ((entry.mask << root) | (entry.mask >> (12 - root))) & 0xFFF
+            if not chord & mask:
+                continue
+            missing = chord & ~mask
+            cost = entry.cost + ADDED_COST * (mask & ~chord).bit_count()
+            for pc in range(12):
+                if missing >> pc & 1:
+                    cost += drop.get((pc - root) % 12, MISSING_COST)
+            found.append(Reading(cost, root, index, chord, missing))
+    found.sort()
+    return tuple(found[:NEAREST])
+
+
+__all__ = ["OMISSION_COST", "Ranked", "rank"]
