@@ -8,7 +8,9 @@ the roots jazz charts write (Bb7, Eb, F#m7, Ab).
 
 from __future__ import annotations
 
-from engine.chords import Chord, Key, Spelled, on_letter, parse
+from functools import lru_cache
+
+from engine.chords import Chord, Key, Spelled, on_letter, parse, parse_spelled
 from engine.chords.notes import degree_number
 from engine.identify.ranking import Ranked
 from engine.identify.vocabulary import VOCABULARY
@@ -50,10 +52,12 @@ def chord_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None,
 def chord_spelling(r: Ranked, spelling: dict[int, Spelled] | None,
                    key: Key | None) -> dict[int, Spelled]:
     """pitch class -> its name in the reading, for every tone of the chord."""
-    chord = chord_of(r._replace(slash=False), spelling, key, None)
-    return dict(zip(chord.pcs, _spelled(chord), strict=True))
+    return tones_of(r.reading.entry, root_of(r, spelling, key))
 
 
-def _spelled(chord: Chord) -> list[Spelled]:
-    from engine.chords import parse_spelled
-    return [parse_spelled(n) for n in chord.notes]
+@lru_cache(maxsize=8192)
+def tones_of(entry: int, root: Spelled) -> dict[int, Spelled]:
+    """pitch class -> name of every tone of quality ``entry`` on ``root`` (do not change it:
+    it is shared)."""
+    chord = parse(root.name + VOCABULARY[entry].suffix)
+    return {pc: parse_spelled(name) for pc, name in zip(chord.pcs, chord.notes, strict=True)}

@@ -9,6 +9,7 @@ from).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from engine.chords.notes import Spelled, parse_note_octave, parse_spelled
@@ -28,6 +29,28 @@ class Sounding(NamedTuple):
 
 def read_note(value: Any, field: str) -> Sounding:
     """One note of ``field``; ``InvalidRequest`` naming it when it does not read."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        try:
+            return _known(value)
+        except _Unread:
+            pass
+    return _read(value, field)
+
+
+class _Unread(Exception):
+    pass
+
+
+@lru_cache(maxsize=2048)
+def _known(value: str | int) -> Sounding:
+    """``_read`` kept per note (a chord's notes repeat: 2 µs a name read each time)."""
+    try:
+        return _read(value, "")
+    except InvalidRequest:
+        raise _Unread from None
+
+
+def _read(value: Any, field: str) -> Sounding:
     number = as_int(value) if not isinstance(value, str) else (
         int(value.strip()) if value.strip().isdigit() else None)
     if number is not None:

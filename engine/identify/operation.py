@@ -8,6 +8,7 @@ its numeral and function as ``analyze`` gives them.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from engine.analysis.operations import role_of
@@ -42,7 +43,17 @@ def identify(request: Any) -> dict[str, Any]:
 
 def identify_notes(notes: list[Sounding], bass: Sounding | None,
                    key: Key | None) -> dict[str, Any]:
-    """The answer for notes already read (the file readers call this per segment)."""
+    """The answer for notes already read (the file readers call this per segment): a fresh
+    copy of the one answer kept per (notes, bass, key), so a caller may change it."""
+    kept = _answer(tuple(notes), bass, key)
+    return {"notes": [*kept["notes"]], "bass": kept["bass"], "readings": [
+        {**r, "explains": [*r["explains"]], "omitted": [*r["omitted"]], "added": [*r["added"]]}
+        for r in kept["readings"]]}
+
+
+@lru_cache(maxsize=4096)
+def _answer(notes: tuple[Sounding, ...], bass: Sounding | None,
+            key: Key | None) -> dict[str, Any]:
     sounding = [*notes, bass] if bass is not None else notes
     mask = mask_of(n.pc for n in sounding)
     spelling: dict[int, Spelled] = {}
