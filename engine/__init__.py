@@ -5,11 +5,11 @@ render, search, compose.
 """
 
 from engine.analysis import analyze, resolve
-from engine.identify import identify
 from engine.compose import compose
 from engine.conduct import conduct
 from engine.corpus import search
 from engine.errors import HarmonyError
+from engine.identify import identify
 from engine.reharm import reharmonize
 from engine.render import render
 from engine.voicing import voicing

@@ -26,8 +26,9 @@ from tests.mcp_live import LiveServer, running_server
 from tests.tool_results import tool_error
 
 HARMONY_MCP = str(Path(sys.executable).parent / "harmony-mcp")
-# The five tools of API.md §8.3, named here so that one that stopped being served fails a test.
-TOOLS = ["analyze_chord", "conduct_band", "generate_voicing", "reharmonize", "resolve_chord"]
+# The tools of API.md §8.3, named here so that one that stopped being served fails a test.
+TOOLS = ["analyze_chord", "conduct_band", "generate_voicing", "identify_chord", "reharmonize",
+         "resolve_chord"]
 
 
 def error_of(answer: Any) -> dict[str, Any]:

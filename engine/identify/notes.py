@@ -77,8 +77,8 @@ def _read(value: Any, field: str) -> Sounding:
 
 
 def read_notes(value: Any, field: str = "notes") -> list[Sounding]:
-    """The notes of ``field``: a list, or a string of notes separated by spaces or commas."""
-    items = value.replace(",", " ").split() if isinstance(value, str) else value
+    """The notes of ``field``: a list of names and MIDI numbers."""
+    items = value
     if not isinstance(items, list):
         raise InvalidRequest(f"field '{field}' must be a list of notes", field=field)
     if not items:

@@ -20,14 +20,14 @@ from engine.identify.notes import Sounding, lowest, read_note, read_notes, read_
 from engine.identify.ranking import Ranked, rank
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
-IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key")
+IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext")
 MAX_READINGS = 5
 
 
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
     req = require_object(request, IDENTIFY_FIELDS)
-    key_text = get_str(req, "key", max_len=MAX_SYMBOL)
+    key_text = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
     key = None if key_text is None else parse_key(key_text)
     if req.get("notes") is not None:
         if req.get("pcs") is not None:
@@ -76,7 +76,7 @@ def _bass_name(bass: Sounding, ranked: list[Ranked], spelling: dict[int, Spelled
     return DEFAULT_ROOTS[bass.pc].name
 
 
-def _reading(r: Ranked, notes: list[Sounding], bass: Sounding | None,
+def _reading(r: Ranked, notes: tuple[Sounding, ...], bass: Sounding | None,
              spelling: dict[int, Spelled], key: Key | None) -> dict[str, Any]:
     tones = chord_spelling(r, spelling or None, key)
     bass_sp = None

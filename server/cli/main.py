@@ -223,6 +223,9 @@ HELP: dict[tuple[str, ...], str] = {
     ("offset",): "results to skip (paging)",
     ("chord",): "a chord symbol, e.g. Dm7b5, G7(b9,#11), C/E",
     ("octave",): "octave of the root (default 4)",
+    ("identify", "notes"): "the notes: names with or without octave (E3, Bb) or MIDI numbers",
+    ("identify", "bass"): "the bass note (default: the lowest, when every note has an octave)",
+    ("identify", "key"): "the key, for numerals and functions (default: none)",
     ("tuning",): "frequency of A4 in Hz (default 440)",
     ("key",): "the key, e.g. F or Dm (default C)",
     ("progression",): "chord symbols, '|' between bars",
@@ -253,6 +256,13 @@ def add_operation_parsers(sub: Any) -> None:
     p.add_argument("--tuning", type=float)
     p.set_defaults(run=_operation("resolve", lambda ns: {"chord": ns.chord, "octave": ns.octave,
                                                           "tuning": ns.tuning}))
+    p = sub.add_parser("identify", help="name the chord some notes make: C E G Bb D -> C9")
+    p.add_argument("notes", nargs="+")
+    p.add_argument("--bass")
+    p.add_argument("--key")
+    p.set_defaults(run=_operation("identify", lambda ns: {
+        "notes": [int(n) if n.isdigit() else n for n in ns.notes], "bass": ns.bass,
+        "key": ns.key}))
     p = sub.add_parser("analyze", help="a chord in a key: numeral, function, scales")
     p.add_argument("chord")
     p.add_argument("--key")

@@ -1,4 +1,4 @@
-"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server; and the
+"""``harmony-mcp``: the harmony tools over stdio (the five of /mcp and identify_chord), with the ``mcp`` SDK's server; and the
 server the three stdio servers share (``build_stdio_server``, ``docs/mcp-stdio.md``): each call's
 arguments checked and its result shaped as the clients people run show it
 (``server.mcp.results``), its engine work off the event loop with progress notifications
@@ -288,8 +288,8 @@ def preamble(name: str, what: str, argv: list[str] | None = None, env_help: str 
 
 
 def main() -> None:
-    preamble("harmony-mcp", "The five harmony tools: analyze_chord, resolve_chord, "
-             "generate_voicing, reharmonize, conduct_band.")
+    preamble("harmony-mcp", "The harmony tools: analyze_chord, resolve_chord, "
+             "generate_voicing, reharmonize, conduct_band, identify_chord.")
     anyio.run(serve, dict(os.environ))
 
 
