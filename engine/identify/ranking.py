@@ -29,8 +29,8 @@ from engine.identify.vocabulary import VOCABULARY
 SLASH_COST = 2.0
 FOREIGN_BASS_COST = 3.0
 SPELLING_COST = 2.5
-ADDED_COST = 5.0          # a set no reading names: each tone a reading leaves unexplained
-MISSING_COST = 4.0        # ... and each tone it needs that is not there
+ADDED_COST = 4.0          # a set no reading names: each tone a reading leaves unexplained
+MISSING_COST = 5.0        # ... and each tone it needs that is not there (a fifth or root: as omitted)
 NEAREST = 3               # readings given for a set no reading names
 # (mode, root above the tonic) -> rootless qualities promoted, and by how much.
 KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyType({
@@ -87,11 +87,13 @@ def _candidates(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
 @lru_cache(maxsize=1024)
 def _nearest(mask: int) -> tuple[Reading, ...]:
     """For a set no reading names: the readings that come nearest, each tone added or
-    missing counted (a search, done once per such set)."""
+    missing counted, each on a note of the set (a search, done once per such set)."""
     found: list[Reading] = []
     for index, entry in enumerate(VOCABULARY):
         drop = dict(omittable(entry))
         for root in range(12):
+            if not mask >> root & 1:
+                continue  # a nearest reading stands on a note given
             chord = ((entry.mask << root) | (entry.mask >> (12 - root))) & 0xFFF
             if not chord & mask:
                 continue
