@@ -40,13 +40,24 @@ def test_root_position_before_a_slash_reading() -> None:
 
 def test_rootless_b_d_f_a_is_bm7b5_alone_and_g9_when_the_key_or_bass_says_so() -> None:
     assert first({"notes": ["B", "D", "F", "A"]})["symbol"] == "Bm7b5"
-    in_c = first({"notes": ["B3", "D4", "F4", "A4"], "key": "C"})
+    in_c = first({"notes": ["B", "D", "F", "A"], "key": "C"})
     assert (in_c["symbol"], in_c["rootless"], in_c["omitted"]) == ("G9", True, ["G"])
     assert (in_c["numeral"], in_c["function"]) == ("V9", "dominant, diatonic")
     over_g = first({"notes": ["B", "D", "F", "A"], "bass": "G"})
     assert (over_g["symbol"], over_g["rootless"]) == ("G9", False)
     # in A minor G is not the dominant: the half-diminished ii
     assert first({"notes": ["B", "D", "F", "A"], "key": "Am"})["symbol"] == "Bm7b5"
+    # a known bass decides before the key: B in the bass is Bm7b5's root
+    assert first({"notes": ["B3", "D4", "F4", "A4"], "key": "C"})["symbol"] == "Bm7b5"
+
+
+def test_a_sixth_chord_off_the_tonic_is_the_inverted_ii7_in_a_key() -> None:
+    # Beethoven's predominant ii65 (DCML ABC): F A C D over F in C
+    assert symbols({"notes": ["F3", "A3", "C4", "D4"], "key": "C"})[:2] == ["Dm7/F", "F6"]
+    assert first({"notes": ["F3", "Ab3", "C4", "D4"], "key": "Cm"})["symbol"] == "Dm7b5/F"
+    assert first({"notes": ["F3", "A3", "C4", "D4"]})["symbol"] == "F6"
+    # on the tonic the sixth chord stays
+    assert first({"notes": ["C3", "E3", "G3", "A3"], "key": "C"})["symbol"] == "C6"
 
 
 def test_stella_by_starlight_em7b5_stays_half_diminished_in_bb() -> None:

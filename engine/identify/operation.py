@@ -14,7 +14,7 @@ from typing import Any
 from engine.analysis.operations import role_of
 from engine.chords import Chord, Key, Spelled, parse_key
 from engine.chords.notes import mask_of
-from engine.errors import InvalidRequest
+from engine.errors import HarmonyError, InvalidRequest
 from engine.identify.naming import DEFAULT_ROOTS, chord_of, chord_spelling, root_of
 from engine.identify.notes import Sounding, lowest, read_note, read_notes, read_pcs
 from engine.identify.ranking import Ranked, rank
@@ -26,6 +26,33 @@ MAX_READINGS = 5
 
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
+    # A request of plain names and numbers is answered from the answers kept by its values:
+    # reading the notes again costs more than the rest of a repeated call.
+    if type(request) is dict and len(request) <= 2 and type(request.get("notes")) is list:
+        key_text = request.get("key")
+        if len(request) == 1 or type(key_text) is str:
+            notes = request["notes"]
+            if all(type(n) is str or type(n) is int for n in notes):
+                try:
+                    return _copy(_by_values(tuple(notes), key_text))
+                except _NotPlain:
+                    pass
+    return _identify(request)
+
+
+class _NotPlain(Exception):
+    """A request the plain path does not answer: read it in full (its error is named there)."""
+
+
+@lru_cache(maxsize=4096)
+def _by_values(notes: tuple[str | int, ...], key_text: str | None) -> dict[str, Any]:
+    try:
+        return _identify({"notes": list(notes), "key": key_text}, copy=False)
+    except HarmonyError:
+        raise _NotPlain from None
+
+
+def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
     req = require_object(request, IDENTIFY_FIELDS)
     key_text = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
     key = None if key_text is None else parse_key(key_text)
@@ -38,14 +65,18 @@ def identify(request: Any) -> dict[str, Any]:
     else:
         raise InvalidRequest("field 'notes' is required (or 'pcs')", field="notes")
     bass = read_note(req["bass"], "bass") if req.get("bass") is not None else lowest(notes)
-    return identify_notes(notes, bass, key)
+    kept = _answer(tuple(notes), bass, key)
+    return _copy(kept) if copy else kept
 
 
 def identify_notes(notes: list[Sounding], bass: Sounding | None,
                    key: Key | None) -> dict[str, Any]:
     """The answer for notes already read (the file readers call this per segment): a fresh
     copy of the one answer kept per (notes, bass, key), so a caller may change it."""
-    kept = _answer(tuple(notes), bass, key)
+    return _copy(_answer(tuple(notes), bass, key))
+
+
+def _copy(kept: dict[str, Any]) -> dict[str, Any]:
     return {"notes": [*kept["notes"]], "bass": kept["bass"], "readings": [
         {**r, "explains": [*r["explains"]], "omitted": [*r["omitted"]], "added": [*r["added"]]}
         for r in kept["readings"]]}

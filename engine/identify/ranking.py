@@ -9,9 +9,14 @@ notes breaks what the pitch classes alone cannot (a diminished seventh, an augme
   outside it otherwise (``FOREIGN_BASS_COST``, read from the set without the bass). So ``C E G
   A`` over C is ``C6`` and over A ``Am7``. A rootless reading takes no slash: its root is the
   bass player's note, so the lowest note of the voicing is not its bass.
-- the key: ``KEY_ROOTLESS`` lists the rootless readings a key makes the first name (``B D F
-  A`` in C is the dominant ``G9`` without its root, Bill Evans' and every jazz pianist's
-  voicing; without the key it is ``Bm7b5``).
+- the key, where no bass is known: ``KEY_ROOTLESS`` lists the rootless readings a key makes
+  the first name (``B D F A`` in C is the dominant ``G9`` without its root, Bill Evans' and
+  every jazz pianist's voicing; without the key it is ``Bm7b5``). A known bass decides first:
+  ``B3 D4 F4 A4`` stands on B, ``Bm7b5``; over G it is ``G9`` with its root.
+- the key and a sixth chord: in a key, a sixth chord off the tonic reads as the seventh chord
+  it inverts (``F A C D`` in C is ``Dm7/F``, the ii65 of every harmony text, before ``F6``;
+  ``D F Ab C`` in C minor ``Dm7b5/F`` before ``Fm6``); on the tonic it stays (``C6`` in C,
+  the tonic of countless standards). ``SIXTH_OFF_TONIC_COST``.
 - the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``.
 """
 
@@ -37,6 +42,8 @@ KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyTy
     ("major", 7): frozenset({"9", "13"}),
 })
 KEY_ROOTLESS_BONUS = 5.0
+SIXTHS = frozenset({"6", "m6"})
+SIXTH_OFF_TONIC_COST = 2.5
 
 
 class Ranked(NamedTuple):
@@ -69,7 +76,9 @@ def _candidates(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
         slash = bass is not None and bass != r.root and not rootless
         if slash:
             cost += SLASH_COST
-        if rootless and key is not None:
+        if key is not None and r.root != key.tonic.pc and VOCABULARY[r.entry].suffix in SIXTHS:
+            cost += SIXTH_OFF_TONIC_COST
+        if rootless and key is not None and bass is None:
             promoted = KEY_ROOTLESS.get((key.mode, (r.root - key.tonic.pc) % 12), frozenset())
             if VOCABULARY[r.entry].suffix in promoted:
                 cost -= KEY_ROOTLESS_BONUS

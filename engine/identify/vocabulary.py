@@ -73,6 +73,8 @@ def _entries() -> tuple[Entry, ...]:
     for row in QUALITIES:
         offer(row.canonical, ROW_COST[row.canonical])
     for head in COMMON_BASES:
+        if head == "dim7":
+            continue  # a diminished seventh with a tension is read as its rootless 7b9
         # a flat six on a triad or sixth chord (Cmb6), a flat thirteen over a seventh (C7b13)
         flat_six = "b13" if _has_seventh(head) else "b6"
         usable = [a for a in ALTERATIONS if a in (flat_six, *COMPOSED_ALWAYS)]
