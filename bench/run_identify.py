@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import sys
 import time
 from collections import Counter
@@ -170,9 +171,11 @@ def music21_dcml(rows: list[dict[str, str]]) -> None:
 
 
 def speed(sets: list[list[str]]) -> None:
-    from engine.identify import operation, ranking
-    operation._answer.cache_clear()
-    ranking._candidates.cache_clear()
+    from engine.identify import naming, operation, ranking
+    from engine.identify import notes as note_reader
+    for cache in (operation._by_values, operation._answer, ranking._candidates, naming.tones_of,
+                  note_reader._known):
+        cache.cache_clear()
     started = time.perf_counter()
     for notes in sets:
         identify({"notes": notes})
@@ -183,8 +186,14 @@ def speed(sets: list[list[str]]) -> None:
         for notes in sets:
             identify({"notes": notes})
     warm = (time.perf_counter() - started) / len(sets) / runs
+    one = sets[0]
+    started = time.perf_counter()
+    for _ in range(20000):
+        identify({"notes": one})
+    single = (time.perf_counter() - started) / 20000
     print(f"identify in process, {len(sets)} corpus note sets: first call {1e6 * cold:.1f} µs, "
-          f"again {1e6 * warm:.1f} µs a call")
+          f"again {1e6 * warm:.1f} µs a call; one set repeated {1e6 * single:.1f} µs "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     names = [[n.rstrip("-0123456789") for n in notes] for notes in sets]
     try:
         from pychord import find_chords_from_notes as note_to_chord
