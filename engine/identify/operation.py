@@ -20,7 +20,7 @@ from engine.identify.notes import Sounding, lowest, read_note, read_notes, read_
 from engine.identify.ranking import Ranked, rank
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
-IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext")
+IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
 MAX_READINGS = 5
 
 
@@ -56,6 +56,13 @@ def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
     req = require_object(request, IDENTIFY_FIELDS)
     key_text = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
     key = None if key_text is None else parse_key(key_text)
+    if req.get("midi") is not None or req.get("musicxml") is not None:
+        if req.get("notes") is not None or req.get("pcs") is not None:
+            raise InvalidRequest("give notes or a file, not both", field="notes")
+        from engine.identify.files import analyze_music, music_of
+        music = music_of(req)
+        assert music is not None
+        return analyze_music(music, key_text)
     if req.get("notes") is not None:
         if req.get("pcs") is not None:
             raise InvalidRequest("give either 'notes' or 'pcs', not both", field="pcs")
