@@ -21,6 +21,7 @@ from engine.identify.notes import Sounding
 from engine.identify.operation import identify_notes
 
 PRESENCE = 0.3
+BASS_REGISTER = 48   # below C3
 
 
 def hear(music: Music, start: int, end: int) -> dict[str, Any] | None:
@@ -30,7 +31,12 @@ def hear(music: Music, start: int, end: int) -> dict[str, Any] | None:
     if not sounding.any():
         return None
     pitches = music.pitches[sounding]
-    weights = np.bincount(pitches % 12, weights=overlap[sounding], minlength=12)
+    # the bass register counts on the downbeat only: a walking bass's passing and approach
+    # notes are not the chord's
+    beat_end = start + (end - start) // 4
+    on_beat = np.minimum(music.ends, beat_end) - np.maximum(music.starts, start)
+    counted = np.where(music.pitches < BASS_REGISTER, np.maximum(on_beat, 0), overlap)
+    weights = np.bincount(pitches % 12, weights=counted[sounding], minlength=12)
     present = [pc for pc in range(12) if weights[pc] >= PRESENCE * weights.max()]
     first_beat = sounding & (music.starts < start + (end - start) // 4)
     low = int(music.pitches[first_beat].min()) if first_beat.any() else int(pitches.min())
@@ -46,12 +52,15 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 def chart_bars(music: Music) -> list[list[dict[str, Any]]]:
     """Bars of ``{"symbol", "beat", "beats"}``."""
-    if music.symbols:
-        return _symbol_bars(music)
+    written = _symbol_bars(music) if music.symbols else []
     bars: list[list[dict[str, Any]]] = []
     last: str | None = None
-    for start, beats, beat in music.bars:
+    for index, (start, beats, beat) in enumerate(music.bars):
         end = start + beats * beat
+        if index < len(written) and written[index]:
+            bars.append(written[index])
+            last = written[index][-1]["symbol"]
+            continue
         whole = hear(music, start, end)
         cells: list[dict[str, Any]] = []
         if whole is None:

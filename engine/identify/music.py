@@ -1,7 +1,8 @@
 """Music read from a file, as ``identify`` segments it: the notes as arrays of (start, end,
 MIDI) in ticks, and the bars (start tick, beats, ticks a beat) from the file's meter. A MIDI
 file is read with mido (drums on channel 10 left out; a note held over a bar line sounds in
-both); a MusicXML file by its notes, or by its ``<harmony>`` symbols where it has none.
+both); a MusicXML file by its notes, and by its ``<harmony>`` symbols in the bars that have
+them (a lead sheet's notes are its melody: its symbols are its chords).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class Music:
     ends: npt.NDArray[np.int64]
     pitches: npt.NDArray[np.int64]
     bars: list[tuple[int, int, int]]      # (start tick, beats, ticks a beat)
-    # harmony symbols of a MusicXML file without notes: (bar index, beat 1-based, symbol)
+    # a MusicXML file's harmony symbols: (bar index, beat 1-based, symbol)
     symbols: list[tuple[int, int, str]] = field(default_factory=list)
 
 
@@ -149,7 +150,7 @@ def read_musicxml(text: str) -> Music:
                 bars.append((bar_start, beats, beat_ticks))
             tick = bar_start + length
     return Music(np.array(starts, np.int64), np.array(ends, np.int64),
-                 np.array(pitches, np.int64), bars, [] if starts else symbols)
+                 np.array(pitches, np.int64), bars, symbols)
 
 
 def _midi(pitch: ET.Element | None) -> int:

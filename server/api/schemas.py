@@ -169,7 +169,12 @@ IDENTIFY_REQUEST = _request({
     "key": {**KEY, "description": "The key, for each reading's numeral and function, and to "
             "read a rootless voicing on its dominant ('B D F A' in C is G9). Default: none."},
     "keyContext": KEY_CONTEXT,
-}, description="The notes of one chord, to name.")
+    "midi": _or_null(_str("A Standard MIDI File, base64 (at most 1 MiB), in place of 'notes': "
+                          "read as music (drums ignored), answered as a chart.")),
+    "musicxml": _or_null(_str("A MusicXML file's text (partwise, at most 1 MiB), in place of "
+                              "'notes': read by its notes, or by its <harmony> symbols where "
+                              "it has none.")),
+}, description="The notes of one chord to name, or a file to read as a chart.")
 
 VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
                   "guide_third", "guide_seventh", "drop2", "drop3"]
@@ -329,6 +334,13 @@ IDENTIFY_RESULT = _object({
     "readings": _array(IDENTIFY_READING, "Up to five readings, best first, as musicians name "
                        "chords: root position before a slash reading, the bass deciding (C6 "
                        "over C, Am7 over A)."),
+    "chart": _array(_array(_object({
+        "symbol": _str("The chord."), "beat": _int("Its first beat in the bar (1-based)."),
+        "beats": _int("Beats it lasts.")}, ["symbol", "beat", "beats"]), "A bar's chords."),
+        "With a file: its bars, each a list of chords."),
+    "analysis": {"type": "object", "description": "With a file: the chart in context, as "
+                 "analyze answers a progression (key found, regions, brackets, cadences)."},
+    "leadSheet": _str("With a file: the chart as text, four bars a line."),
 }, ["notes", "bass", "readings"])
 
 ONE_VOICING = _object({
@@ -578,7 +590,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("identify", "identify_chord",
         "Name the chord some notes make: ranked chord symbols with root, bass and inversion, "
         "the notes each explains or leaves out, and with a key the numeral and function.",
-        IDENTIFY_REQUEST, IDENTIFY_RESULT, engine_checks=True, cache=4096),
+        IDENTIFY_REQUEST, IDENTIFY_RESULT, engine_checks=True, max_body=LARGE_BODY),
     _op("voicing", "generate_voicing",
         "Voice a chord or a whole progression in a jazz style with the least voice motion.",
         VOICING_REQUEST, VOICING_RESULT, engine_checks=True),
