@@ -38,10 +38,17 @@ ALTERATION_COST = 1.5     # each alteration written after the head (7b9, 7b9#11)
 MINOR_ALTERATION_COST: MappingProxyType[str, float] = MappingProxyType(
     {"#5": 2.5, "b6": 2.5, "b13": 2.5})
 ADDITION_COST = 2.0       # each added tone (add9, 7add13)
+# an added altered tension is rarer than an added ninth: A C E Bb over C is C7add13 without
+# its fifth before Amaddb9/C
+ADDED_TENSION_COST: MappingProxyType[str, float] = MappingProxyType(
+    {"addb9": 3.0, "add#9": 3.0, "add#11": 2.5})
 # Alterations the vocabulary composes (b6 for the minor flat-six chords of the corpora), on
 # the grammar's everyday bases (tables.COMMON_BASES), up to two; a dominant takes three
 # (7b9#9b13 and the like are charted). Added tones go on the bases charts add them to.
 ALTERATIONS = ("b5", "#5", "b6", "b9", "#9", "#11", "b13")
+TENSIONS = ("b9", "#9", "#11")
+UPPER_ADDITIONS = ("add13", "add11")
+LOWER_ADDITIONS = ("add6", "add4")
 COMPOSED_ALWAYS = ("b5", "#5", "b9", "#9", "#11")
 MOST_ALTERATIONS = MappingProxyType({"7": 3, "7sus4": 3})
 ADDED_TO = ("", "m", "7", "m7", "maj7", "6", "m6", "dim", "aug", "sus4", "7sus4", "m(maj7)",
@@ -76,8 +83,12 @@ def _entries() -> tuple[Entry, ...]:
         if head == "dim7":
             continue  # a diminished seventh with a tension is read as its rootless 7b9
         # a flat six on a triad or sixth chord (Cmb6), a flat thirteen over a seventh (C7b13)
-        flat_six = "b13" if _has_seventh(head) else "b6"
-        usable = [a for a in ALTERATIONS if a in (flat_six, *COMPOSED_ALWAYS)]
+        seventh = _has_seventh(head)
+        flat_six = "b13" if seventh else "b6"
+        # a tension alters a seventh chord: over a triad it is an added tone (Cm(addb9))
+        usable = [a for a in ALTERATIONS if a in (flat_six, *COMPOSED_ALWAYS)
+                  and (seventh or a not in TENSIONS or head.startswith("sus")
+                       or "6" in quality_of(head).labels)]
         for n in range(1, MOST_ALTERATIONS.get(head, 2) + 1):
             for alts in combinations(usable, n):
                 prices = MINOR_ALTERATION_COST if head.startswith("m") and not \
@@ -85,8 +96,12 @@ def _entries() -> tuple[Entry, ...]:
                 offer(head + "".join(alts), ROW_COST[head] + sum(
                     prices.get(a, ALTERATION_COST) for a in alts))
     for head in ADDED_TO:
+        # a sixth or fourth added to a triad, a thirteenth or eleventh to a seventh chord
+        skip = UPPER_ADDITIONS if not _has_seventh(head) else LOWER_ADDITIONS
         for add in ADDITIONS:
-            offer(head + add.canonical, ROW_COST[head] + ADDITION_COST)
+            if add.canonical not in skip:
+                offer(head + add.canonical, ROW_COST[head] + ADDED_TENSION_COST.get(
+                    add.canonical, ADDITION_COST))
     return tuple(sorted(best.values(), key=lambda e: (e.cost, e.mask)))
 
 
