@@ -122,3 +122,23 @@ def test_harmony_analyze_file_prints_the_key_and_lead_sheet(
     harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / "piano.musicxml"),
              "--json"])
     assert json.loads(capsys.readouterr().out)["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
+
+
+def test_harmony_analyze_file_on_a_folder_writes_a_row_a_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    midi, _ = _session_export("midi")
+    (tmp_path / "songs").mkdir()
+    (tmp_path / "songs" / "golden.mid").write_bytes(base64.b64decode(midi))
+    (tmp_path / "songs" / "piano.musicxml").write_text(PIANO)
+    (tmp_path / "songs" / "broken.mid").write_bytes(b"not midi")
+    code = harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / "songs")])
+    captured = capsys.readouterr()
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    assert code == 1 and [Path(r["path"]).name for r in rows] == \
+        ["broken.mid", "golden.mid", "piano.musicxml"]
+    assert rows[0]["error"] and rows[1]["key"] == "Eb" and rows[2]["chords"] == 3
+    assert "[3/3]" in captured.err
+    harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / "songs"),
+             "--format", "csv"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "path,key,bars,chords,leadSheet,error"

@@ -226,9 +226,11 @@ HELP: dict[tuple[str, ...], str] = {
     ("identify", "notes"): "the notes: names with or without octave (E3, Bb) or MIDI numbers",
     ("identify", "bass"): "the bass note (default: the lowest, when every note has an octave)",
     ("identify", "key"): "the key, for numerals and functions (default: none)",
-    ("analyze-file", "file"): "a MIDI file (.mid) or a MusicXML file (.musicxml, .xml)",
+    ("analyze-file", "file"): "a MIDI file (.mid) or a MusicXML file (.musicxml, .xml), or a "
+                              "folder of them",
     ("analyze-file", "key"): "the key (default: found from the chart)",
     ("analyze-file", "json"): "print the whole answer as JSON (chart, analysis, lead sheet)",
+    ("analyze-file", "format"): "for a folder: jsonl (default) or csv, one row a file",
     ("tuning",): "frequency of A4 in Hz (default 440)",
     ("key",): "the key, e.g. F or Dm (default C)",
     ("progression",): "chord symbols, '|' between bars",
@@ -270,6 +272,7 @@ def add_operation_parsers(sub: Any) -> None:
     p.add_argument("file", type=Path)
     p.add_argument("--key")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     p.set_defaults(run=_analyze_file)
     p = sub.add_parser("analyze", help="a chord in a key: numeral, function, scales")
     p.add_argument("chord")
@@ -310,9 +313,14 @@ def add_operation_parsers(sub: Any) -> None:
 
 def _analyze_file(ns: argparse.Namespace) -> int:
     """``harmony analyze-file song.mid``: the lead sheet and the key (``--json``: the whole
-    identify answer). A .mid/.midi/.smf file is sent as MIDI, anything else as MusicXML."""
+    identify answer). A .mid/.midi/.smf file is sent as MIDI, anything else as MusicXML. A
+    folder: one row per music file in it (JSONL or CSV, as ``harmony batch``), progress on
+    stderr."""
     import engine
 
+    if ns.file.is_dir():
+        from server.cli.analyze_files import analyze_folder
+        return analyze_folder(ns.file, ns.key, ns.format)
     try:
         data = ns.file.read_bytes()
     except OSError as exc:
