@@ -4,8 +4,8 @@ chart: one chord a bar, or two), each part identified from the time its pitch cl
 
 A pitch class sounds in a part when it fills at least ``PRESENCE`` of the time of the one
 that sounds longest (passing and approach notes of a walking bass or a melody fall below).
-A bar is split when its halves name chords of different roots or classes, each named
-without a tone added; else the bar has one chord, and a bar without notes holds the last.
+A bar is split when its halves name chords of different roots or classes (a root and fifth
+inside the other half's chord is that chord), each named without a tone added; else the bar has one chord, and a bar without notes holds the last.
 """
 
 from __future__ import annotations
@@ -46,7 +46,13 @@ def hear(music: Music, start: int, end: int) -> dict[str, Any] | None:
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """One chord heard twice: the same root and class, or a root and fifth (no third: a
+    comping stab) inside the other's tones (then the whole chord is one chord; F then F7 are
+    two)."""
     ca, cb = parse(a["symbol"]), parse(b["symbol"])
+    if (ca.quality == "5" and ca.mask & ~cb.mask == 0) or \
+            (cb.quality == "5" and cb.mask & ~ca.mask == 0):
+        return True
     return ca.root.pc == cb.root.pc and quality_class(ca) == quality_class(cb)
 
 
