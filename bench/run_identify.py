@@ -171,9 +171,9 @@ def music21_dcml(rows: list[dict[str, str]]) -> None:
 
 
 def speed(sets: list[list[str]]) -> None:
-    from engine.identify import naming, operation, ranking
+    from engine.identify import answer, naming, operation, ranking
     from engine.identify import notes as note_reader
-    for cache in (operation._by_values, operation._answer, ranking._candidates, naming.tones_of,
+    for cache in (operation._by_values, answer.answer_of, ranking._candidates, naming.tones_of,
                   note_reader._known):
         cache.cache_clear()
     started = time.perf_counter()

@@ -2,9 +2,11 @@
 
 The vocabulary with its costs (``vocabulary``), the readings of every pitch-class set built
 once (``table``), the bass, key and spelling rules over them (``ranking``), the spelling of a
-reading (``naming``), the request's notes (``notes``) and the operation (``operation``).
+reading (``naming``), the request's notes (``notes``), one answer (``answer``) and the operation (``operation``);
+files: ``music`` (MIDI, MusicXML), ``chart`` (segments), ``files``.
 """
 
+from engine.identify.notes import MAX_NOTES
 from engine.identify.operation import identify, identify_notes
 
-__all__ = ["identify", "identify_notes"]
+__all__ = ["MAX_NOTES", "identify", "identify_notes"]

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from engine.analysis.grid import quality_class
+from engine.analysis import quality_class
 from engine.chords import parse
+from engine.identify.answer import identify_notes
 from engine.identify.music import Music
 from engine.identify.notes import Sounding
-from engine.identify.operation import identify_notes
 
 PRESENCE = 0.3
 BASS_REGISTER = 48   # below C3

@@ -9,7 +9,7 @@ import base64
 import binascii
 from typing import Any
 
-from engine.analysis.entry import analyze
+from engine.analysis import analyze
 from engine.errors import InvalidRequest
 from engine.identify.chart import chart_bars, lead_sheet
 from engine.identify.music import Music, read_midi, read_musicxml

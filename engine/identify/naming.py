@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.chords import Chord, Key, Spelled, on_letter, parse, parse_spelled
-from engine.chords.notes import degree_number
+from engine.chords import Chord, Key, Spelled, degree_number, on_letter, parse, parse_spelled
 from engine.identify.ranking import Ranked
 from engine.identify.vocabulary import VOCABULARY
 

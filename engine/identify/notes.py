@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from engine.chords.notes import Spelled, parse_note_octave, parse_spelled
+from engine.chords import Spelled, parse_note_octave, parse_spelled
 from engine.errors import InvalidRequest
 from engine.requests import as_int
 

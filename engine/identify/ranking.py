@@ -17,7 +17,8 @@ notes breaks what the pitch classes alone cannot (a diminished seventh, an augme
   it inverts (``F A C D`` in C is ``Dm7/F``, the ii65 of every harmony text, before ``F6``;
   ``D F Ab C`` in C minor ``Dm7b5/F`` before ``Fm6``); on the tonic it stays (``C6`` in C,
   the tonic of countless standards). ``SIXTH_OFF_TONIC_COST``.
-- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``.
+- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``
+  (added in ``engine.identify.answer``, which spells the readings).
 """
 
 from __future__ import annotations
@@ -26,8 +27,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
-from engine.chords.keys import Key
-from engine.chords.notes import Spelled
+from engine.chords import Key
 from engine.identify.table import OMISSION_COST, READINGS, Reading, omittable
 from engine.identify.vocabulary import VOCABULARY
 
@@ -54,17 +54,11 @@ class Ranked(NamedTuple):
     rootless: bool
 
 
-def rank(mask: int, bass: int | None, key: Key | None,
-         spelling: dict[int, Spelled] | None) -> list[Ranked]:
-    """The readings of ``mask`` (every sounding pitch class, the bass's too), best first."""
-    found = _candidates(mask, bass, key)
-    if spelling:
-        from engine.identify.naming import chord_spelling
-        found = [r._replace(cost=r.cost + SPELLING_COST * sum(
-            1 for pc, sp in chord_spelling(r, spelling, key).items()
-            if pc in spelling and spelling[pc] != sp)) for r in found]
-        found.sort()
-    return found
+def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
+    """The readings of ``mask`` (every sounding pitch class, the bass's too), best first, by
+    the bass and the key (``engine.identify.answer`` adds the spelling's cost). Shared: do not
+    change the list."""
+    return _candidates(mask, bass, key)
 
 
 @lru_cache(maxsize=4096)

@@ -14,7 +14,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import NamedTuple
 
-from engine.chords.notes import transpose_mask
+from engine.chords import transpose_mask
 from engine.identify.vocabulary import VOCABULARY, Entry
 
 # fmt: off

@@ -14,8 +14,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import NamedTuple
 
-from engine.chords.symbols import quality_of
-from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES
+from engine.chords import ADDITIONS, COMMON_BASES, QUALITIES, quality_of
 
 # fmt: off
 # What naming a row costs: the everyday chords 0, then by how often a chart writes them.

@@ -17,7 +17,7 @@ import jsonschema
 
 import engine
 from engine.analysis import TUNING_RANGE
-from engine.identify.notes import MAX_NOTES
+from engine.identify import MAX_NOTES
 from engine.requests import MAX_PREVIOUS, MAX_PROGRESSION, MAX_PROMPT, MAX_SYMBOL
 
 JSON = dict[str, Any]
