@@ -9,9 +9,10 @@ from engine.compose import compose
 from engine.conduct import conduct
 from engine.corpus import search
 from engine.errors import HarmonyError
+from engine.identify import identify
 from engine.reharm import reharmonize
 from engine.render import render
 from engine.voicing import voicing
 
-__all__ = ["HarmonyError", "analyze", "compose", "conduct", "reharmonize", "render", "resolve", "search",
+__all__ = ["HarmonyError", "analyze", "compose", "conduct", "identify", "reharmonize", "render", "resolve", "search",
            "voicing"]

@@ -21,7 +21,7 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 def operations() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
     """Engine operations that exist so far, by name."""
-    names = ("analyze", "resolve", "voicing", "reharmonize", "conduct", "search", "compose",
+    names = ("analyze", "resolve", "identify", "voicing", "reharmonize", "conduct", "search", "compose",
              "render")
     return {n: getattr(engine, n) for n in names if hasattr(engine, n)}
 

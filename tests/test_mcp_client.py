@@ -23,10 +23,11 @@ from server.mcp.tools import MCP_DEFAULTS
 from tests.mcp_live import LiveServer, running_server
 from tests.tool_results import tool_error
 
-# The five tools of API.md §8.1, named here (not read from the schema table) so that one that
+# The five tools of API.md §8.1 and identify_chord (17), named here (not read from the schema table) so that one that
 # stopped being served fails a test instead of dropping out of it.
 TOOLS = {"analyze_chord": ("analyze", {"chord": "Dm7b5", "keyContext": "Cm"}),
          "resolve_chord": ("resolve", {"chord": "G13", "octave": 3}),
+         "identify_chord": ("identify", {"notes": ["E3", "G3", "B3", "D4"], "key": "C"}),
          "generate_voicing": ("voicing", {"chord": "Cmaj7", "style": "drop2"}),
          "reharmonize": ("reharmonize", {"progression": "Dm7 G7 Cmaj7", "key": "C"}),
          "conduct_band": ("conduct", {"prompt": "medium swing blues in F, 12 bars",

@@ -1,6 +1,6 @@
 """``POST /v2/render`` on the app, in-process (API.md 12): JSON or the audio itself by
 ``Accept``, the facts in ``X-Render-*`` headers, its 1 MiB body cap, the job pool's 503 busy, a
-render counted as one call, OpenAPI's unstable mark, and hosted /mcp keeping its five tools."""
+render counted as one call, OpenAPI's unstable mark, and hosted /mcp keeping its six tools."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ def test_a_full_pool_answers_503_busy_with_retry_after(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_openapi_marks_render_unstable_and_hosted_mcp_keeps_five_tools(tmp_path: Path) -> None:
+def test_openapi_marks_render_unstable_and_hosted_mcp_keeps_its_six_tools(tmp_path: Path) -> None:
     app, _ = _app(tmp_path)
 
     async def scenario() -> None:
@@ -148,6 +148,6 @@ def test_openapi_marks_render_unstable_and_hosted_mcp_keeps_five_tools(tmp_path:
                                                     "method": "tools/list"})
             names = sorted(t["name"] for t in listing.json()["result"]["tools"])
             assert names == ["analyze_chord", "conduct_band", "generate_voicing",
-                             "reharmonize", "resolve_chord"]
+                             "identify_chord", "reharmonize", "resolve_chord"]
 
     run(scenario())

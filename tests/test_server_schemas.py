@@ -18,6 +18,7 @@ from tests.golden import cases, operations
 CONTRACT = {
     "analyze": ("/v2/analyze", "analyze_chord"),
     "resolve": ("/v2/resolve", "resolve_chord"),
+    "identify": ("/v2/identify", "identify_chord"),
     "voicing": ("/v2/voicing", "generate_voicing"),
     "reharmonize": ("/v2/reharmonize", "reharmonize"),
     "conduct": ("/v2/conduct", "conduct_band"),
@@ -99,6 +100,15 @@ AGREEMENT: dict[str, tuple[list[Any], list[Any]]] = {
          {"chord": "C", "tuning": 0}, {"chord": "C", "tuning": -440}, {"chord": "C", "tuning": 1e6},
          {"chord": "C" * 40, "octave": 4}],
     ),
+    "identify": (
+        [{"notes": ["E3", "G3", "B3", "D4"]}, {"notes": ["B", "D", "F", "A"], "key": "C"},
+         {"pcs": [0, 4, 7, 10]}, {"notes": [60, 64.0, "G4"], "bass": "Bb", "pcs": None},
+         {"notes": ["C", "E", "G"], "bass": 48, "key": None}],
+        [{"notes": "C E G"}, {"notes": []}, {"notes": ["C"] * 33}, {"notes": [128]},
+         {"notes": [-1]}, {"notes": [1.5]}, {"notes": [True]}, {"notes": [None]},
+         {"pcs": [12]}, {"pcs": ["C"]}, {"pcs": []}, {"notes": ["C"], "bass": 1.5},
+         {"notes": ["C"], "bass": True}, {"notes": ["C"], "key": 5}, {"notes": ["C"], "x": 1}],
+    ),
     "voicing": (
         [{"chord": "Cmaj7"}, {"progression": "Dm7 G7 | Cmaj7", "style": "drop2"},
          {"chord": "G7", "previous": ["F3", 59], "range": [40, 80], "style": None}],
@@ -126,6 +136,7 @@ AGREEMENT: dict[str, tuple[list[Any], list[Any]]] = {
 BASE: dict[str, dict[str, Any]] = {
     "analyze": {"chord": "Dm7", "key": "C"},
     "resolve": {"chord": "G13"},
+    "identify": {"notes": ["C4", "E4", "G4"]},
     "voicing": {"chord": "Cmaj7"},
     "reharmonize": {"progression": "Dm7 G7 Cmaj7", "key": "C"},
     "conduct": {"prompt": "medium swing blues in F"},
@@ -197,6 +208,7 @@ ENGINE_REFUSES: dict[str, list[Any]] = {
     "analyze": [{"chord": " "}, {"chord": "\t\n"}, {"chord": "0"}, {"chord": " 7"}],
     "resolve": [{"chord": "  "}, {"chord": "0"}, {"chord": "C", "octave": 10},
                 {"chord": "B##", "octave": -3}],
+    "identify": [{"notes": []}, {"pcs": [12]}, {"notes": [200]}],
     "voicing": [{"chord": "C", "progression": "Dm7 G7"}, {"chord": "C", "progression": ["G7"]},
                 {"chord": None}, {"progression": None}, {"chord": None, "progression": None},
                 {"progression": "|"}, {"progression": " | | "}, {"progression": ["|"]},

@@ -26,8 +26,9 @@ from tests.mcp_live import LiveServer, running_server
 from tests.tool_results import tool_error
 
 HARMONY_MCP = str(Path(sys.executable).parent / "harmony-mcp")
-# The five tools of API.md §8.3, named here so that one that stopped being served fails a test.
-TOOLS = ["analyze_chord", "conduct_band", "generate_voicing", "reharmonize", "resolve_chord"]
+# The tools of API.md §8.3, named here so that one that stopped being served fails a test.
+TOOLS = ["analyze_chord", "conduct_band", "generate_voicing", "identify_chord", "reharmonize",
+         "resolve_chord"]
 
 
 def error_of(answer: Any) -> dict[str, Any]:
@@ -369,3 +370,23 @@ def test_progress_rises_while_a_call_waits_and_never_fails_it(monkeypatch: pytes
     assert anyio.run(run) == "rendered"
     assert seen[:4] == [(1, 3, "rendering"), (1.5, 3, "rendering (0.01 s)"),
                         (1.75, 3, "rendering (0.02 s)"), (3, 3, "done")]
+
+
+def test_identify_chord_reads_notes_and_a_file_path_over_stdio(tmp_path: Path) -> None:
+    from tests.test_identify_files import PIANO
+
+    score = tmp_path / "ii-v-i.musicxml"
+    score.write_text(PIANO)
+
+    async def script(client: Client) -> Any:
+        return (await client.call_tool("identify_chord", {"notes": ["B", "D", "F", "A"],
+                                                          "key": "C"}),
+                await client.call_tool("identify_chord", {"path": str(score)}),
+                await client.call_tool("identify_chord", {"notes": ["C", "H"]}),
+                await client.call_tool("identify_chord", {"path": str(tmp_path / "none.mid")}))
+
+    notes, by_path, bad_note, no_file = stdio({}, script)
+    assert notes.structured_content["readings"][0]["symbol"] == "G9"
+    assert by_path.structured_content["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
+    assert error_of(bad_note)["field"] == "notes" and "'H'" in error_of(bad_note)["message"]
+    assert error_of(no_file)["field"] == "path"

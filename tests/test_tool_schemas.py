@@ -83,7 +83,7 @@ def test_the_rules_catch_what_clients_refuse() -> None:
 def test_hosted_tools_have_portable_schemas() -> None:
     listing = McpEndpoint().tools
     assert sorted(listing) == ["analyze_chord", "conduct_band", "generate_voicing",
-                               "reharmonize", "resolve_chord"]
+                               "identify_chord", "reharmonize", "resolve_chord"]
     assert [p for tool in listing.values() for p in tool_problems(tool.descriptor)] == []
 
 

@@ -23,13 +23,43 @@ from engine.chords.notes import (
     transpose_mask,
     transpose_spelled,
 )
-from engine.chords.symbols import NO_CHORD, parse, parse_progression, read_chord, split_progression
-from engine.chords.tables import ADDITIONS
+from engine.chords.symbols import (
+    NO_CHORD,
+    parse,
+    parse_progression,
+    quality_of,
+    read_chord,
+    split_progression,
+)
+from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES
 
 __all__ = [
-    "ADDITIONS", "AWKWARD_SPELLINGS", "LETTER_PC", "NO_CHORD", "SCALE_STEPS", "Chord", "Key",
-    "PitchClass", "Spelled", "degree_number", "frequency", "mask_of", "midi_of",
-    "note_with_octave", "on_letter", "parse", "parse_key", "parse_note_octave",
-    "parse_progression", "parse_spelled", "read_chord", "spell_interval", "split_progression",
-    "transpose_mask", "transpose_spelled",
+    "ADDITIONS",
+    "AWKWARD_SPELLINGS",
+    "COMMON_BASES",
+    "LETTER_PC",
+    "NO_CHORD",
+    "QUALITIES",
+    "SCALE_STEPS",
+    "Chord",
+    "Key",
+    "PitchClass",
+    "Spelled",
+    "degree_number",
+    "frequency",
+    "mask_of",
+    "midi_of",
+    "note_with_octave",
+    "on_letter",
+    "parse",
+    "parse_key",
+    "parse_note_octave",
+    "parse_progression",
+    "parse_spelled",
+    "quality_of",
+    "read_chord",
+    "spell_interval",
+    "split_progression",
+    "transpose_mask",
+    "transpose_spelled",
 ]

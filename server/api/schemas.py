@@ -19,6 +19,7 @@ import engine
 from engine.analysis import TUNING_RANGE
 from engine.compose import MAX_SECTIONS as COMPOSE_MAX_SECTIONS
 from engine.compose import OPERATIONS as COMPOSE_OPERATIONS
+from engine.identify import MAX_NOTES
 from engine.requests import MAX_PREVIOUS, MAX_PROGRESSION, MAX_PROMPT, MAX_SYMBOL
 
 JSON = dict[str, Any]
@@ -178,6 +179,28 @@ RESOLVE_REQUEST = _request({
     "tuning": _or_null(_num("Frequency of A4 in Hz. Default 440.", minimum=TUNING_RANGE[0],
                             maximum=TUNING_RANGE[1])),
 }, ["chord"])
+
+IDENTIFY_NOTE = {"type": ["string", "integer"], "minimum": 0, "maximum": 127}
+IDENTIFY_REQUEST = _request({
+    "notes": _or_null(_array(IDENTIFY_NOTE, "The notes: names with or without octave ('E3', "
+                             "'Bb', 'F#4') or MIDI numbers (integers 0-127). With every note "
+                             "pitched (an octave or a MIDI number), the lowest is the bass. Give "
+                             "either 'notes' or 'pcs'.", minItems=1, maxItems=MAX_NOTES)),
+    "pcs": _or_null(_array({"type": "integer", "minimum": 0, "maximum": 11},
+                           "Pitch classes 0-11 (C = 0), in place of 'notes'.", minItems=1,
+                           maxItems=MAX_NOTES)),
+    "bass": _or_null({**IDENTIFY_NOTE, "description": "The bass note (a name or a MIDI "
+                      "number); it sounds with the notes. Default: the lowest note when every "
+                      "note has an octave, else none."}),
+    "key": {**KEY, "description": "The key, for each reading's numeral and function, and to "
+            "read a rootless voicing on its dominant ('B D F A' in C is G9). Default: none."},
+    "keyContext": KEY_CONTEXT,
+    "midi": _or_null(_str("A Standard MIDI File, base64 (at most 1 MiB), in place of 'notes': "
+                          "read as music (drums ignored), answered as a chart.")),
+    "musicxml": _or_null(_str("A MusicXML file's text (partwise, at most 1 MiB), in place of "
+                              "'notes': read by its notes, or by its <harmony> symbols where "
+                              "it has none.")),
+}, description="The notes of one chord to name, or a file to read as a chart.")
 
 VOICING_STYLES = ["rootless", "bill_evans", "shell", "triad", "pad", "guide_tones",
                   "guide_third", "guide_seventh", "drop2", "drop3", "quartal"]
@@ -341,6 +364,41 @@ RESOLVE_RESULT = _object({
     "frequencies": _array({"type": "number"}, "Frequencies in Hz (3 decimals)."),
     "scales": SCALES,
 }, [*CHORD_FIELDS, "notes", "midi", "frequencies", "scales"])
+
+IDENTIFY_READING = _object({
+    "symbol": _str("The chord symbol, canonical ('Cmaj7/E')."),
+    "root": _str("Spelled root."),
+    "quality": _str("Canonical quality suffix ('' is the major triad)."),
+    "bass": {**NULLABLE_STR, "description": "Bass of a slash reading, else null."},
+    "inversion": {"type": ["integer", "null"], "description": "0 root position, 1..3 the "
+                  "bass on the 3rd/5th/7th, 4..6 on the 9th/11th/13th, null a bass outside "
+                  "the chord."},
+    "rootless": {"type": "boolean", "description": "The root is not among the notes (a "
+                 "rootless voicing: the bass player's note)."},
+    "explains": _array({"type": "string"}, "The notes given that the reading names."),
+    "omitted": _array({"type": "string"}, "Chord tones not given (a fifth, a rootless "
+                      "voicing's root)."),
+    "added": _array({"type": "string"}, "Notes given that the reading does not name (a "
+                    "nearest reading of a set no chord names)."),
+    "numeral": _str("With a key: the roman numeral, as analyze gives it."),
+    "function": _str("With a key: the harmonic function, as analyze gives it."),
+}, ["symbol", "root", "quality", "bass", "inversion", "rootless", "explains", "omitted",
+    "added"])
+IDENTIFY_RESULT = _object({
+    "notes": _array({"type": "string"}, "The notes as given (names, or MIDI numbers as text)."),
+    "bass": {**NULLABLE_STR, "description": "The bass read: 'bass', else the lowest note, "
+             "else null."},
+    "readings": _array(IDENTIFY_READING, "Up to five readings, best first, as musicians name "
+                       "chords: root position before a slash reading, the bass deciding (C6 "
+                       "over C, Am7 over A)."),
+    "chart": _array(_array(_object({
+        "symbol": _str("The chord."), "beat": _int("Its first beat in the bar (1-based)."),
+        "beats": _int("Beats it lasts.")}, ["symbol", "beat", "beats"]), "A bar's chords."),
+        "With a file: its bars, each a list of chords."),
+    "analysis": {"type": "object", "description": "With a file: the chart in context, as "
+                 "analyze answers a progression (key found, regions, brackets, cadences)."},
+    "leadSheet": _str("With a file: the chart as text, four bars a line."),
+}, ["notes", "bass", "readings"])
 
 ONE_VOICING = _object({
     "chord": _str("The symbol as given."),
@@ -564,7 +622,7 @@ class Operation:
     cache: int = 0
     # The body cap of its route when it is not the service's 64 KiB (render, compose: 1 MiB).
     max_body: int | None = None
-    # One of the five tools of the hosted /mcp (API.md 8.1); the others are tools of the stdio
+    # One of the tools of the hosted /mcp (API.md 8.1, and identify_chord, 17); the others are tools of the stdio
     # servers only (8.3) and REST routes.
     hosted_tool: bool = True
     # Marked x-unstable in OpenAPI (API.md 11): render and compose.
@@ -610,6 +668,10 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("resolve", "resolve_chord",
         "Spell a chord symbol: notes with octave, MIDI numbers, frequencies and scales.",
         RESOLVE_REQUEST, RESOLVE_RESULT, engine_checks=True, cache=4096),
+    _op("identify", "identify_chord",
+        "Name the chord some notes make: ranked chord symbols with root, bass and inversion, "
+        "the notes each explains or leaves out, and with a key the numeral and function.",
+        IDENTIFY_REQUEST, IDENTIFY_RESULT, engine_checks=True, max_body=LARGE_BODY),
     _op("voicing", "generate_voicing",
         "Voice a chord or a whole progression in a jazz style with the least voice motion.",
         VOICING_REQUEST, VOICING_RESULT, engine_checks=True),

@@ -223,6 +223,14 @@ HELP: dict[tuple[str, ...], str] = {
     ("offset",): "results to skip (paging)",
     ("chord",): "a chord symbol, e.g. Dm7b5, G7(b9,#11), C/E",
     ("octave",): "octave of the root (default 4)",
+    ("identify", "notes"): "the notes: names with or without octave (E3, Bb) or MIDI numbers",
+    ("identify", "bass"): "the bass note (default: the lowest, when every note has an octave)",
+    ("identify", "key"): "the key, for numerals and functions (default: none)",
+    ("analyze-file", "file"): "a MIDI file (.mid) or a MusicXML file (.musicxml, .xml), or a "
+                              "folder of them",
+    ("analyze-file", "key"): "the key (default: found from the chart)",
+    ("analyze-file", "json"): "print the whole answer as JSON (chart, analysis, lead sheet)",
+    ("analyze-file", "format"): "for a folder: jsonl (default) or csv, one row a file",
     ("tuning",): "frequency of A4 in Hz (default 440)",
     ("key",): "the key, e.g. F or Dm (default C)",
     ("progression",): "chord symbols, '|' between bars",
@@ -253,6 +261,19 @@ def add_operation_parsers(sub: Any) -> None:
     p.add_argument("--tuning", type=float)
     p.set_defaults(run=_operation("resolve", lambda ns: {"chord": ns.chord, "octave": ns.octave,
                                                           "tuning": ns.tuning}))
+    p = sub.add_parser("identify", help="name the chord some notes make: C E G Bb D -> C9")
+    p.add_argument("notes", nargs="+")
+    p.add_argument("--bass")
+    p.add_argument("--key")
+    p.set_defaults(run=_operation("identify", lambda ns: {
+        "notes": [int(n) if n.isdigit() else n for n in ns.notes], "bass": ns.bass,
+        "key": ns.key}))
+    p = sub.add_parser("analyze-file", help="a MIDI or MusicXML file to an analysed chord chart")
+    p.add_argument("file", type=Path)
+    p.add_argument("--key")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    p.set_defaults(run=_analyze_file)
     p = sub.add_parser("analyze", help="a chord in a key: numeral, function, scales")
     p.add_argument("chord")
     p.add_argument("--key")
@@ -288,6 +309,42 @@ def add_operation_parsers(sub: Any) -> None:
     p.set_defaults(run=_operation("conduct", lambda ns: {
         "prompt": ns.prompt, "durationSec": ns.duration, "progression": ns.progression,
         "seed": ns.seed}))
+
+
+def _analyze_file(ns: argparse.Namespace) -> int:
+    """``harmony analyze-file song.mid``: the lead sheet and the key (``--json``: the whole
+    identify answer). A .mid/.midi/.smf file is sent as MIDI, anything else as MusicXML. A
+    folder: one row per music file in it (JSONL or CSV, as ``harmony batch``), progress on
+    stderr."""
+    import engine
+
+    if ns.file.is_dir():
+        from server.cli.analyze_files import analyze_folder
+        return analyze_folder(ns.file, ns.key, ns.format)
+    try:
+        data = ns.file.read_bytes()
+    except OSError as exc:
+        print(f"harmony: cannot read {ns.file}: {_os_error(exc)}", file=sys.stderr)
+        return 2
+    if ns.file.suffix.lower() in (".mid", ".midi", ".smf"):
+        request: dict[str, Any] = {"midi": base64.b64encode(data).decode()}
+    else:
+        request = {"musicxml": data.decode("utf-8", "replace")}
+    if ns.key:
+        request["key"] = ns.key
+    try:
+        result = engine.identify(request)
+    except HarmonyError as exc:
+        _json(exc.to_dict())
+        return 1
+    if ns.json:
+        _json(result)
+    else:
+        analysis = result["analysis"]
+        print(f"key: {analysis['key']}" + (f" (form {analysis['form']})" if analysis.get("form")
+                                           else ""))
+        print(result["leadSheet"])
+    return 0
 
 
 def _operation(name: str, request: Callable[[argparse.Namespace], dict[str, Any]]) -> Command:

@@ -72,7 +72,7 @@ META_ROUTES = (
     ("POST /mcp", "MCP over HTTP (JSON-RPC 2.0, stateless): `initialize`, `ping`, "
                   "`tools/list` need no key; `tools/call` spends the same quota as REST. The "
                   "hosted tools: analyze_chord, resolve_chord, generate_voicing, reharmonize, "
-                  "conduct_band."),
+                  "conduct_band, identify_chord."),
     ("GET /account", "The account page (HTML, API.md §15): plan, minute limit, the month's use "
                      "against the quota, the keys with Rotate and Revoke, Create within the "
                      "plan's key cap. A session cookie, never an API key; a sign-in page "

@@ -33,7 +33,7 @@ def health_handler(app: Service, ctx: Context, body: bytes) -> Response:
 INDEX_ERROR = NotFound(
     "no resource at /: GET /health (status), GET /openapi.json (the REST API), POST /mcp (MCP "
     "over streamable HTTP), POST /v2/<operation> with 'Authorization: Bearer <key>' (analyze, "
-    "resolve, voicing, reharmonize, conduct, render, compose, search), /account (keys and "
+    "resolve, identify, voicing, reharmonize, conduct, render, compose, search), /account (keys and "
     "usage); docs: the README and docs/ of the harmony engine repository")
 
 

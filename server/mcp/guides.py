@@ -20,6 +20,16 @@ TOOL_GUIDES: dict[str, str] = {
         "analyze_chord for the chord's role in a key). Arguments: 'chord' (required), 'octave' "
         "of the root (default 4), 'tuning' (A4 in Hz, default 440). Example: {\"chord\": "
         "\"G13\", \"octave\": 3}."),
+    "identify_chord": (
+        "Name the chord some notes make, as a jazz musician would: ranked readings, each a "
+        "chord symbol with its root, bass and inversion, the notes it explains, the chord "
+        "tones left out (a fifth, a rootless voicing's root) and, with a key, its roman "
+        "numeral and function. Choose it when you have notes (played on a keyboard, typed by "
+        "a user, read from a score) and want the symbol; for the notes of a symbol use "
+        "resolve_chord. Arguments: 'notes' (names with or without octave, or MIDI numbers; "
+        "the lowest note is the bass when every note has an octave) or 'pcs' (pitch classes "
+        "0-11); 'bass' and 'key' optional. Example: {\"notes\": [\"E3\", \"G3\", \"B3\", "
+        "\"D4\"], \"key\": \"C\"}."),
     "generate_voicing": (
         "Voice a chord, or a whole progression with the least total voice motion, as a jazz "
         "pianist would: notes with octave and MIDI numbers, lowest first. Choose it for what "

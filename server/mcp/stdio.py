@@ -1,4 +1,4 @@
-"""``harmony-mcp``: the five harmony tools over stdio, with the ``mcp`` SDK's server; and the
+"""``harmony-mcp``: the harmony tools over stdio (the five of /mcp and identify_chord), with the ``mcp`` SDK's server; and the
 server the three stdio servers share (``build_stdio_server``, ``docs/mcp-stdio.md``): each call's
 arguments checked and its result shaped as the clients people run show it
 (``server.mcp.results``), its engine work off the event loop with progress notifications
@@ -114,8 +114,55 @@ def table_tools(tools: Mapping[str, McpTool], caller: Caller) -> dict[str, Stdio
         async def handle(arguments: dict[str, Any], call: Call) -> Outcome:
             return Outcome(*await caller(tool, arguments, call))
         return handle
-    return {name: conduct_tool(tool, caller) if name == "conduct_band"
+    special = {"conduct_band": conduct_tool, "identify_chord": identify_tool}
+    return {name: special[name](tool, caller) if name in special
             else StdioTool(tool.descriptor, handler(tool)) for name, tool in tools.items()}
+
+
+# ---------------------------------------------------------------- identify_chord on stdio
+
+IDENTIFY_PATH = {"type": "string", "description": "A MIDI file (.mid, .midi) or a MusicXML "
+                 "file (.musicxml, .xml) on this machine, at most 1 MiB, to read as an "
+                 "analysed chord chart, in place of 'notes'."}
+MIDI_SUFFIXES = (".mid", ".midi", ".smf")
+MAX_FILE = 1 << 20
+
+
+def identify_tool(tool: McpTool, caller: Caller) -> StdioTool:
+    """``identify_chord`` as the stdio server serves it: also a file ``path`` on this machine,
+    read here and sent as ``midi`` (base64) or ``musicxml``."""
+    descriptor = copy.deepcopy(tool.descriptor)
+    descriptor["inputSchema"]["properties"] = {**descriptor["inputSchema"]["properties"],
+                                               "path": IDENTIFY_PATH}
+    descriptor["description"] += (" Over stdio, 'path' reads a MIDI or MusicXML file on this "
+                                   "machine: the answer is its chord chart, key and lead sheet.")
+
+    async def handle(arguments: dict[str, Any], call: Call) -> Outcome:
+        args = dict(arguments)
+        target = args.pop("path", None)
+        if target is not None:
+            args.update(read_music_file(target))
+        return Outcome(*await caller(tool, args, call))
+
+    return StdioTool(descriptor, handle)
+
+
+def read_music_file(target: Any) -> dict[str, str]:
+    """``{"midi": base64}`` or ``{"musicxml": text}`` of the file at ``target`` (by suffix)."""
+    from pathlib import Path
+
+    if not isinstance(target, str) or not target.strip():
+        raise InvalidRequest("'path' must be a file name", field="path")
+    path = Path(target).expanduser()
+    try:
+        if path.stat().st_size > MAX_FILE:
+            raise InvalidRequest(f"{target!r} is larger than 1 MiB", field="path")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidRequest(f"cannot read {target!r}: {exc.strerror}", field="path") from None
+    if path.suffix.lower() in MIDI_SUFFIXES:
+        return {"midi": base64.b64encode(data).decode()}
+    return {"musicxml": data.decode("utf-8", "replace")}
 
 
 # ---------------------------------------------------------------- conduct_band on stdio
@@ -288,8 +335,8 @@ def preamble(name: str, what: str, argv: list[str] | None = None, env_help: str 
 
 
 def main() -> None:
-    preamble("harmony-mcp", "The five harmony tools: analyze_chord, resolve_chord, "
-             "generate_voicing, reharmonize, conduct_band.")
+    preamble("harmony-mcp", "The harmony tools: analyze_chord, resolve_chord, "
+             "generate_voicing, reharmonize, conduct_band, identify_chord.")
     anyio.run(serve, dict(os.environ))
 
 

@@ -1,0 +1,99 @@
+"""One answer of ``identify`` for notes already read: the readings of their set ranked
+(``engine.identify.ranking``), each spelled (``engine.identify.naming``) with the notes it
+explains, leaves out and adds, and with a key its numeral and function as analyze gives them.
+Kept per (notes, bass, key); every caller gets a fresh copy.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from engine.analysis import role_of
+from engine.chords import Key, Spelled, mask_of
+from engine.identify.naming import DEFAULT_ROOTS, chord_of, chord_spelling
+from engine.identify.notes import Sounding
+from engine.identify.ranking import SPELLING_COST, Ranked, rank
+
+MAX_READINGS = 5
+
+
+def identify_notes(notes: list[Sounding], bass: Sounding | None,
+                   key: Key | None) -> dict[str, Any]:
+    """The answer for notes already read (the file readers call this per segment): a fresh
+    copy of the one answer kept per (notes, bass, key), so a caller may change it."""
+    return copy_answer(answer_of(tuple(notes), bass, key))
+
+
+def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
+    return {"notes": [*kept["notes"]], "bass": kept["bass"], "readings": [
+        {**r, "explains": [*r["explains"]], "omitted": [*r["omitted"]], "added": [*r["added"]]}
+        for r in kept["readings"]]}
+
+
+@lru_cache(maxsize=4096)
+def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
+            key: Key | None) -> dict[str, Any]:
+    sounding = [*notes, bass] if bass is not None else notes
+    mask = mask_of(n.pc for n in sounding)
+    spelling: dict[int, Spelled] = {}
+    for n in sounding:
+        if n.spelled is not None:
+            spelling.setdefault(n.pc, n.spelled)
+    ranked = rank(mask, None if bass is None else bass.pc, key)
+    if spelling:
+        ranked = sorted(r._replace(cost=r.cost + SPELLING_COST * sum(
+            1 for pc, sp in chord_spelling(r, spelling, key).items()
+            if pc in spelling and spelling[pc] != sp)) for r in ranked)
+    readings = [_reading(r, notes, bass, spelling, key) for r in ranked[:MAX_READINGS]]
+    return {"notes": [n.text for n in notes],
+            "bass": None if bass is None else _bass_name(bass, ranked, spelling, key),
+            "readings": readings}
+
+
+def _bass_name(bass: Sounding, ranked: list[Ranked], spelling: dict[int, Spelled],
+               key: Key | None) -> str:
+    if bass.spelled is not None:
+        return bass.spelled.name
+    if ranked:
+        return chord_spelling(ranked[0], spelling, key).get(bass.pc, DEFAULT_ROOTS[bass.pc]).name
+    return DEFAULT_ROOTS[bass.pc].name
+
+
+def _reading(r: Ranked, notes: tuple[Sounding, ...], bass: Sounding | None,
+             spelling: dict[int, Spelled], key: Key | None) -> dict[str, Any]:
+    tones = chord_spelling(r, spelling or None, key)
+    bass_sp = None
+    if r.slash and bass is not None:
+        bass_sp = bass.spelled or tones.get(bass.pc) or _unnamed(bass.pc, key)
+    chord = chord_of(r, spelling or None, key, bass_sp)
+    explains, added, seen = [], [], set()
+    for n in [*notes, *([bass] if bass is not None and bass not in notes else [])]:
+        if n.pc in seen:
+            continue
+        seen.add(n.pc)
+        name = n.spelled.name if n.spelled is not None else (
+            tones.get(n.pc) or _unnamed(n.pc, key)).name
+        if n.pc in tones or (r.slash and bass is not None and n.pc == bass.pc):
+            explains.append(name)
+        else:
+            added.append(name)
+    omitted = [tones[pc].name for pc in chord.pcs if r.reading.omitted >> pc & 1]
+    out: dict[str, Any] = {
+        "symbol": chord.canonical, "root": chord.root.name, "quality": chord.quality,
+        "bass": chord.bass_name, "inversion": chord.inversion, "rootless": r.rootless,
+        "explains": explains, "omitted": omitted, "added": added,
+    }
+    if key is not None:
+        role = role_of(chord, key)
+        out["numeral"] = role.numeral
+        out["function"] = role.function
+    return out
+
+
+def _unnamed(pc: int, key: Key | None) -> Spelled:
+    if key is not None:
+        for sp in key.scale:
+            if sp.pc == pc:
+                return sp
+    return DEFAULT_ROOTS[pc]

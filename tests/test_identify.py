@@ -1,0 +1,156 @@
+"""identify (API.md 17): notes -> chord symbols, ranked as musicians name them; the round trip
+over every symbol of the two jazz corpora; bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import analyze, identify, resolve
+from engine.chords import parse
+from engine.errors import InvalidKey, InvalidRequest
+from engine.identify.table import READINGS
+from engine.identify.vocabulary import VOCABULARY
+from tests.corpus_tokens import keyed_tokens
+
+
+def first(request: dict[str, Any]) -> dict[str, Any]:
+    reading: dict[str, Any] = identify(request)["readings"][0]
+    return reading
+
+
+def symbols(request: dict[str, Any]) -> list[str]:
+    return [r["symbol"] for r in identify(request)["readings"]]
+
+
+def test_the_bass_decides_c6_against_am7_over_c() -> None:
+    assert first({"notes": ["C3", "E3", "G3", "A3"]})["symbol"] == "C6"
+    assert first({"notes": ["A2", "C3", "E3", "G3"]})["symbol"] == "Am7"
+    assert symbols({"notes": ["C3", "E3", "G3", "A3"]})[1] == "Am7/C"
+    assert first({"notes": ["E", "G", "A", "C"], "bass": "C"})["symbol"] == "C6"
+
+
+def test_root_position_before_a_slash_reading() -> None:
+    reading = first({"notes": ["E3", "C4", "G4"]})
+    assert (reading["symbol"], reading["bass"], reading["inversion"]) == ("C/E", "E", 1)
+    assert first({"notes": ["F3", "G3", "B3", "D4"]})["symbol"] == "G7/F"
+
+
+def test_rootless_b_d_f_a_is_bm7b5_alone_and_g9_when_the_key_or_bass_says_so() -> None:
+    assert first({"notes": ["B", "D", "F", "A"]})["symbol"] == "Bm7b5"
+    in_c = first({"notes": ["B", "D", "F", "A"], "key": "C"})
+    assert (in_c["symbol"], in_c["rootless"], in_c["omitted"]) == ("G9", True, ["G"])
+    assert (in_c["numeral"], in_c["function"]) == ("V9", "dominant, diatonic")
+    over_g = first({"notes": ["B", "D", "F", "A"], "bass": "G"})
+    assert (over_g["symbol"], over_g["rootless"]) == ("G9", False)
+    # in A minor G is not the dominant: the half-diminished ii
+    assert first({"notes": ["B", "D", "F", "A"], "key": "Am"})["symbol"] == "Bm7b5"
+    # a known bass decides before the key: B in the bass is Bm7b5's root
+    assert first({"notes": ["B3", "D4", "F4", "A4"], "key": "C"})["symbol"] == "Bm7b5"
+
+
+def test_a_sixth_chord_off_the_tonic_is_the_inverted_ii7_in_a_key() -> None:
+    # Beethoven's predominant ii65 (DCML ABC): F A C D over F in C
+    assert symbols({"notes": ["F3", "A3", "C4", "D4"], "key": "C"})[:2] == ["Dm7/F", "F6"]
+    assert first({"notes": ["F3", "Ab3", "C4", "D4"], "key": "Cm"})["symbol"] == "Dm7b5/F"
+    assert first({"notes": ["F3", "A3", "C4", "D4"]})["symbol"] == "F6"
+    # on the tonic the sixth chord stays
+    assert first({"notes": ["C3", "E3", "G3", "A3"], "key": "C"})["symbol"] == "C6"
+
+
+def test_stella_by_starlight_em7b5_stays_half_diminished_in_bb() -> None:
+    # bar 1 of Stella by Starlight: Em7b5 A7b9; its rootless C9 is not Bb's dominant
+    reading = first({"notes": ["E3", "G3", "Bb3", "D4"], "key": "Bb"})
+    assert (reading["symbol"], reading["numeral"]) == ("Em7b5", "#iv" + "ø7")
+
+
+def test_a_diminished_seventh_is_named_from_its_spelling() -> None:
+    reading = first({"notes": ["B", "D", "F", "Ab"], "bass": "D"})
+    assert (reading["symbol"], reading["inversion"]) == ("Bdim7/D", 1)
+    assert first({"notes": ["D", "F", "Ab", "Cb"]})["symbol"] == "Ddim7"
+
+
+def test_omitted_fifth_and_a_bass_outside_the_chord() -> None:
+    c7 = first({"pcs": [0, 4, 10]})
+    assert (c7["symbol"], c7["omitted"], c7["explains"]) == ("C7", ["G"], ["C", "E", "Bb"])
+    slash = first({"notes": [62, 72, 76, 79]})
+    assert (slash["symbol"], slash["inversion"]) == ("C/D", None)
+
+
+def test_numeral_and_function_are_analyzes() -> None:
+    reading = first({"notes": ["D3", "F#3", "A3", "C4"], "key": "C"})
+    expected = analyze({"chord": "D7", "key": "C"})
+    assert reading["symbol"] == "D7"
+    assert (reading["numeral"], reading["function"]) == (expected["numeral"],
+                                                         expected["function"])
+
+
+def test_a_set_no_chord_names_gets_the_nearest_readings() -> None:
+    answer = identify({"pcs": [0, 1, 2]})
+    assert answer["readings"] and all(r["added"] or r["omitted"] for r in answer["readings"])
+    assert answer["readings"][0]["symbol"] == "Csus2"
+    assert answer["readings"][0]["added"] == ["Db"]
+
+
+def test_midi_numbers_and_names_read_alike() -> None:
+    by_name = identify({"notes": ["C4", "E4", "G4", "Bb4"]})["readings"][0]
+    by_midi = identify({"notes": [60, 64, 67, 70]})["readings"][0]
+    assert by_name["symbol"] == by_midi["symbol"] == "C7"
+
+
+def test_answers_are_fresh_copies() -> None:
+    one = identify({"notes": ["C", "E", "G"]})
+    one["readings"][0]["explains"].append("X")
+    assert identify({"notes": ["C", "E", "G"]})["readings"][0]["explains"] == ["C", "E", "G"]
+
+
+@pytest.mark.parametrize(("request_", "field", "named"), [
+    ({"notes": ["C4", "H4"]}, "notes", "'H4'"),
+    ({"notes": ["C", "E", "Gx7y"]}, "notes", "'Gx7y'"),
+    ({"notes": [60, 128]}, "notes", "128"),
+    ({"notes": []}, "notes", "at least one"),
+    ({}, "notes", "required"),
+    ({"notes": ["C"], "pcs": [0]}, "pcs", "not both"),
+    ({"pcs": [12]}, "pcs", "12"),
+    ({"notes": ["C"], "bass": "Q"}, "bass", "'Q'"),
+    ({"notes": "C E G"}, "notes", "list"),
+    ({"notes": ["C"], "chord": "C"}, "chord", "unknown field"),
+])
+def test_bad_input_is_invalid_request_naming_the_note(request_: dict[str, Any], field: str,
+                                                      named: str) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        identify(request_)
+    assert info.value.field == field and named in info.value.message
+
+
+def test_a_mode_is_an_invalid_key() -> None:
+    with pytest.raises(InvalidKey):
+        identify({"notes": ["C", "E", "G"], "key": "C lydian"})
+
+
+def test_every_reading_of_the_table_names_its_set() -> None:
+    for mask, readings in enumerate(READINGS):
+        for r in readings:
+            assert r.chord & ~r.omitted == mask
+            assert VOCABULARY[r.entry].mask.bit_count() == r.chord.bit_count()
+
+
+def test_every_jazz_corpus_symbol_reads_back(corpora: Path) -> None:
+    """identify(resolve(s)) answers s, or a symbol with the same notes and bass, first."""
+    def notes_and_bass(symbol: str) -> tuple[frozenset[int], int]:
+        chord = parse(symbol)
+        bass = chord.root_pc if chord.bass is None else chord.bass_pc
+        assert bass is not None
+        return frozenset(chord.pcs) | {bass}, bass
+
+    distinct = sorted({symbol for symbol, _ in keyed_tokens(corpora)})
+    assert len(distinct) > 1800
+    wrong = []
+    for symbol in distinct:
+        reading = first({"notes": resolve({"chord": symbol})["notes"]})
+        if reading["omitted"] or reading["added"] or \
+                notes_and_bass(reading["symbol"]) != notes_and_bass(symbol):
+            wrong.append((symbol, reading["symbol"]))
+    assert wrong == []
