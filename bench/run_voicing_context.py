@@ -35,7 +35,7 @@ from engine.analysis.context import analyze_chart
 from engine.chords import Chord, parse_spelled
 from engine.corpus.loaders import load_paths
 from engine.voicing import STYLE_NAMES, warm_up
-from engine.voicing.voice import voicing
+from engine.voicing.operation import voicing
 
 TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
 COLOUR = ("rootless", "bill_evans", "quartal")

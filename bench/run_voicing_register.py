@@ -20,8 +20,8 @@ from bench.shared import CORPORA
 from engine.corpus.loaders import load_paths
 from engine.voicing import STYLE_NAMES, voice_progression, warm_up
 from engine.voicing.kernels import _motion
+from engine.voicing.operation import voicing
 from engine.voicing.styles import REGISTERS
-from engine.voicing.voice import voicing
 
 TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
 

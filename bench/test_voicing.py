@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.voicing.voice import voicing, warm_up
+from engine.voicing.operation import voicing, warm_up
 
 # A 32-chord cycle of jazz standards' changes, eight times over: 256 chords.
 _CHANGES = ("Cmaj7 Am7 Dm7 G7 Em7 A7b9 Dm7 G13 Fmaj7 Bb7#11 Em7 A7alt Dm9 Db7 Cmaj7 C7 "

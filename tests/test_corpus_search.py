@@ -20,7 +20,7 @@ from engine.corpus import build_index, corpus_index, load_paths, open_index, sav
 from engine.corpus.align import align
 from engine.corpus.index import Index
 from engine.corpus.ireal import MUSIC_PREFIX, to_symbol
-from engine.corpus.query import _pattern, read_pattern, shipped_index
+from engine.corpus.operation import _pattern, read_pattern, shipped_index
 from engine.corpus.songs import Song
 from engine.corpus.tokens import FAMILIES, family_of
 from engine.errors import InvalidChord, InvalidRequest
@@ -374,7 +374,7 @@ def test_a_pattern_past_the_work_budget_is_refused_before_it_runs(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 35: 'C7' and 255 '?' checked every dominant of the corpus 256 times. The work is
     # known before any check (places x chords) and refused past the budget, naming the field.
-    import engine.corpus.query as query
+    import engine.corpus.operation as query
 
     idx = query.shipped_index()
     monkeypatch.setattr(query, "MAX_SEARCH_WORK", 10_000)
@@ -389,7 +389,7 @@ def test_a_pattern_past_the_work_budget_is_refused_before_it_runs(
 def test_the_rarest_named_chord_picks_the_places_to_check() -> None:
     # with no two named chords side by side, the places checked are those of the rarest named
     # chord's family (a dominant is common, a half-diminished rare), wherever it stands
-    import engine.corpus.query as query
+    import engine.corpus.operation as query
 
     idx = query.shipped_index()
     counts = query._family_counts(idx)

@@ -15,6 +15,7 @@ from engine.conduct import MAX_FIT_BARS
 from engine.errors import InvalidChord, InvalidRequest
 from engine.voicing import kernels
 from engine.voicing.candidates import Candidates, candidates
+from engine.voicing.operation import DEFAULT_RANGE, _prepare, voice_progression, voicing, warm_up
 from engine.voicing.styles import (
     BASS_FLOOR,
     GUIDE_LINE_MAX,
@@ -23,7 +24,6 @@ from engine.voicing.styles import (
     STYLES,
     style_named,
 )
-from engine.voicing.voice import DEFAULT_RANGE, _prepare, voice_progression, voicing, warm_up
 from tests import naive
 
 FIELDS = ["chord", "style", "notes", "midi", "omitted", "voiceLeading", "guideTonesKept"]

@@ -14,7 +14,7 @@ from engine.analysis.chart import Chart, Placed, Section
 from engine.analysis.context import analyze_chart
 from engine.chords import Chord, parse_spelled
 from engine.corpus.loaders import load_paths
-from engine.voicing.voice import voicing
+from engine.voicing.operation import voicing
 from tests.conftest import CORPORA
 
 TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
@@ -210,8 +210,9 @@ def test_autumn_leaves_guide_tone_lines_move_by_step(style: str, first: str) -> 
     label = "b3" if first == "3" else "b7"
     assert entries[0]["midi"][0] % 12 == cm7.pcs[cm7.intervals.index(label)]
     # by step (the 3rd of one chord to the 7th of the next, or held); the tune falls by step
-    # through two cycles of fifths, so the line leaps back into its register, by a major third
-    # at most and at most twice (it jumped a fourth or fifth at every change)
+    # through its cycle of fifths, so the line leaps back into its register, by a major third
+    # at most and at most once a pass through the cycle, eight chords (it jumped a fourth or
+    # fifth at every change); the chart's A is played twice, as its repeat says
     line = [e["midi"][0] for e in entries]
     moves = [abs(b - a) for a, b in pairwise(line)]
-    assert sum(m > 2 for m in moves) <= 2 and max(moves) <= 4, line
+    assert sum(m > 2 for m in moves) <= len(line) // 8 and max(moves) <= 4, line

@@ -13,8 +13,8 @@ from engine.chords.chord import Chord
 from engine.chords.symbols import parse
 from engine.errors import InvalidRequest
 from engine.voicing.candidates import candidates
+from engine.voicing.operation import _prepare, voicing
 from engine.voicing.styles import BASS_FLOOR, REGISTERS, STYLES
-from engine.voicing.voice import _prepare, voicing
 from tests.test_voicing_styles import CHORDS
 
 RANGES = [(48, 84), (36, 72), (55, 91), (40, 100), (60, 79)]

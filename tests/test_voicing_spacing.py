@@ -9,7 +9,7 @@ import pytest
 
 from engine.chords.chord import Chord
 from engine.chords.symbols import parse
-from engine.voicing.voice import voicing
+from engine.voicing.operation import voicing
 from tests.test_voicing_styles import ROOTS
 from tests.vocabulary import vocabulary
 

@@ -10,8 +10,8 @@ from engine.chords.chord import Chord
 from engine.chords.notes import parse_note_octave
 from engine.chords.symbols import parse
 from engine.chords.tables import QUALITY_NAMES
+from engine.voicing.operation import voicing
 from engine.voicing.styles import ALTERATIONS, BASS_FLOOR, GIVES_WAY, STYLES
-from engine.voicing.voice import voicing
 from tests.vocabulary import CHART_QUALITIES, vocabulary
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")

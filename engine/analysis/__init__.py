@@ -8,7 +8,6 @@ from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
 from engine.analysis.chart import BEATS, Chart, Placed, bars_of
 from engine.analysis.chart import Section as ChartSection
 from engine.analysis.context import Bracket, InContext, analyze_chart, find_brackets, in_context
-from engine.analysis.entry import analyze
 from engine.analysis.frames import (
     COLUMNS,
     analyze_arrow,
@@ -19,6 +18,7 @@ from engine.analysis.frames import (
 )
 from engine.analysis.grid import CLASSES, quality_class
 from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys
+from engine.analysis.operation import analyze
 from engine.analysis.operations import TUNING_RANGE, resolve, role_of
 from engine.analysis.readings import heard_as
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine.corpus.index import Index, build_index, open_index, save_index
 from engine.corpus.loaders import load_paths
-from engine.corpus.query import DATA, search, shipped_index
+from engine.corpus.operation import DATA, search, shipped_index
 from engine.corpus.songs import Problem, Song
 
 

@@ -3,8 +3,8 @@ per style, and the search for the smoothest path through a progression, run by p
 kernels (``kernels``, each with a slow twin in ``tests/naive.py``).
 """
 
+from engine.voicing.operation import voice_progression, voicing, warm_up
 from engine.voicing.styles import STYLES
-from engine.voicing.voice import voice_progression, voicing, warm_up
 
 STYLE_NAMES: tuple[str, ...] = tuple(STYLES)
 """The voicing styles, in the table's order (rootless first: the default)."""
