@@ -22,22 +22,7 @@ if [ ! -x "$NODE" ] || [ ! -e "$PREFIX/node_modules/.bin/conformance" ]; then
 fi
 export PATH="$(dirname "$NODE"):$PATH"
 
-WORK=$(mktemp -d)
-PORT=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-HARMONY_DB="$WORK/harmony.db" .venv/bin/harmony serve --no-auth --host 127.0.0.1 --port "$PORT" --workers 1 \
-  >"$WORK/server.log" 2>&1 </dev/null &
-SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
-.venv/bin/python - "$PORT" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)
-        sys.exit(0)
-    except OSError:
-        time.sleep(0.1)
-sys.exit("harmony serve did not answer /health within 30 s")
-PY
+. bench/scratch_server.sh
 "$NODE" "$PREFIX/node_modules/.bin/conformance" server --url "http://127.0.0.1:$PORT/mcp" \
   --suite "${CONFORMANCE_SUITE:-active}" \
   --expected-failures bench/conformance-expected-failures.yml -o "$WORK/results" </dev/null \

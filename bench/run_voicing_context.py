@@ -23,13 +23,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.shared import CORPORA
+from bench.shared import CORPORA, timed
 from engine.analysis.chart import Chart, Placed, Section
 from engine.analysis.context import analyze_chart
 from engine.chords import Chord, parse_spelled
@@ -116,12 +115,7 @@ def speed() -> dict[str, float]:
     for style in ("rootless", "pad"):
         request = {"progression": PROGRESSION, "style": style}
         voicing(request)
-        times = []
-        for _ in range(30):
-            start = time.perf_counter()
-            voicing(request)
-            times.append(time.perf_counter() - start)
-        out[style] = round(1000 * min(times), 1)
+        out[style] = round(1000 * timed(lambda r=request: voicing(r), 30, best=True), 1)
     return out
 
 

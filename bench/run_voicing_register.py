@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from itertools import pairwise
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.shared import CORPORA
+from bench.shared import CORPORA, timed
 from engine.corpus.loaders import load_paths
 from engine.voicing import STYLE_NAMES, voice_progression, warm_up
 from engine.voicing.kernels import _motion
@@ -92,13 +91,8 @@ def main() -> int:
     for style in ("rootless", "pad", "shell", "drop2"):
         request = {"progression": PROGRESSION, "style": style}
         voicing(request)
-        times = []
-        for _ in range(20):
-            start = time.perf_counter()
-            voicing(request)
-            times.append(time.perf_counter() - start)
-        times.sort()
-        print(f"256-chord search, {style}: median {1000 * times[len(times) // 2]:.2f} ms")
+        median = timed(lambda r=request: voicing(r), 20)
+        print(f"256-chord search, {style}: median {1000 * median:.2f} ms")
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from engine.analysis.chart import Chart, Placed
 from engine.analysis.grid import FLAT_ROMAN, quality_class
-from engine.analysis.keyfind import ChartChord, chart_keys, scale_weights
+from engine.analysis.keyfind import ChartChord, chart_keys, is_dominant, scale_weights
 from engine.analysis.operations import analyze_chord, numeral_mark, primary_scale, role_of
 from engine.analysis.readings import heard_as
 from engine.analysis.scales import SCALES, chord_scales, kept_scales
@@ -35,17 +35,12 @@ RUNNERS_UP = 3         # keyCandidates: the keys after the chart's
 MODULATION_BARS = 4     # a region this long or longer is a modulation, shorter a tonicization
 
 
-def _dominant(chord: Chord) -> bool:
-    iv = chord.intervals
-    return "b7" in iv and ("3" in iv or "4" in iv) and "b3" not in iv
-
-
 def _minor_ii(chord: Chord) -> bool:
     return "b3" in chord.intervals and "7" not in chord.intervals
 
 
 def _tonic_like(chord: Chord) -> bool:
-    return not _dominant(chord) and ("3" in chord.intervals or "b3" in chord.intervals) \
+    return not is_dominant(chord) and ("3" in chord.intervals or "b3" in chord.intervals) \
         and not ("b5" in chord.intervals and "b3" in chord.intervals)
 
 
@@ -116,7 +111,7 @@ def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
     at = {j: b for b in brackets for j in range(b.start, b.held + 1)}
     # an arrival: the chord a dominant resolves to, down a fifth or (its subV) a half step,
     # whatever its quality (the register holds into a Dm7b5 as into a Cmaj7)
-    arrivals = {i + 1 for i in range(len(heard) - 1) if _dominant(heard[i])
+    arrivals = {i + 1 for i in range(len(heard) - 1) if is_dominant(heard[i])
                 and ARRIVALS.get((heard[i + 1].root.pc - heard[i].root.pc) % 12)
                 in ("resolved", "substitute")}
     out = []
@@ -136,7 +131,7 @@ def _blues_motion(i: int, heard: Sequence[Chord], form: str | None) -> bool:
     if form is not None and "blues" in form:
         return True
     following = heard[(i + 1) % len(heard)]
-    return _dominant(following) and (following.root.pc - heard[i].root.pc) % 12 == 5
+    return is_dominant(following) and (following.root.pc - heard[i].root.pc) % 12 == 5
 
 
 def find_brackets(heard: Sequence[Chord]) -> list[Bracket]:
@@ -147,7 +142,7 @@ def find_brackets(heard: Sequence[Chord]) -> list[Bracket]:
     first = _held_from(heard)
     out = []
     for i, chord in enumerate(heard):
-        if not _dominant(chord) or first[i] != i:
+        if not is_dominant(chord) or first[i] != i:
             continue
         end = i
         while end + 1 < n and first[end + 1] == i:
@@ -158,13 +153,13 @@ def find_brackets(heard: Sequence[Chord]) -> list[Bracket]:
         arrives = "deceptive"
         if t is not None:
             arrives = ARRIVALS.get((heard[t].root.pc - chord.root.pc) % 12, "deceptive")
-            if arrives != "deceptive" and not _tonic_like(heard[t]) and not _dominant(heard[t]):
+            if arrives != "deceptive" and not _tonic_like(heard[t]) and not is_dominant(heard[t]):
                 arrives = "deceptive"
         if not has_ii and arrives not in ("resolved", "substitute"):
             continue  # a lone dominant that goes nowhere expected: no bracket
         if has_ii:
             kind = "ii-V-I" if arrives in ("resolved", "substitute", "backdoor") \
-                and t is not None and not _dominant(heard[t]) else "ii-V"
+                and t is not None and not is_dominant(heard[t]) else "ii-V"
         else:
             kind = "V-I"
         out.append(Bracket(kind, first[i - 1] if has_ii else i, i, end, t, arrives,
@@ -206,7 +201,7 @@ def _regions(chart: Chart, heard: Sequence[Chord], brackets: Sequence[Bracket],
         if local.tonic.pc == home.tonic.pc and local.mode == home.mode:
             continue
         following = heard[b.target + 1] if b.target + 1 < len(heard) else None
-        if following is not None and _dominant(following) and \
+        if following is not None and is_dominant(following) and \
                 (following.root.pc - local.tonic.pc) % 12 == 5:
             continue  # the target is the ii of the next ii-V: passed through, not a key
         weights, home_weights = scale_weights(local.mode), scale_weights(home.mode)

@@ -125,7 +125,7 @@ def _shares(chords: Sequence[ChartChord], beats: int, modes: tuple[str, ...]
     return flat, shares / shares.sum()
 
 
-def _is_dominant(chord: Chord) -> bool:
+def is_dominant(chord: Chord) -> bool:
     """A dominant seventh, or its sus form: a fifth-down resolution's source."""
     iv = chord.intervals
     return "b7" in iv and ("3" in iv or "4" in iv) and "b3" not in iv
@@ -212,7 +212,7 @@ def _facts(chord: Chord) -> tuple[int, bool, bool, bool, bool, bool, tuple[float
     """(root, has 3, has b3, has b5, has b7, dominant, and the weight of each pitch class among
     its first four tones, then among its triad's: the shares the fit cues sum)."""
     iv = chord.intervals
-    return (chord.root.pc, "3" in iv, "b3" in iv, "b5" in iv, "b7" in iv, _is_dominant(chord),
+    return (chord.root.pc, "3" in iv, "b3" in iv, "b5" in iv, "b7" in iv, is_dominant(chord),
             _shares_of(chord.pcs[:4]), _shares_of(chord.pcs[:3]))
 
 
