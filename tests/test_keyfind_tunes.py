@@ -43,6 +43,10 @@ def chart(song: Song) -> list[ChartChord]:
     ("Blue Bossa", "Cm"),                  # visits Db major
     ("Summertime", "Am"),
     ("So What", "Dm"),                     # a dorian vamp: minor
+    # a ii is never a tonic: these open on a ii-V, or tonicize their ii (grid 8)
+    ("Everything Happens To Me", "Bb"),    # Cm7 F7 | Dm7 Db07 ... (was C minor)
+    ("Body And Soul", "Db"),               # Ebm7 Bb7 | Ebm7 Ab7 | Dbmaj7 (was Eb minor)
+    ("Airegin", "Fm"),                     # its last Gm7b5 C7b9 leads back to Fm (was Ab)
 ])
 def test_the_key_of_a_standard(title: str, key: str) -> None:
     song = standards()[title]
@@ -53,12 +57,12 @@ def test_the_key_of_a_standard(title: str, key: str) -> None:
 
 
 def test_the_keyed_charts_are_read_as_their_key_nine_times_in_ten() -> None:
-    # bench/run_keyfind.py prints the figure (1,022 of 1,149 when written; the conductor's
+    # bench/run_keyfind.py prints the figure (1,048 of 1,149 in grid 8; the conductor's
     # former finder read 427, music21's key analysis 671); this holds the floor.
     keyed = [s for s in standards().values() if s.key]
     assert len(keyed) == 1149
     right = sum(chart_key(chart(s)).name == parse_key(s.key or "").name for s in keyed)
-    assert right >= 1015
+    assert right >= 1040
 
 
 def test_candidates_are_ranked_with_confidences_that_sum_to_one() -> None:
