@@ -216,7 +216,9 @@ def _ii_of_ii_v(roots: npt.NDArray[np.int_], minor: npt.NDArray[np.bool_],
     following = starts[np.searchsorted(starts[:-1], np.arange(len(runs)), side="right")]
     ii = minor & dominant[following] & ((roots[following] - roots) % 12 == 5)
     # a ii-V whose target never sounds (a i-IV7 vamp, Cm7 | F7) is the dorian tonic, not a ii
-    return ii & np.isin((roots + 10) % 12, roots[~dominant])
+    sounding = np.zeros(12, dtype=bool)
+    sounding[roots[~dominant]] = True
+    return ii & sounding[(roots + 10) % 12]
 
 
 _ROTATE = np.array([[(t + s) % 12 for s in range(12)] for t in range(12)])
