@@ -149,8 +149,7 @@ def chart_cues(chords: Sequence[ChartChord], beats: int = 4,
     n = len(chords)
     facts = [_facts(c.chord) for c in chords]
     roots = np.array([f[0] for f in facts])
-    has3, hasb3, hasb5, hasb7, dominant = (np.array([f[k] for f in facts], dtype=bool)
-                                           for k in range(1, 6))
+    has3, hasb3, hasb5, hasb7, dominant = np.array([f[1:6] for f in facts], dtype=bool).T
     bars = np.array([c.bar for c in chords])
     beat = np.array([c.beat for c in chords], dtype=float)
     lengths = np.empty(n)
@@ -167,7 +166,6 @@ def chart_cues(chords: Sequence[ChartChord], beats: int = 4,
     falls[:-1] = dominant[:-1] & ((roots[:-1] - roots[1:]) % 12 == 7) & ~dominant[1:]
     arrive = np.flatnonzero(falls) + 1                    # the arrived-at chords
     first = next((int(i) for i in arrive if i - 1 < 8 and bars[i] <= 4), None)
-    first_bars = {int(b): int(r) for b, r in zip(bars[::-1], roots[::-1], strict=True)}
     late = (beat == 1) & (bars >= last_bar - 1)
     ends = (beat == 1) & ((bars - 1) % PHRASE >= PHRASE - 2)
     ii = _ii_of_ii_v(roots, hasb3, dominant, facts)
@@ -184,10 +182,8 @@ def chart_cues(chords: Sequence[ChartChord], beats: int = 4,
             cues[roots[0], 3] = 1.0
         if dominant[0]:
             cues[roots[0], 4] = 1.0
-        if not minor_third and last_bar >= 12 and dominant[0] and \
-                all(b in first_bars for b in (1, 5, 7)) and \
-                first_bars[5] == (first_bars[1] + 5) % 12 and first_bars[7] == first_bars[1]:
-            cues[first_bars[1], 5] = 1.0
+        if not minor_third and last_bar >= 12 and dominant[0]:
+            _blues_landmarks(cues, bars, roots)
         cues[:, 6] = 1.0 if mode == "minor" else 0.0
         cues[roots[late & tonic_like], 7] = 1.0
         home = arrive[tonic_like[arrive]]
@@ -202,6 +198,15 @@ def chart_cues(chords: Sequence[ChartChord], beats: int = 4,
         if ends.any():
             np.add.at(cues[:, 12], roots[ends & tonic_like], 1 / ends.sum())
     return table
+
+
+def _blues_landmarks(cues: npt.NDArray[np.float64], bars: npt.NDArray[np.int_],
+                     roots: npt.NDArray[np.int_]) -> None:
+    """The ``blues`` cue: the chords that start bars 1, 5 and 7 are I, IV and I."""
+    first_bars = {int(b): int(r) for b, r in zip(bars[::-1], roots[::-1], strict=True)}
+    if all(b in first_bars for b in (1, 5, 7)) and \
+            first_bars[5] == (first_bars[1] + 5) % 12 and first_bars[7] == first_bars[1]:
+        cues[first_bars[1], 5] = 1.0
 
 
 def _ii_of_ii_v(roots: npt.NDArray[np.int_], minor: npt.NDArray[np.bool_],
