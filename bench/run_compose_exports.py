@@ -31,7 +31,7 @@ ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 
 
 def transpose_figures(tunes: list) -> None:
-    pairs = sharps = apart = chords = with_sharps = 0
+    pairs = sharps = apart = held = chords = with_sharps = 0
     start = time.perf_counter()
     for item, song in tunes:
         comp = composition(item, song)
@@ -39,15 +39,17 @@ def transpose_figures(tunes: list) -> None:
         for key in keys:
             moved = compose({"composition": comp,
                              "operations": [{"op": "transpose", "key": key}]})["composition"]
-            s, a, n = mistakes(moved)
+            s, a, h, n = mistakes(moved)
             pairs += 1
             sharps += s
             apart += a
+            held += h
             chords += n
             with_sharps += s > 0
     print(f"transpose: {pairs:,} tune/key pairs, {chords:,} chords: {sharps:,} sharp roots on "
           f"lowered degrees ({with_sharps:,} pairs with one), {apart:,} V/ii spelled apart "
-          f"from their target ({time.perf_counter() - start:.1f} s)")
+          f"from their target, {held:,} held roots renamed "
+          f"({time.perf_counter() - start:.1f} s)")
 
 
 def ireal_figures(tunes: list) -> None:
