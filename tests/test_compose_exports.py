@@ -329,6 +329,76 @@ def test_chordpro_and_the_lead_sheet_keep_a_chord_on_beat_four() -> None:
             for p in s.chords] == [(1, 1.0), (1, 4.0), (2, 1.0), (2, 3.0)]
 
 
+def pushed(comp: dict[str, Any], early: float) -> dict[str, Any]:
+    """``comp`` (in 4/4) with every chord played ``early`` beats before its beat, as a swing
+    comper anticipates the changes (a downbeat's chord in the bar before), but where that
+    leaves the section."""
+    out = {**comp, "sections": []}
+    for section in comp["sections"]:
+        chords = []
+        for c in section["chords"]:
+            bar, beat = c["bar"], c["beat"] - early
+            if beat < 1:
+                bar, beat = bar - 1, beat + 4
+            elif beat >= 5:
+                bar, beat = bar + 1, beat - 4
+            if not 1 <= bar <= section["bars"]:    # a section's first or last: kept
+                bar, beat = c["bar"], c["beat"]
+            chords.append({**c, "bar": bar, "beat": round(beat, 3)})
+        out["sections"].append({**section, "chords": chords})
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["ireal", "chordpro", "leadsheet"])
+def test_autumn_leaves_pushed_an_eighth_early_is_written_on_its_beats(tunes: Any,
+                                                                       fmt: str) -> None:
+    # Every change on the "and" before its beat (4.5 of the bar before for a downbeat): each
+    # is halfway between two cells and goes to the later, the beat it anticipates, in the next
+    # bar for the "and" of 4. The chart comes out as written, in iReal Pro, ChordPro and the
+    # lead sheet alike.
+    from tests.compose_tunes import composition
+    comp = composition(*tunes["Autumn Leaves"])
+    assert any(c["beat"] != 1 for s in comp["sections"] for c in s["chords"])
+    assert exported(pushed(comp, 0.5), fmt) == exported(comp, fmt)
+
+
+def test_autumn_leaves_an_eighth_late_is_written_on_the_beat_after(tunes: Any) -> None:
+    # An eighth late is as near its beat as the next: the tie goes to the later beat, so a
+    # dragged downbeat is written on 2 (and the bar opens on the chord still sounding).
+    from tests.compose_tunes import composition
+    late = pushed(composition(*tunes["Autumn Leaves"]), -0.5)
+    assert exported(late, "leadsheet").splitlines()[1] == \
+        "| . Am7b5 . . | . D7b13 . . | . Gm6 . . | . Gm6 . . |"
+    music = urllib.parse.unquote(exported(late, "ireal")).split("=")[5]
+    assert music.startswith("[T44n,C-7  |C-7,F7  |F7,Bb^7  |")   # n: no chord before it
+
+
+def test_giant_steps_from_midi_keeps_its_triplet_changes_one_a_cell() -> None:
+    # A MIDI-derived chart: Bmaj7 D7 with D7 a triplet eighth before beat 3 (2.667), Gmaj7
+    # Bb7 with Bb7 a triplet eighth after it (3.333), a bar of three chords on the triplet eighths
+    # of beat 1 (a fill), Am7 D7 with D7 on the "and" of 2 and Gmaj7 right on 3 after it (the
+    # tie goes to beat 2, the later cell being Gmaj7's), and an "and" of 4 pushing into a bar
+    # whose first beat has its own chord (it stays on 4).
+    chords = [(1, 1, "Bmaj7"), (1, 2.667, "D7"), (2, 1, "Gmaj7"), (2, 3.333, "Bb7"),
+              (3, 1, "Ebmaj7"), (3, 1.333, "F#7"), (3, 1.667, "Bmaj7"), (4, 1, "Am7"),
+              (4, 2.5, "D7"), (4, 3, "Gmaj7"), (4, 4.5, "Bb7"), (5, 1, "Ebmaj7")]
+    comp = run({"op": "create", "title": "Giant Steps", "key": "B",
+                "progression": "A: Bmaj7 | Gmaj7 | Ebmaj7 | Am7 | Ebmaj7"},
+               {"op": "set_chords", "section": "A", "chords": [
+                   {"bar": b, "beat": t, "symbol": s} for b, t, s in chords]})["composition"]
+    assert exported(comp, "leadsheet") == ("| Bmaj7 D7 | Gmaj7 Bb7 | Ebmaj7 F#7 Bmaj7 . | "
+                                           "Am7 D7 Gmaj7 Bb7 |\n| Ebmaj7 |")
+    grid = exported(comp, "chordpro")
+    assert "| Bmaj7 . D7 . | Gmaj7 . Bb7 . | Ebmaj7 F#7 Bmaj7 . | Am7 D7 Gmaj7 Bb7 |" in grid
+    music = urllib.parse.unquote(exported(comp, "ireal")).split("=")[5]
+    assert "B^7 D7 |G^7 Bb7 |Eb^7,F#7,B^7 |A-7,D7,G^7,Bb7|Eb^7   Z" in music
+    back = load_text(grid, "chordpro", "x.cho", Problems())[0].sections[0].chords
+    assert [(p.bar, p.beat, p.chord.symbol) for p in back] == [
+        (1, 1.0, "Bmaj7"), (1, 3.0, "D7"), (2, 1.0, "Gmaj7"), (2, 3.0, "Bb7"),
+        (3, 1.0, "Ebmaj7"), (3, 2.0, "F#7"), (3, 3.0, "Bmaj7"), (4, 1.0, "Am7"),
+        (4, 2.0, "D7"), (4, 3.0, "Gmaj7"), (4, 4.0, "Bb7"), (5, 1.0, "Ebmaj7")]
+
+
 def test_every_quality_spells_its_pitch_classes_by_kind_and_degrees() -> None:
     """The MusicXML figure of issue 38: every canonical quality on all 12 roots, and the
     altered dominants, as kind + <degree> elements give the chord's own pitch classes."""
