@@ -7,15 +7,23 @@
 - iReal: every chart exported, read back by our iReal loader: the same chord changes and bars,
   and the same beats where the chart's beats are whole;
 - MusicXML: the share of chord symbols, every quality on all 12 roots, whose ``kind`` and
-  ``<degree>`` elements make the chord's pitch classes.
+  ``<degree>`` elements make the chord's pitch classes;
+- MusicXML read back by music21 (the bench extras: ``make bench``, or ``.venv/bin/python -m
+  pip install -r requirements-bench.lock``): every standard's export valid against the
+  MusicXML 4.0 XSD (``tests/schemas``), parsed by music21, each chord symbol read back with the
+  root, kind, bass and ``<degree>`` elements (type, value, alteration) that we wrote and the
+  chord's own pitch classes (music21 builds them from kind and degrees). About half a second a
+  chart is music21's parse; ``--every N`` reads every Nth chart only.
 
-Run: ``.venv/bin/python bench/run_compose_exports.py``.
+Run: ``.venv/bin/python bench/run_compose_exports.py`` (``--every 10`` for a quick look).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,6 +32,8 @@ from bench.shared import CORPORA
 from engine import compose
 from engine.chords import parse
 from engine.chords.tables import QUALITIES
+from engine.compose.export import unrolled
+from engine.compose.ir import chord_spans
 from tests.compose_tunes import changes, composition, read_ireal, standards
 from tests.transpose_spelling import FLAT_SIDE_MAJOR, FLAT_SIDE_MINOR, mistakes
 
@@ -31,7 +41,7 @@ ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 
 
 def transpose_figures(tunes: list) -> None:
-    pairs = sharps = apart = chords = with_sharps = 0
+    pairs = sharps = apart = held = chords = with_sharps = 0
     start = time.perf_counter()
     for item, song in tunes:
         comp = composition(item, song)
@@ -39,15 +49,17 @@ def transpose_figures(tunes: list) -> None:
         for key in keys:
             moved = compose({"composition": comp,
                              "operations": [{"op": "transpose", "key": key}]})["composition"]
-            s, a, n = mistakes(moved)
+            s, a, h, n = mistakes(moved)
             pairs += 1
             sharps += s
             apart += a
+            held += h
             chords += n
             with_sharps += s > 0
     print(f"transpose: {pairs:,} tune/key pairs, {chords:,} chords: {sharps:,} sharp roots on "
           f"lowered degrees ({with_sharps:,} pairs with one), {apart:,} V/ii spelled apart "
-          f"from their target ({time.perf_counter() - start:.1f} s)")
+          f"from their target, {held:,} held roots renamed "
+          f"({time.perf_counter() - start:.1f} s)")
 
 
 def ireal_figures(tunes: list) -> None:
@@ -89,11 +101,79 @@ def musicxml_figures() -> None:
           "their pitch classes with kind and degrees")
 
 
+def music21_figures(tunes: list, every: int) -> None:
+    try:
+        import music21
+        from lxml import etree
+    except ImportError:
+        print("music21: not installed (the bench extras, make bench): nothing measured")
+        return
+    from engine.compose.musicxml import degrees, kind_of, musicxml
+    schema = etree.XMLSchema(etree.parse(str(Path(__file__).resolve().parent.parent
+                                             / "tests" / "schemas" / "musicxml.xsd")))
+    charts = valid = read = same_count = symbols = same = same_pcs = 0
+    apart: Counter[str] = Counter()
+    start = time.perf_counter()
+    # first a chart of every quality on all 12 roots (and slash chords), then the standards
+    bars = [f"{root}{q.canonical}" for q in QUALITIES for root in ROOTS] + [
+        f"{root}7/{bass}" for root, bass in zip(ROOTS, ROOTS[4:] + ROOTS[:4], strict=True)]
+    every_quality = compose({"operations": [{"op": "create", "key": "C",
+                                             "progression": "A: " + " | ".join(bars)}]})
+    compositions = [every_quality["composition"]] + [composition(item, song)
+                                                      for item, song in tunes[::every]]
+    for comp in compositions:
+        xml = musicxml(comp)
+        charts += 1
+        valid += schema.validate(etree.fromstring(xml.encode("utf-8")))
+        try:
+            score = music21.converter.parseData(xml, format="musicxml")
+        except Exception as exc:   # music21 raises its own exception classes
+            apart[f"parse: {type(exc).__name__}"] += 1
+            continue
+        read += 1
+        theirs = list(score.recurse().getElementsByClass("ChordSymbol"))
+        ours = [parse(symbol) for section, _ in unrolled(comp)
+                for _, _, symbol in chord_spans(comp, section)]
+        same_count += len(theirs) == len(ours)
+        for chord, symbol in zip(ours, theirs, strict=False):
+            symbols += 1
+            # music21 names three MusicXML kinds its own way (dominant: dominant-seventh)
+            kind = music21.harmony.CHORD_ALIASES.get(kind_of(chord)[0], kind_of(chord)[0])
+            wrote = (chord.root.name, kind, (chord.bass or chord.root).name,
+                     [(change, value, alter) for value, alter, change in degrees(chord)])
+            got = (symbol.root().name.replace("-", "b"), symbol.chordKind,
+                   symbol.bass().name.replace("-", "b"),
+                   [(m.modType, m.degree, m.interval.semitones if m.modType != "subtract"
+                     else 0) for m in symbol.chordStepModifications])
+            if wrote == got:
+                same += 1
+            else:
+                field = next(name for name, a, b in zip(("root", "kind", "bass", "degrees"),
+                                                        wrote, got, strict=True) if a != b)
+                apart[f"{field}: {chord.canonical}"] += 1
+            pcs = {(chord.root.pc + s) % 12 for s in chord.semitones}
+            if chord.bass is not None:
+                pcs.add(chord.bass.pc)
+            same_pcs += pcs == {p.pitchClass for p in symbol.pitches}
+    print(f"music21 {music21.__version__}: {charts:,} MusicXML exports (a chart of every "
+          f"quality on all 12 roots, then the standards, {every=}): {valid:,} "
+          f"valid against the 4.0 XSD, {read:,} parsed, {same_count:,} with as many chord "
+          f"symbols as written; {same:,} of {symbols:,} symbols read back with our root, kind, "
+          f"bass and degrees, {same_pcs:,} with the chord's pitch classes "
+          f"({time.perf_counter() - start:.0f} s)")
+    for what, n in apart.most_common(12):
+        print(f"  apart: {what} ({n})")
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--every", type=int, default=1, help="music21 reads every Nth standard")
+    args = ap.parse_args()
     tunes = standards(CORPORA)
     transpose_figures(tunes)
     ireal_figures(tunes)
     musicxml_figures()
+    music21_figures(tunes, max(1, args.every))
 
 
 if __name__ == "__main__":

@@ -11,11 +11,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from engine import reharmonize
+from engine.chords import by_function
 from engine.chords.keys import parse_key
 from engine.chords.notes import AWKWARD_SPELLINGS
 from engine.chords.symbols import parse
 from engine.reharm.rules import TECHNIQUES
-from engine.reharm.techniques import by_function
 
 TONICS = ("C", "G", "D", "A", "E", "B", "F#", "C#", "F", "Bb", "Eb", "Ab", "Db", "Gb", "Cb")
 MINOR_TONICS = ("A", "E", "B", "F#", "C#", "G#", "D#", "D", "G", "C", "F", "Bb", "Eb", "Ab")

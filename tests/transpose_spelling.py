@@ -1,16 +1,23 @@
 """The measure of a transposed chart's spelling (issue 38): in the keys a chart in C or flats
 is read in, a root spelled with a sharp on a lowered degree of the key (bII, bIII, bVI, bVII:
-``A#m7b5 D#7b9 G#maj7`` in C) where a musician writes a flat, and a V or ii not spelled a fifth
-above the chord it falls to (``Gb7 Bmaj7``). A diminished chord is left out (``C#dim7`` rising
-to Dm7 is right with a sharp), and so is a V or ii falling a fifth to a root that is not a
-lowered degree or is E or B (``C#m7 F#7 Bmaj7`` in C, ``F#m7 B7 Emaj7`` in F, ``F#7 Bmaj7``
-in Eb, where Cb is awkward: a ii-V into a sharp region)."""
+``A#m7b5 D#7b9 G#maj7`` in C) where a musician writes a flat, a V or ii not spelled a fifth
+above the chord it falls to (``Gb7 Bmaj7``), and a chord held over several that changes its
+name (``Gb13sus F#13sus``, ``Gb7sus F#7``: one root and one family); a root that stays while
+the family changes may change its name with its function (``Dbmaj7 | C#m7 F#7 | Bmaj7``). A diminished chord is left out (``C#dim7`` rising to Dm7 is
+right with a sharp), and so is the one link of V's and ii's that meets a target on the sharp
+side, one off the lowered degrees or on E or B (``C#m7 F#7 Bmaj7`` in Eb, where Cb is
+awkward; ``F#7 Bmaj7`` in C minor): the V right before it, and the ii right before that V. A
+longer chain into such a target is a mistake for each sharp (``A#7 D#7 G#7 C#7 F#7 Bmaj7`` in
+C minor). A section's last chord is read against the first chord of the section the form
+plays next, as ``transpose`` spells it (the ``C#m7 F#7`` that ends an A in Eb leads to the
+bridge's ``Bmaj7``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.chords import parse, parse_key
+from engine.chords import Chord, Key, parse, parse_key
+from engine.compose.spelling import family
 
 FLAT_SIDE_MAJOR = ("C", "F", "Bb", "Eb", "Ab", "Db")
 FLAT_SIDE_MINOR = ("Am", "Dm", "Gm", "Cm", "Fm", "Bbm")
@@ -18,30 +25,69 @@ LOWERED = (1, 3, 8, 10)
 AWKWARD = (4, 11)   # E and B: as lowered degrees they would be Fb and Cb, which nobody writes
 
 
-def mistakes(comp: dict[str, Any]) -> tuple[int, int, int]:
-    """(sharp roots on lowered degrees, V or ii spelled apart from their target, chords) of a
-    composition's sections, each in its own key; read right to left, so that a chain of V's
-    and ii's into a sharp region (``C#m7 F#7 Bmaj7``) is known whole."""
-    sharps = apart = total = 0
+def mistakes(comp: dict[str, Any], cases: list[str] | None = None
+             ) -> tuple[int, int, int, int]:
+    """(sharp roots on lowered degrees, V or ii spelled apart from their target, held roots
+    renamed, chords) of a composition's sections, each in its own key; read right to left, so
+    that a chain of V's and ii's into a sharp region (``C#m7 F#7 Bmaj7``) is known whole.
+    ``cases``, when given, gets a line for each mistake: what, the section, the chord in
+    brackets among its neighbours (``||`` and the next section's first chord after a
+    section's last)."""
+    sharps = apart = held = total = 0
+    firsts = {s["id"]: parse(min(s["chords"], key=lambda c: (c["bar"], c["beat"]))["symbol"])
+              for s in comp["sections"] if s["chords"]}
+    form = comp["form"]
+    following: dict[str, str] = {}
+    for here_id, there_id in zip(form, [*form[1:], *form[:1]], strict=True):
+        following.setdefault(here_id, there_id)
     for section in comp["sections"]:
         key = parse_key(section.get("key") or comp["meta"]["key"])
         chords = [parse(c["symbol"]) for c in
                   sorted(section["chords"], key=lambda c: (c["bar"], c["beat"]))]
-        sharp_region = False   # the chord after this one is in (or is) a sharp region
-        there = None
-        for here in reversed(chords):
+        there = firsts.get(following.get(section["id"], ""))
+        # how the chord after this one meets the sharp side: 0 it is there, 1 a V into it,
+        # 2 the ii of that V, None it is not
+        link = 0 if there is not None and _sharp_side(there, key) else None
+        for i in range(len(chords) - 1, -1, -1):
+            here = chords[i]
             total += 1
+            if there is not None and here.root.pc == there.root.pc \
+                    and family(here) == family(there):
+                if here.root != there.root:
+                    held += 1
+                    _case(cases, "held", section["id"], chords, i, there)
+                continue
             degree = (here.root.pc - key.tonic.pc) % 12
             falls = there is not None and (there.root.pc - here.root.pc) % 12 == 5
-            leads = ("b3" in here.intervals or "b7" in here.intervals) \
-                and not here.quality.startswith("dim")
+            minor = "b3" in here.intervals
+            leads = (minor or "b7" in here.intervals) and not here.quality.startswith("dim")
             if there is not None and falls and leads \
                     and (here.root.letter - there.root.letter) % 7 != 4:
                 apart += 1
-            into_sharps = falls and leads and sharp_region
-            if here.root.alter > 0 and degree in LOWERED and not into_sharps \
-                    and not here.quality.startswith("dim"):
-                sharps += 1
-            sharp_region = into_sharps or degree not in LOWERED or here.root.pc in AWKWARD
+                _case(cases, "apart", section["id"], chords, i, there)
+            ii_of_v = minor and there is not None and "b7" in there.intervals \
+                and "b3" not in there.intervals
+            meets = falls and leads and (link == 0 or (link == 1 and ii_of_v))
+            if here.root.alter > 0 and degree in LOWERED and not here.quality.startswith("dim"):
+                if not meets:
+                    sharps += 1
+                    _case(cases, "sharp", section["id"], chords, i, there)
+                link = (link or 0) + 1 if meets else None
+            else:
+                link = 0 if _sharp_side(here, key) else None
             there = here
-    return sharps, apart, total
+    return sharps, apart, held, total
+
+
+def _case(cases: list[str] | None, what: str, section: str, chords: list[Chord], i: int,
+          there: Chord | None) -> None:
+    if cases is not None:
+        around = " ".join(c.symbol for c in chords[max(0, i - 3):i])
+        after = " ".join(c.symbol for c in chords[i + 1:i + 3]) if i + 1 < len(chords) \
+            else f"|| {there.symbol if there else '(end)'}"
+        cases.append(f"{what} {section}: {around} [{chords[i].symbol}] {after}")
+
+
+def _sharp_side(chord: Chord, key: Key) -> bool:
+    """A root off the lowered degrees, or one whose flat name is awkward (Fb, Cb)."""
+    return (chord.root.pc - key.tonic.pc) % 12 not in LOWERED or chord.root.pc in AWKWARD

@@ -5,7 +5,7 @@ Every other engine package reads chords through the names exported here.
 """
 
 from engine.chords.chord import Chord
-from engine.chords.keys import SCALE_STEPS, Key, parse_key
+from engine.chords.keys import NUMERAL_LETTER, SCALE_STEPS, Key, by_function, on_numeral, parse_key
 from engine.chords.notes import (
     AWKWARD_SPELLINGS,
     LETTER_PC,
@@ -39,18 +39,21 @@ __all__ = [
     "COMMON_BASES",
     "LETTER_PC",
     "NO_CHORD",
+    "NUMERAL_LETTER",
     "QUALITIES",
     "SCALE_STEPS",
     "Chord",
     "Key",
     "PitchClass",
     "Spelled",
+    "by_function",
     "degree_number",
     "frequency",
     "mask_of",
     "midi_of",
     "note_with_octave",
     "on_letter",
+    "on_numeral",
     "parse",
     "parse_key",
     "parse_note_octave",

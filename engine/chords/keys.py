@@ -141,6 +141,26 @@ def _accepted(key: Key) -> Key:
     return make_key(on_letter(key.tonic.pc, (key.tonic.letter + step) % 7), key.mode)
 
 
+# The letter of analyze's numeral for each number of semitones above the tonic (FLAT_ROMAN:
+# I bII II bIII III IV bV V bVI VI bVII VII), as letter steps above the tonic's letter: the
+# lowered degrees are spelled with flats, the tritone as bV.
+NUMERAL_LETTER = (0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6)
+
+
+def on_numeral(pc: int, key: Key, letter_steps: int | None = None) -> Spelled:
+    """``pc`` spelled on the letter of its numeral in ``key`` (Ab, the bVI of C; Cb, the bVI
+    of Eb), or ``letter_steps`` above the tonic's letter when given (F#, the #iv of C)."""
+    semitones = (pc - key.tonic.pc) % 12
+    steps = NUMERAL_LETTER[semitones] if letter_steps is None else letter_steps
+    return transpose_spelled(key.tonic, steps + 1, semitones)
+
+
+def by_function(sp: Spelled, key: Key) -> bool:
+    """The note is spelled on the letter of the numeral analyze gives it in the key: Cb in Eb
+    (bVI), Cb in Bb (bII), Fb in Eb (bII)."""
+    return (sp.letter - key.tonic.letter) % 7 == NUMERAL_LETTER[(sp.pc - key.tonic.pc) % 12]
+
+
 def parse_key(text: str | None) -> Key:
     """Read a key (None or empty -> C). Raises ``InvalidKey`` (code ``invalid_key``)."""
     if text is None or not text.strip():

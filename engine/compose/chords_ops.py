@@ -237,14 +237,20 @@ def _written_quality(chord: Chord) -> str:
 
 
 def _bass(chord: Chord, root: Spelled, key: Key) -> str:
-    """A slash bass at the interval it had above the root (C/E -> Eb/G), plainly where that
-    needs a double accidental."""
+    """A slash bass that is a tone of the chord at the interval it had above the root (C/E ->
+    Eb/G, D7/F# -> F7/A), plainly where that needs a double accidental; any other bass (a
+    pedal, a line under the chords) by its numeral in the key, as a root is: Blood Count's
+    tonic pedal under ``Eb/D`` in D is ``B/Bb`` in Bb, not ``B/A#``."""
     if chord.bass is None:
         return ""
+    up = (chord.bass.pc - chord.root.pc) % 12
+    moved = (root.pc + up) % 12
+    if up not in {s % 12 for s in chord.semitones}:
+        return "/" + plain(moved, key).name
     number = (chord.bass.letter - chord.root.letter) % 7 + 1
-    bass = transpose_spelled(root, number, (chord.bass.pc - chord.root.pc) % 12)
+    bass = transpose_spelled(root, number, up)
     if abs(bass.alter) > 1 or bass.name in AWKWARD_SPELLINGS:
-        bass = plain(bass.pc, key)
+        bass = plain(moved, key)
     return "/" + bass.name
 
 

@@ -15,6 +15,7 @@ import mido
 
 from engine.analysis import Chart, ChartSection, Placed, analyze_chart
 from engine.chords import parse, parse_key
+from engine.compose.cells import place
 from engine.compose.ir import PPQ, Composition, by_id, meter, section_meter, section_ticks
 
 
@@ -99,7 +100,8 @@ def _mido_key(key: str) -> str | None:
 
 def bars_of(comp: Composition, section: dict[str, Any], grid: bool) -> list[str]:
     """A section's bars as text (canonical spelling), beat positions kept: a chord in the cell
-    of its beat and ``.`` for a beat with no new chord (``C7 . . G7``: G7 on beat 4); a bar of
+    of its beat (``engine.compose.cells``: the nearest, a push into the next bar written on its
+    first beat) and ``.`` for a beat with no new chord (``C7 . . G7``: G7 on beat 4); a bar of
     compound meter (6/8, 9/8, 12/8) whose chords all fall on its dotted-quarter beats has a
     cell a dotted quarter. Without ``grid`` (the lead sheet), a bar whose chords share it as
     a reader assumes (one; two in halves; three on 1, 3, 4 of 4/4) lists them plainly; a bar
@@ -109,27 +111,35 @@ def bars_of(comp: Composition, section: dict[str, Any], grid: bool) -> list[str]
     for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
         per_bar[chord["bar"] - 1].append((float(chord["beat"]),
                                           parse(chord["symbol"]).canonical))
-    return [_bar_text(chords, top, bottom, grid) for chords in per_bar]
+    grids = [_grid(chords, top, bottom) for chords in per_bar]
+    return [_bar_text(row, chords, top, grid, cells_unit)
+            for row, chords, cells_unit in zip(place(per_bar, grids), per_bar, grids,
+                                                strict=True)]
 
 
-def _bar_text(chords: list[tuple[float, str]], top: int, bottom: int, grid: bool) -> str:
-    if not chords:
-        return "%"
-    names = [name for _, name in chords]
-    n = len(chords)
-    if n > top or (not grid and [b for b, _ in chords] == [1 + math.ceil(i * top / n)
-                                                          for i in range(n)]):
-        return " ".join(names)
+def _grid(chords: list[tuple[float, str]], top: int, bottom: int) -> tuple[int, int]:
+    """(cells, beats a cell): a dotted quarter a cell in 6/8, 9/8, 12/8 when every chord falls
+    on one, else a beat of the meter."""
     unit = 3 if bottom == 8 and top % 3 == 0 and top > 3 and all(
         (b - 1) % 3 == 0 for b, _ in chords) else 1
-    cells = top // unit
-    row = ["."] * cells
-    taken = -1
-    for k, (beat, name) in enumerate(chords):
-        cell = min(max(round((beat - 1) / unit), taken + 1), cells - (n - k))
-        row[cell] = name
-        taken = cell
-    return " ".join(row)
+    return top // unit, unit
+
+
+def _bar_text(row: list[tuple[int, str]] | None, chords: list[tuple[float, str]], top: int,
+              grid: bool, cells_unit: tuple[int, int]) -> str:
+    if row is None:                     # more chords than cells
+        return " ".join(name for _, name in chords)
+    if not row:
+        return "%"
+    cells, unit = cells_unit
+    n = len(row)
+    if not grid and [1 + cell * unit for cell, _ in row] == [1 + math.ceil(i * top / n)
+                                                            for i in range(n)]:
+        return " ".join(name for _, name in row)
+    text = ["."] * cells
+    for cell, name in row:
+        text[cell] = name
+    return " ".join(text)
 
 
 def leadsheet(comp: Composition) -> str:

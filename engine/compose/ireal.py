@@ -11,9 +11,10 @@ document it and its open readers (ireal-musicxml) read it.
   final ``Z``.
 - Chords in the bar's cells by beat: a bar has one cell a beat of its meter (4 in 4/4, 12 in
   12/8), a chord fills its cell and the blank cells (spaces) up to the next chord, so ``C7  G7``
-  is C7 for three beats and G7 on beat 4. A chord between beats goes to the nearest free cell;
-  more chords than cells (five in a bar of 4/4) are written comma-parted, in equal parts, and
-  reported.
+  is C7 for three beats and G7 on beat 4. A chord between beats goes to the nearest cell, a tie
+  to the later, a push on the last "and" into the next bar's first (``engine.compose.cells``,
+  the rule of ChordPro and the lead sheet too); more chords than cells (five in a bar of 4/4)
+  are written comma-parted, in equal parts, and reported.
   A bar with no chord of its own repeats the bar before (``x``) when that one is a single chord,
   else names the chord still sounding; a bar whose first chord comes after its first beat opens
   on the chord still sounding (``n``, no chord, at a section's start).
@@ -29,6 +30,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.chords import parse, parse_key
+from engine.compose.cells import place
 from engine.compose.ir import Composition, by_id, meter
 from engine.errors import InvalidRequest
 
@@ -153,41 +155,34 @@ def _mark(section: dict[str, Any]) -> str:
 
 def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], None]
           ) -> list[str]:
-    """Each bar's cells: a chord in the cell of its beat, blanks after it."""
-    by_bar: dict[int, list[dict[str, Any]]] = {}
+    """Each bar's cells: a chord in the cell of its beat (``engine.compose.cells``), blanks
+    after it."""
+    per_bar: list[list[tuple[float, str]]] = [[] for _ in range(section["bars"])]
     for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
-        by_bar.setdefault(chord["bar"], []).append(chord)
+        text, changed = ireal_symbol(chord["symbol"])
+        if changed:
+            changes[(parse(chord["symbol"]).canonical, text)] = None
+        per_bar[chord["bar"] - 1].append((float(chord["beat"]), text))
     out: list[str] = []
     sounding: str | None = None
     single = False   # the bar before holds one chord for the whole bar
-    for bar in range(1, section["bars"] + 1):
-        chords = by_bar.get(bar, [])
-        if not chords:
-            out.append("x" if single else (sounding or "n") + " " * (cells - 1))
-            continue
+    for bar, (chords, placed) in enumerate(zip(per_bar, place(per_bar, [(cells, 1)] * len(
+            per_bar)), strict=True), start=1):
         previous = sounding
-        written = []
-        for chord in chords:
-            text, changed = ireal_symbol(chord["symbol"])
-            if changed:
-                changes[(parse(chord["symbol"]).canonical, text)] = None
-            written.append(text)
-        sounding = written[-1]
-        if len(chords) > cells:   # iReal cannot place them: written in equal parts
+        if placed is None:   # iReal cannot place them: written in equal parts
             changes[(f"{section['id']} bar {bar}: {len(chords)} chords",
                      f"{cells} cells, the chords in equal parts")] = None
-            out.append(",".join(written))
-            single = False
+            out.append(",".join(text for _, text in chords))
+            sounding, single = chords[-1][1], False
+            continue
+        if not placed:
+            out.append("x" if single else (sounding or "n") + " " * (cells - 1))
             continue
         row = [" "] * cells
-        taken = -1
-        for k, (chord, text) in enumerate(zip(chords, written, strict=True)):
-            # the cell of its beat, after the chord before, leaving one for each chord after
-            cell = min(max(round(float(chord["beat"]) - 1), taken + 1),
-                       cells - (len(chords) - k))
+        for cell, text in placed:
             row[cell] = text
-            taken = cell
-        single = len(chords) == 1 and row[0] != " "
+        sounding = placed[-1][1]
+        single = len(placed) == 1 and row[0] != " "
         if row[0] == " ":   # the bar opens on the chord still sounding (none: N.C.)
             row[0] = previous or "n"
         # A chord right after a chord is parted by a comma (a separator, not a cell).

@@ -27,6 +27,7 @@ from engine.chords import (
     LETTER_PC,
     Key,
     Spelled,
+    by_function,
     on_letter,
     transpose_spelled,
 )
@@ -59,18 +60,6 @@ Technique = Callable[[Context], list[Change]]
 @lru_cache(maxsize=1024)
 def _above(root: Spelled, interval: rules.Interval) -> Spelled:
     return transpose_spelled(root, *interval)
-
-
-DEGREE_OF_OFFSET = (0, 1, 1, 2, 2, 3, 4, 4, 5, 5, 6, 6)
-"""0-based scale degree (letter above the tonic's) of analyze's numeral for each number of
-semitones above the tonic (``FLAT_ROMAN``: I bII II bIII III IV bV V bVI VI bVII VII)."""
-
-
-def by_function(sp: Spelled, key: Key) -> bool:
-    """The root is spelled on the letter of the numeral analyze gives it in the key: Cb in Eb
-    (bVI), Cb in Bb (bII), Fb in Eb (bII)."""
-    offset = (sp.pc - key.tonic.pc) % 12
-    return (sp.letter - key.tonic.letter) % 7 == DEGREE_OF_OFFSET[offset]
 
 
 def _readable(sp: Spelled, key: Key) -> Spelled:
