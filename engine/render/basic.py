@@ -360,7 +360,7 @@ def _mix_drums(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
 
 @njit(cache=True)
 def _scaled(mix: npt.NDArray[np.int32], i: int, c: int,
-            channels: int) -> int:  # pragma: no cover (jitted)
+            channels: int) -> np.int64:  # pragma: no cover (jitted)
     """Frame ``i``'s sample of channel ``c`` times ``GAIN`` (mono: the mean of the two)."""
     pair = np.int64(mix[i, 0]) + np.int64(mix[i, 1]) >> 1
     v = pair if channels == 1 else np.int64(mix[i, c])
@@ -374,11 +374,12 @@ def _scale(mix: npt.NDArray[np.int32],
     would pass ``PEAK``, times ``PEAK / peak`` by floor division. Two passes over the mix
     (the peak, then the samples): no temporary the size of the audio."""
     frames, channels = out.shape
-    peak = 0
+    peak = np.int64(0)
     for i in range(frames):
         for c in range(channels):
             v = _scaled(mix, i, c, channels)
-            peak = max(peak, v if v >= 0 else -v)
+            if abs(v) > peak:
+                peak = abs(v)
     for i in range(frames):
         for c in range(channels):
             v = _scaled(mix, i, c, channels)
