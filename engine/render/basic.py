@@ -303,12 +303,15 @@ def _mix_pitched(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
             gl = g * left[n]
             gr = g * right[n]
             end = min(block + 64, total, frames - first)
-            # the phase of each sample from the block's own (no chain from sample to
-            # sample): the loop vectorises
-            for t in range(block, end):
-                w = np.int64(wave[((phase + (t - block + 1) * inc) & 0xFFFFFFFF) >> 20])
-                mix[first + t, 0] += w * gl + HALF >> MIX_SHIFT
-                mix[first + t, 1] += w * gr + HALF >> MIX_SHIFT
+            if end <= block:
+                break
+            # The block's samples through a view indexed from 0 (no negative-index check a
+            # sample), each one's phase from the block's own (no chain from sample to sample).
+            out = mix[first + block:first + end]
+            for u in range(end - block):
+                w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
+                out[u, 0] += w * gl + HALF >> MIX_SHIFT
+                out[u, 1] += w * gr + HALF >> MIX_SHIFT
             phase = (phase + (end - block) * inc) & 0xFFFFFFFF
             if end < block + 64 and end < total:
                 break
@@ -336,6 +339,7 @@ def _mix_drums(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
         previous = 0
         first = start[n]
         total = length[d]
+        is_bright = bright[d] == 1
         for block in range(0, total, 64):
             k = block >> 6
             e = np.int64(envelopes[d, k if k < steps else steps - 1])
@@ -345,15 +349,18 @@ def _mix_drums(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
             s = block if block < sweep[d] else sweep[d]
             inc = inc0[d] + (inc1[d] - inc0[d]) * s // sweep[d]
             end = min(block + 64, total, frames - first)
-            for t in range(block, end):
+            if end <= block:
+                break
+            out = mix[first + block:first + end]  # indexed from 0, as in _mix_pitched
+            for u in range(end - block):
                 phase = (phase + inc) & 0xFFFFFFFF
                 x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
                 r = (x >> 16) - 32768
-                if bright[d] == 1:
+                if is_bright:
                     r, previous = (r - previous) >> 1, r
                 v = (sine[phase >> 20] * tone[d] + r * noise[d]) >> 8
-                mix[first + t, 0] += v * gl + HALF >> MIX_SHIFT
-                mix[first + t, 1] += v * gr + HALF >> MIX_SHIFT
+                out[u, 0] += v * gl + HALF >> MIX_SHIFT
+                out[u, 1] += v * gr + HALF >> MIX_SHIFT
             if end < block + 64 and end < total:
                 break
 
