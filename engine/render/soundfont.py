@@ -2,8 +2,9 @@
 
 A SoundFont is loaded once per process and kept (FluidR3_GM.sf2 takes ~3 s and ~290 MB of
 float samples to load); ``preload`` loads it before a server forks its render processes, which
-then share the samples (TinySoundFont only reads them while it plays). Each render resets it and sets its output rate, so renders do not depend on each other and the same
-request gives the same bytes. The module's own ``Synth`` wrapper reloads the file to change
+then share the samples (TinySoundFont only reads them while it plays). Each render resets it
+and sets its output rate, so renders do not depend on each other and the same request gives
+the same bytes. The module's own ``Synth`` wrapper reloads the file to change
 the sample rate and has no reset, so the loaded ``SoundFont`` object is driven directly (the
 version is pinned in the lock).
 

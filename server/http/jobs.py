@@ -18,9 +18,8 @@ fork server is one per process: the first pool to start it decides its preload (
 one service, so one pool; another pool's jobs still run, loading what they need themselves).
 A job that passes its ``deadline``, whose client went away (the ``gone`` awaitable given to
 ``run``) or whose caller was cancelled has its process killed and its slot's process started
-afresh for the next job. A waiting job
-whose client goes away leaves the queue at once; the pool counts only the jobs someone waits
-for (``in_flight``).
+afresh for the next job. A waiting job whose client goes away leaves the queue at once; the
+pool counts only the jobs someone waits for (``in_flight``).
 """
 
 from __future__ import annotations
