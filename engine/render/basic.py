@@ -204,8 +204,8 @@ def render_basic(notes: Notes, rate: int, channels: int,
     waves, envelopes, drum_envelopes, increments = tables(rate)
     frames = math.ceil((notes.length + TAIL) * rate)
     notes = playable(notes, voices(notes, rate)[0] if keep is None else keep)
-    # int32 is exact: a voice adds at most 2^15 a sample and at most MAX_VOICES (2^8) sound at
-    # once; half the memory of int64, which the kernels and the pass to 16-bit stream through
+    # int32 is exact: a voice adds under 2^16 a sample (a drum's tone and noise together) and at
+    # most MAX_VOICES (2^8) sound at once: under 2^24; half the memory int64 took to stream
     mix = np.zeros((frames, 2), dtype=np.int32)
     if len(notes):
         start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
