@@ -1,15 +1,18 @@
 """Render figures: real-time factor per engine and SoundFont for a 60 s and a 120 s conduct
-arrangement (one core, the render alone: the arrangement is conducted beforehand), encode time
-per format, peak memory of a render process, and ``GET /health`` p50 on a real ``harmony serve``
-while four renders run.
+arrangement (one core, the render alone: the arrangement is conducted beforehand; the median of
+five renders), encode time per format, the memory of the server's render processes (RSS, PSS
+and USS from /proc/PID/smaps_rollup: two render processes forked from the fork server that
+loaded the SoundFont, beside a process that loads its own, as each render process did before),
+and ``GET /health`` p50 on a real ``harmony serve`` while four renders run.
 
-Run: .venv/bin/python bench/run_render.py
+Run: .venv/bin/python bench/run_render.py        (add --quick for the first two parts only)
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -54,7 +57,7 @@ def realtime(tmp: Path) -> None:
                 else:
                     render_soundfont(notes, font, 44100, 2)  # type: ignore[arg-type]
             run()  # load the font / compile the kernels
-            t = timed(run, 3, best=True)
+            t = timed(run, 5)
             print(f"render {seconds:>3} s arrangement ({len(notes)} notes), {name:<28} "
                   f"{t * 1000:7.1f} ms  {audio_s / t:7.0f}x real time", flush=True)
     samples = render_basic(notes, 44100, 2)
@@ -65,19 +68,75 @@ def realtime(tmp: Path) -> None:
               f"{size / 1e6:.1f} MB", flush=True)
 
 
+def rollup(pid: int | str = "self") -> dict[str, float]:
+    """RSS, PSS and USS (private clean + dirty) of a process, MB."""
+    kb = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if rest.strip().endswith("kB"):
+                kb[name] = int(rest.split()[0])
+    return {"RSS": kb["Rss"] / 1024, "PSS": kb["Pss"] / 1024,
+            "USS": (kb["Private_Clean"] + kb["Private_Dirty"]) / 1024}
+
+
+def _figures(m: dict[str, float]) -> str:
+    return "  ".join(f"{k} {v:4.0f} MB" for k, v in m.items())
+
+
+# A process that loads its own SoundFont and renders, as each render process did before the
+# fork server: its memory after two 120 s renders (soundfont, basic).
+ALONE = f"""
+import json
+from engine import conduct
+from engine.render import render_bytes
+from bench.run_render import rollup
+a = conduct({{'prompt': {PROMPT!r}, 'durationSec': 120, 'seed': 1}})
+for engine in ('soundfont', 'basic'):
+    render_bytes({{'arrangement': a, 'engine': engine}})
+print(json.dumps(rollup()))
+"""
+FORKED = f"""
+import asyncio, json
+import multiprocessing.forkserver
+from engine import conduct
+from bench.run_render import rollup
+from server.http.render import render_job, render_pool
+from server.http.settings import Settings
+
+if __name__ == '__main__':
+    a = conduct({{'prompt': {PROMPT!r}, 'durationSec': 120, 'seed': 1}})
+    pool = render_pool(Settings(render_workers=2))
+
+    async def renders():
+        for engines in (('soundfont', 'basic'), ('basic', 'soundfont')):
+            await asyncio.gather(*(pool.run(render_job, {{'arrangement': a, 'engine': e}},
+                                            None, 300) for e in engines))
+    try:
+        asyncio.run(renders())
+        server = multiprocessing.forkserver._forkserver._forkserver_pid  # no public name
+        print(json.dumps({{"fork server": rollup(server),
+                          **{{f"render process {{i + 1}}": rollup(pid)
+                             for i, pid in enumerate(pool.processes())}}}}))
+    finally:
+        pool.close()
+"""
+
+
 def memory() -> None:
-    probe = ("import base64, resource; from engine import conduct; "
-             "from engine.render import render_bytes; "
-             f"a = conduct({{'prompt': {PROMPT!r}, 'durationSec': 120, 'seed': 1}}); "
-             "import sys; render_bytes({'arrangement': a, 'engine': sys.argv[1]}); "
-             "print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')))")
-    for engine in ("basic", "soundfont"):
-        if engine == "soundfont" and find_soundfont(env={}) is None:
-            continue
-        done = subprocess.run([sys.executable, "-c", probe, engine], cwd=REPO,
-                              capture_output=True, text=True, check=True)
-        print(f"peak memory of a process rendering 120 s ({engine}): "
-              f"{int(done.stdout.split()[-1]) / 1024:.0f} MB", flush=True)
+    """Each render process's memory, sharing the fork server's SoundFont, beside a process
+    holding its own (the design before): the unique memory (USS) is what each adds."""
+    font = find_soundfont(env={})
+    print(f"memory of render processes (SoundFont {font.name if font else 'none'}; two 120 s "
+          "renders each, one per engine):", flush=True)
+    alone = subprocess.run([sys.executable, "-c", ALONE], cwd=REPO, capture_output=True,
+                           text=True, check=True)
+    print(f"  a process with its own SoundFont (before)  "
+          f"{_figures(json.loads(alone.stdout.splitlines()[-1]))}", flush=True)
+    forked = subprocess.run([sys.executable, "-c", FORKED], cwd=REPO, capture_output=True,
+                            text=True, check=True)
+    for name, figures in json.loads(forked.stdout.splitlines()[-1]).items():
+        print(f"  {name:<42} {_figures(figures)}", flush=True)
 
 
 def health_during_renders(tmp: Path) -> None:
@@ -121,11 +180,14 @@ def health_during_renders(tmp: Path) -> None:
 
 
 def main() -> int:
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
+          f"on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         realtime(tmp)
         memory()
-        health_during_renders(tmp)
+        if "--quick" not in sys.argv:
+            health_during_renders(tmp)
     print(f"this process's peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 

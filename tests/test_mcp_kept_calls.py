@@ -215,6 +215,21 @@ def test_the_calls_kept_are_bounded():
         assert len(endpoint._kept) <= _KEPT_CALLS
 
 
+def test_a_full_table_forgets_its_oldest_call_only():
+    """Real traffic is many distinct calls, each repeated: a full table that forgot every call
+    at once kept few of them (the jazz corpus in chart order, bench/load.py --corpus-mix)."""
+    endpoint = McpEndpoint({"echo_all": KEPT})
+    for n in range(_KEPT_CALLS + 1):  # one more than it holds, each seen once
+        post(endpoint, body_of(1, {"n": n}))
+    assert len(endpoint._kept) == _KEPT_CALLS
+    RUNS.clear()
+    for rid in (2, 3):  # still remembered: planned (the tool runs), then answered as kept
+        post(endpoint, body_of(rid, {"n": 1}))
+    for rid in (2, 3):  # the oldest, forgotten: remembered again, then planned
+        post(endpoint, body_of(rid, {"n": 0}))
+    assert RUNS == [b'{"n":1}', b'{"n":0}', b'{"n":0}']
+
+
 ARGUMENTS = st.dictionaries(st.sampled_from(["id", "chord", 'x"id', "key", "n"]),
                             st.one_of(st.integers(-10, 10**16), st.text(max_size=8),
                                       st.dictionaries(st.sampled_from(["id", "a"]),

@@ -308,7 +308,7 @@ def test_the_pitched_kernel_equals_its_slow_twin() -> None:
     gain = np.array([65536, 25600, 51200], dtype=np.int64)
     left = np.array([128, 256, 30], dtype=np.int64)
     right = 256 - left
-    fast = np.zeros((frames, 2), dtype=np.int64)
+    fast = np.zeros((frames, 2), dtype=np.int32)  # the mix render_basic makes
     basic._mix_pitched(fast, start, held, release, inc, timbre, waves, envelopes, gain,
                        left, right)
     slow = mix_pitched(frames, start, held, release, inc, timbre, waves, envelopes, gain,

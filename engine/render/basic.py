@@ -204,7 +204,9 @@ def render_basic(notes: Notes, rate: int, channels: int,
     waves, envelopes, drum_envelopes, increments = tables(rate)
     frames = math.ceil((notes.length + TAIL) * rate)
     notes = playable(notes, voices(notes, rate)[0] if keep is None else keep)
-    mix = np.zeros((frames, 2), dtype=np.int64)
+    # int32 is exact: a voice adds under 2^16 a sample (a drum's tone and noise together) and at
+    # most MAX_VOICES (2^8) sound at once: under 2^24; half the memory int64 took to stream
+    mix = np.zeros((frames, 2), dtype=np.int32)
     if len(notes):
         start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
         held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
@@ -262,23 +264,19 @@ def _sine_table() -> npt.NDArray[np.int64]:
                     dtype=np.int64)
 
 
-def _to_int16(mix: npt.NDArray[np.int64], channels: int) -> npt.NDArray[np.int16]:
+def _to_int16(mix: npt.NDArray[np.int32], channels: int) -> npt.NDArray[np.int16]:
     """The mix times ``GAIN``; scaled down to ``PEAK`` only if it would pass it (integer
     division: exact everywhere)."""
-    if channels == 1:
-        mix = (mix[:, 0] + mix[:, 1])[:, None] // 2
-    mix = mix * GAIN + 128 >> 8
-    peak = int(np.abs(mix).max()) if mix.size else 0
-    if peak <= PEAK:
-        return mix.astype(np.int16)
-    return (mix * PEAK // peak).astype(np.int16)
+    out = np.empty((mix.shape[0], channels), dtype=np.int16)
+    _scale(mix, out)
+    return out
 
 
 # ------------------------------------------------------------------ private kernels
 
 
 @njit(cache=True)
-def _mix_pitched(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
+def _mix_pitched(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
                  held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
                  increment: npt.NDArray[np.int64], timbre: npt.NDArray[np.int64],
                  waves: npt.NDArray[np.int32], envelopes: npt.NDArray[np.int32],
@@ -307,17 +305,22 @@ def _mix_pitched(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
             gl = g * left[n]
             gr = g * right[n]
             end = min(block + 64, total, frames - first)
-            for t in range(block, end):
-                phase = (phase + inc) & 0xFFFFFFFF
-                w = np.int64(wave[phase >> 20])
-                mix[first + t, 0] += w * gl + HALF >> MIX_SHIFT
-                mix[first + t, 1] += w * gr + HALF >> MIX_SHIFT
+            if end <= block:
+                break
+            # The block's samples through a view indexed from 0 (no negative-index check a
+            # sample), each one's phase from the block's own (no chain from sample to sample).
+            out = mix[first + block:first + end]
+            for u in range(end - block):
+                w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
+                out[u, 0] += w * gl + HALF >> MIX_SHIFT
+                out[u, 1] += w * gr + HALF >> MIX_SHIFT
+            phase = (phase + (end - block) * inc) & 0xFFFFFFFF
             if end < block + 64 and end < total:
                 break
 
 
 @njit(cache=True)
-def _mix_drums(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
+def _mix_drums(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
                kind: npt.NDArray[np.int64], envelopes: npt.NDArray[np.int32],
                inc0: npt.NDArray[np.int64], inc1: npt.NDArray[np.int64],
                sweep: npt.NDArray[np.int64], tone: npt.NDArray[np.int64],
@@ -338,6 +341,7 @@ def _mix_drums(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
         previous = 0
         first = start[n]
         total = length[d]
+        is_bright = bright[d] == 1
         for block in range(0, total, 64):
             k = block >> 6
             e = np.int64(envelopes[d, k if k < steps else steps - 1])
@@ -347,14 +351,45 @@ def _mix_drums(mix: npt.NDArray[np.int64], start: npt.NDArray[np.int64],
             s = block if block < sweep[d] else sweep[d]
             inc = inc0[d] + (inc1[d] - inc0[d]) * s // sweep[d]
             end = min(block + 64, total, frames - first)
-            for t in range(block, end):
+            if end <= block:
+                break
+            out = mix[first + block:first + end]  # indexed from 0, as in _mix_pitched
+            for u in range(end - block):
                 phase = (phase + inc) & 0xFFFFFFFF
                 x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
                 r = (x >> 16) - 32768
-                if bright[d] == 1:
+                if is_bright:
                     r, previous = (r - previous) >> 1, r
                 v = (sine[phase >> 20] * tone[d] + r * noise[d]) >> 8
-                mix[first + t, 0] += v * gl + HALF >> MIX_SHIFT
-                mix[first + t, 1] += v * gr + HALF >> MIX_SHIFT
+                out[u, 0] += v * gl + HALF >> MIX_SHIFT
+                out[u, 1] += v * gr + HALF >> MIX_SHIFT
             if end < block + 64 and end < total:
                 break
+
+
+@njit(cache=True)
+def _scaled(mix: npt.NDArray[np.int32], i: int, c: int,
+            channels: int) -> np.int64:  # pragma: no cover (jitted)
+    """Frame ``i``'s sample of channel ``c`` times ``GAIN`` (mono: the mean of the two)."""
+    pair = np.int64(mix[i, 0]) + np.int64(mix[i, 1]) >> 1
+    v = pair if channels == 1 else np.int64(mix[i, c])
+    return v * GAIN + 128 >> 8
+
+
+@njit(cache=True)
+def _scale(mix: npt.NDArray[np.int32],
+           out: npt.NDArray[np.int16]) -> None:  # pragma: no cover (jitted)
+    """``out`` (frames, channels) = the mix (frames, 2) times ``GAIN``, and, only when that
+    would pass ``PEAK``, times ``PEAK / peak`` by floor division. Two passes over the mix
+    (the peak, then the samples): no temporary the size of the audio."""
+    frames, channels = out.shape
+    peak = np.int64(0)
+    for i in range(frames):
+        for c in range(channels):
+            v = _scaled(mix, i, c, channels)
+            if abs(v) > peak:
+                peak = abs(v)
+    for i in range(frames):
+        for c in range(channels):
+            v = _scaled(mix, i, c, channels)
+            out[i, c] = v if peak <= PEAK else v * PEAK // peak

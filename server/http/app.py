@@ -73,9 +73,9 @@ from server.http import asgi, heap, rsgi, wsgi
 from server.http.asgi import Receive
 from server.http.context import Context
 from server.http.gateway import Gateway
-from server.http.jobs import JobPool
 from server.http.mcp_gate import McpGate
 from server.http.openapi import openapi_document
+from server.http.render import render_pool
 from server.http.routes import build_routes
 from server.http.settings import Settings
 from server.mcp import SERVICE_ERROR, Gate, McpEndpoint, error_body, tool_table
@@ -107,8 +107,7 @@ class HarmonyApp:
         self.counters = counters or _counters(settings, store, self.metrics)
         self.limiter = Limiter(self.counters, clock)
         self.flood = FloodThrottle(settings.flood_per_minute, settings.workers, clock)
-        self.jobs = JobPool(settings.render_workers, settings.render_queue,
-                            deadline=settings.render_deadline)
+        self.jobs = render_pool(settings)
         # The account page (API.md §15): sessions on the app's clock; the month's use as the
         # limiter counts it; a key revoked there leaves this worker's key cache at once.
         self.pages = AccountPages(store, SignIn(store, clock), self.limiter.month_used,

@@ -6,13 +6,20 @@ would stall every other request of the worker); ``queue`` more may wait. A job t
 slot taken is refused at once with ``Busy`` (503) and a ``Retry-After`` from the recent job
 durations, never queued without bound.
 
-Each slot is a one-process executor of its own, started on its first job (spawned, not forked:
-the serving process has threads) and kept for the next one (a SoundFont takes seconds to load),
-so that a job can be stopped without touching the others: a job that passes its ``deadline``,
-whose client went away (the ``gone`` awaitable given to ``run``) or whose caller was cancelled
-has its process killed and its slot's process started afresh for the next job. A waiting job
-whose client goes away leaves the queue at once; the pool counts only the jobs someone waits
-for (``in_flight``).
+Each slot is a one-process executor of its own, started on its first job and kept for the next
+one, so that a job can be stopped without touching the others. The processes are forked by a fork
+server (multiprocessing's ``forkserver``: a single-threaded process started once, with the
+serving process's environment; the serving process itself has threads, so it does not fork):
+the modules named in ``preload`` are imported in the fork server first, so what they load (the
+SoundFont's samples, compiled kernels) is in memory once, shared copy-on-write by every process
+forked after, and a slot's new process starts in milliseconds, loaded. ``environ`` is set in
+this process's environment before the fork server starts, for the preload modules to read. The
+fork server is one per process: the first pool to start it decides its preload (a process has
+one service, so one pool; another pool's jobs still run, loading what they need themselves).
+A job that passes its ``deadline``, whose client went away (the ``gone`` awaitable given to
+``run``) or whose caller was cancelled has its process killed and its slot's process started
+afresh for the next job. A waiting job whose client goes away leaves the queue at once; the
+pool counts only the jobs someone waits for (``in_flight``).
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ import collections
 import contextlib
 import math
 import multiprocessing
+import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
@@ -32,16 +40,19 @@ from engine.errors import Busy, InternalError
 from server.api import ClientDisconnected
 
 T = TypeVar("T")
+FORK_SERVER = multiprocessing.get_context("forkserver")
 
 
 class JobPool:
     def __init__(self, workers: int, queue: int, what: str = "render",
-                 deadline: float = 60.0) -> None:
+                 deadline: float = 60.0, preload: Sequence[str] = (),
+                 environ: Mapping[str, str] | None = None) -> None:
         if workers < 1 or queue < 0:
             raise ValueError("a job pool needs at least one worker and a queue of 0 or more")
         if deadline <= 0:
             raise ValueError("a job's deadline is a positive number of seconds")
         self.workers, self.queue, self.what, self.deadline = workers, queue, what, deadline
+        self.preload, self.environ = list(preload), dict(environ or {})
         self.in_flight = 0
         self.stopped = 0                  # jobs stopped (deadline, client gone, cancelled)
         self._mean_seconds = 5.0          # until a job has been measured
@@ -153,7 +164,10 @@ class JobPool:
     def _executor(self, slot: int) -> ProcessPoolExecutor:
         executor = self._executors[slot]
         if executor is None:
-            executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            # read when the fork server starts (the first process; again if it died)
+            os.environ.update(self.environ)
+            FORK_SERVER.set_forkserver_preload(self.preload)
+            executor = ProcessPoolExecutor(1, mp_context=FORK_SERVER)
             self._executors[slot] = executor
         return executor
 

@@ -8,6 +8,10 @@ structure). The render itself runs in a worker process (``server.http.jobs``), w
 the events and the work (notes x seconds x rate) before it makes a sample; a job whose client
 goes away, or that passes the pool's deadline, is stopped. ``render_job`` and ``check_job`` are
 what the pool pickles by name, so they stay module-level functions of plain arguments.
+
+``render_pool(settings)`` is that pool: its processes are forked from a fork server that has
+imported ``PRELOAD_MODULE`` (the SoundFont, the kernels: loaded once, shared by every render
+process; docs/reliability.md, "Render processes").
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import orjson
 from engine.render import check_render
 from server.api import Response, decode, schema_error
 from server.http.context import Context, Service
+from server.http.jobs import JobPool
+from server.http.settings import Settings
 
 # Accept media types -> format; the answer's content type per format.
 AUDIO_TYPES = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav",
@@ -31,6 +37,16 @@ HEADERS = (("format", "x-render-format"), ("sampleRate", "x-render-sample-rate")
            ("channels", "x-render-channels"), ("durationSec", "x-render-duration-sec"),
            ("engine", "x-render-engine"), ("soundfont", "x-render-soundfont"),
            ("sha256", "x-render-sha256"))
+PRELOAD_MODULE = "server.http.render_preload"
+SOUNDFONT_VARIABLE = "HARMONY_RENDER_PRELOAD_SOUNDFONT"  # the service's SoundFont, for it
+
+
+def render_pool(settings: Settings) -> JobPool:
+    """The render processes: ``render_workers`` at once, ``render_queue`` waiting, each job
+    stopped at ``render_deadline``; forked with the SoundFont loaded."""
+    return JobPool(settings.render_workers, settings.render_queue,
+                   deadline=settings.render_deadline, preload=[PRELOAD_MODULE],
+                   environ={SOUNDFONT_VARIABLE: settings.soundfont})
 
 
 def render_job(request: dict[str, Any], soundfont: str | None,
