@@ -91,6 +91,30 @@ def test_nine_twenty_special_shell_and_pad_roots_walk_down_by_step() -> None:
     assert min(v["midi"][0] for v in explicit["voicings"]) >= 48   # a given range binds all
 
 
+def _bass_pc(chord: Chord) -> int:
+    return (chord.bass or chord.root).pc
+
+
+@needs_corpus
+@pytest.mark.parametrize("title", ["Whisper Not", "I Remember Clifford",
+                                   "Night We Called It A Day, The"])
+def test_whisper_not_bass_line_walks_by_step_under_shell_and_pad(title: str) -> None:
+    # Whisper Not's Cm7 Cm7/Bb Am7b5 D7b9 (the line cliche C Bb A): the shell's bass leapt
+    # C3 Bb3 (a seventh up), the Am7b5 having no shell on A2 (a minor 3rd or a tritone right
+    # above A2 lies under its low-interval limit). Now the inversion Bb2 Eb3 G3 C4 or the
+    # 1-7-3-b5 shell A2 G3 C4 Eb4 let it walk C3 Bb2 A2; a line moving by step never leaps
+    # beyond a fifth where a placement lets it step (kernels.STEP_LEAP_UNIT)
+    chords = tune(title)
+    for style in ("shell", "pad"):
+        bass = [v["midi"][0] for v in voiced(chords, style)]
+        leaps = [(chords[i].symbol, bass[i - 1], bass[i]) for i in range(1, len(chords))
+                 if min((d := (_bass_pc(chords[i]) - _bass_pc(chords[i - 1])) % 12), 12 - d) <= 2
+                 and abs(bass[i] - bass[i - 1]) > 9]
+        assert not leaps, (style, leaps)
+    whisper = voicing({"progression": "Cm7 Cm7/Bb Am7b5 D7b9", "style": "shell"})["voicings"]
+    assert [v["notes"][0] for v in whisper] == ["C3", "Bb2", "A2", "D3"], whisper
+
+
 # 3. slash chords ---------------------------------------------------------------------------
 
 @needs_corpus
@@ -133,10 +157,14 @@ def test_autumn_leaves_shells_are_root_third_seventh_within_a_tenth() -> None:
     chords = tune("Autumn Leaves")
     for chord, entry in zip(chords, voiced(chords, "shell"), strict=True):
         midi = entry["midi"]
-        assert midi[0] % 12 == chord.root.pc and midi[-1] - midi[0] <= 16, entry["notes"]
         guides = {pc for label, pc in zip(chord.intervals, chord.pcs, strict=True)
                   if label in ("3", "b3", "7", "b7", "6")}
         assert guides <= {m % 12 for m in midi}, (chord.symbol, entry["notes"])
+        # the 3rd and 7th within a tenth of the root; a b5 on top (1-7-3-b5, the 1-7-10
+        # shell of a low half-diminished root) an augmented 11th at most
+        top_guide = max(m for m in midi if m % 12 in guides)
+        assert midi[0] % 12 == chord.root.pc and top_guide - midi[0] <= 16, entry["notes"]
+        assert midi[-1] - midi[0] <= 18, entry["notes"]
         if "b5" in chord.intervals:                        # Am7b5 keeps its Eb
             assert chord.pcs[chord.intervals.index("b5")] in {m % 12 for m in midi}
 

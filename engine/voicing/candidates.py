@@ -288,9 +288,11 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray, np.ndarr
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
-        # a close stack only where every form clashes (see _preferred)
+        # a close stack only where every form clashes (see _preferred); over a slash bass
+        # the style's inversions too
+        orders = style.orders + (style.inversions if BASS_SLOT in sel.slots else ())
         tiers = [[_chain([i for k in (BASS_SLOT, *order) for i, s in enumerate(sel.slots)
-                          if s == k], pcs) for order in style.orders], _close(pcs)]
+                          if s == k], pcs) for order in orders], _close(pcs)]
     elif style.layout == "spread":
         tiers = _spread(pcs)
     elif style.layout == "fourths":
@@ -457,9 +459,13 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
     added = np.empty(0, dtype=np.int64)
     if register.split:
-        slash = BASS_SLOT in select(chord, style).slots
-        midi, tones = split_placements(pitch, tone, low, high,
-                                       register.max_span + 12 * slash, bass_low,
+        sel = select(chord, style)
+        slash = BASS_SLOT in sel.slots
+        # a tone on top may reach beyond the span (the shell's 1-7-3-b5 and 1-b7-11)
+        reach = dict(register.reach)
+        spans = np.array([register.max_span + 12 * slash + reach.get(sel.tones[t].label, 0)
+                          for t in tone[:, -1]], dtype=np.int64)
+        midi, tones = split_placements(pitch, tone, low, high, spans, bass_low,
                                        register.bass_gap)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)

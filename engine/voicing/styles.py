@@ -210,6 +210,7 @@ class Style:
     start: int = 0                                  # "line": the slot a line starts on
     minor: tuple[tuple[str, ...], ...] = ()         # slots of a chord with a minor third
     sus: tuple[tuple[str, ...], ...] = ()           # slots of a chord with no third
+    inversions: tuple[tuple[int, ...], ...] = ()    # "forms" over a slash bass, besides orders
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -224,9 +225,14 @@ STYLES: dict[str, Style] = {s.name: s for s in (
           orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
     # a left-hand shell (API.md 5): 1-3-7 or 1-7-3 within a tenth, root lowest (a slash bass
     # below it); a triad's 5 stands in for the 7; a half-diminished or diminished chord keeps
-    # its b5 (1-3-b5-7 or 1-b5-7-3: without it F#m7b5 is an F#m7).
+    # its b5 (1-3-b5-7 or 1-b5-7-3: without it F#m7b5 is an F#m7), and where its root lies
+    # too low for the third or the tritone right above it (A2: under their low-interval
+    # limits) the 1-7-10 shell with the b5 on top, 1-7-3-b5 (A2 G3 C4 Eb4, Register.reach).
+    # Over a slash bass also the chord's inversion, its 3rd right above the bass and its root
+    # on top (Cm7/Bb: Bb2 Eb3 G3 C4, a left hand, where the root right above the bass is a
+    # muddy second, Bb2 C3, or a ninth out of the hand, Bb2 C4).
     Style("shell", (("R",), ("3", "R"), ("7", "5"), ("b5",)), "forms", bass=True,
-          orders=((0, 1, 3, 2), (0, 3, 2, 1))),
+          orders=((0, 1, 3, 2), (0, 3, 2, 1), (0, 2, 1, 3)), inversions=((1, 3, 2, 0),)),
     Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
     # root in the bass (a slash bass below it), 3 and 7, the colour tone (an 11 before the 9:
     # the two with the 3rd make a cluster), the 5; spread open.
@@ -258,6 +264,14 @@ FOURTHS_GAPS = (3, 4, 5, 6)
 FOURTH = 5
 SO_WHAT_SPAN = 24
 
+# Tones that may lie on top of a shell beyond its tenth, by how far: the b5 of a
+# half-diminished chord (1-7-3-b5, A2 G3 C4 Eb4: the 1-7-10 shell with the b5 above it, an
+# augmented 11th over the root) and the sus 4th that stands in for the 3rd (1-b7-11, A2 G3 D4:
+# the 1-7-10 shell with its 10th raised to the 11th). Both are the shapes a pianist plays where
+# the root lies under the low-interval limit of the 3rd, the tritone or the fourth right above
+# it (a half-diminished chord or a sus chord on A2: under C3, Bb2, Bb2).
+SHELL_REACH = (("b5", 2), ("4", 1), ("11", 1))
+
 # With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
 BASS_FLOOR = 40
 
@@ -286,7 +300,9 @@ class Register:
     much more (search units: 96 is 6 semitones of motion), so bill_evans keeps its A and B
     forms but reaches an arrival by step where no form does (E7#9 -> Am7). ``pull`` weighs
     the distance from the windows' centres (1; 0 for the one-note lines, which keep inside
-    their window and otherwise only move by step: a line pulled to the centre leapt there)."""
+    their window and otherwise only move by step: a line pulled to the centre leapt there).
+    ``reach``: (tone label, semitones) - how far beyond ``max_span`` that tone may lie on top
+    of a shape (``SHELL_REACH``)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
@@ -297,6 +313,7 @@ class Register:
     bass_gap: int = LOW_BASS_GAP
     off_form: int = 0
     pull: int = 1
+    reach: tuple[tuple[str, int], ...] = ()
 
     @property
     def split(self) -> bool:
@@ -314,7 +331,7 @@ REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
     "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7, off_form=96),
     "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
-                      bass_gap=0),
+                      bass_gap=0, reach=SHELL_REACH),
     "triad": Register(low=(53, 67), top=(60, 79)),
     "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),
