@@ -11,10 +11,11 @@ from itertools import pairwise
 import pytest
 
 from engine.analysis.chart import Chart, Placed, Section
-from engine.analysis.context import analyze_chart
-from engine.chords import Chord, parse_spelled
+from engine.analysis.context import analyze_chart, in_context
+from engine.chords import Chord, parse, parse_key, parse_spelled
 from engine.corpus.loaders import load_paths
-from engine.voicing.operation import voicing
+from engine.voicing.context import progression_context
+from engine.voicing.operation import _place, voicing
 from tests.conftest import CORPORA
 
 TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
@@ -150,6 +151,34 @@ def test_all_the_things_you_are_bill_evans_resolves_by_step() -> None:
     assert moves and max(moves) <= 7, moves
 
 
+@needs_corpus
+def test_misty_bill_evans_moves_its_register_where_a_phrase_starts() -> None:
+    # Misty's Abm7 Db7 | Ebmaj7 | Cm7: the cadence home (the backdoor to Ebmaj7) ends a
+    # phrase, the Cm7 after it starts one (engine.analysis.context.phrase_starts); bill_evans
+    # moves its register there and never on an arrival, and moves of more than 9 semitones
+    # happen only where a phrase starts (styles.BILL_EVANS_PLACES)
+    chords = tune("Misty")
+    places = [_place(reading) for reading in progression_context(chords)]
+    assert places[7] == "phrase" and chords[7].symbol == "Cm7"
+    entries = voiced(chords, "bill_evans")
+    moves = [(i, places[i], entries[i]["voiceLeading"]) for i in range(1, len(chords))]
+    assert all(m <= 7 for _, place, m in moves if place == "arrival"), moves
+    big = [(i, place) for i, place, m in moves if m > 9]
+    assert big and all(place == "phrase" for _, place in big), big
+
+
+@needs_corpus
+def test_stella_by_starlight_bill_evans_keeps_its_register_inside_its_phrases() -> None:
+    # Stella moved bill_evans's register five times inside a phrase (Cm7 by 11, Bbmaj7 by 10);
+    # priced there, every move of more than 7 waits for a phrase start (or is not needed)
+    chords = tune("Stella By Starlight")
+    places = [_place(reading) for reading in progression_context(chords)]
+    entries = voiced(chords, "bill_evans")
+    inside = [(chords[i].symbol, entries[i]["voiceLeading"]) for i in range(1, len(chords))
+              if places[i] == "inside" and entries[i]["voiceLeading"] > 7]
+    assert not inside, inside
+
+
 # 5. shell as API.md 5 defines it ------------------------------------------------------------
 
 @needs_corpus
@@ -244,3 +273,17 @@ def test_autumn_leaves_guide_tone_lines_move_by_step(style: str, first: str) -> 
     line = [e["midi"][0] for e in entries]
     moves = [abs(b - a) for a, b in pairwise(line)]
     assert sum(m > 2 for m in moves) <= len(line) // 8 and max(moves) <= 4, line
+
+
+def test_autumn_leaves_phrases_start_at_its_sections_and_after_each_cadence_home() -> None:
+    # Autumn Leaves' A: Cm7 F7 | Bbmaj7 | Ebmaj7 | Am7b5 D7 | Gm6 | Gm6 || B: Am7b5 ...:
+    # a phrase starts on the first chord, on the B section's first chord, and after the
+    # cadence home to Gm6 once it is held (engine.analysis.context.phrase_starts); the
+    # Ebmaj7 after the ii-V-I in Bb is inside the phrase (Bb is not home)
+    a = ["Cm7", "F7", "Bbmaj7", "Ebmaj7", "Am7b5", "D7", "Gm6", "Gm6"]
+    b = ["Am7b5", "D7", "Gm6", "Cm7"]
+    symbols = a + b
+    chart = Chart((Section("A", 1, len(a)), Section("B", len(a) + 1, len(b))),
+                  tuple(Placed(i + 1, 1.0, s, parse(s)) for i, s in enumerate(symbols)),
+                  len(symbols), True)
+    assert [i for i, r in enumerate(in_context(chart, parse_key("Gm"))) if r.phrase] == [0, 8, 11]

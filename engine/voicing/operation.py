@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.analysis import InContext
 from engine.chords import (
     Chord,
     Spelled,
@@ -201,20 +202,25 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
     """The search's inputs for ``chords`` (at least one): each chord's candidates, with the
     colour tones of its place (``colour.coloured``; a line not ``led`` from a previous voicing
     starts on its style's tone, ``starting``), and per chord the motion beyond which each
-    semitone costs more and that cost (``kernels._search``: the style's leap; bill_evans's
-    ``arrival`` on a chord a dominant resolves to)."""
+    semitone costs more and that cost (``kernels._search``: the style's leap, or the price of
+    the chord's place in the progression, ``Register.places``)."""
     register = REGISTERS[style.name]
     context = progression_context(chords) \
-        if style.name in COLOUR_STYLES or register.arrival else None
+        if style.name in COLOUR_STYLES or register.places else None
     scales = [c.mask for c in context] if context is not None else None
     leaps = np.full(len(chords), register.leap, dtype=np.int64)
     units = np.full(len(chords), kernels.LEAP_UNIT, dtype=np.int64)
-    if context is not None and register.arrival:
-        arrivals = np.array([c.arrival for c in context], dtype=bool)
-        leaps[arrivals] = register.arrival
-        units[arrivals] = kernels.ARRIVAL_UNIT
+    if context is not None and register.places:
+        priced = {place: (leap, unit) for place, leap, unit in register.places}
+        for t, reading in enumerate(context):
+            leaps[t], units[t] = priced.get(_place(reading), (register.leap, kernels.LEAP_UNIT))
     return _tables(coloured(chords, style, scales), style, low, high, bass_low, led), \
         leaps, units
+
+
+def _place(reading: InContext) -> str:
+    """A chord's place in its progression (``styles.PLACES``, first match first)."""
+    return "arrival" if reading.arrival else "phrase" if reading.phrase else "inside"
 
 
 def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,

@@ -105,6 +105,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.errors import InvalidRequest
+from engine.voicing.kernels import ARRIVAL_UNIT, LEAP_UNIT
 
 Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
@@ -272,6 +273,19 @@ SO_WHAT_SPAN = 24
 # it (a half-diminished chord or a sus chord on A2: under C3, Bb2, Bb2).
 SHELL_REACH = (("b5", 2), ("4", 1), ("11", 1))
 
+# A chord's place in its progression, as the progression analysis reads it
+# (engine.analysis.in_context), first match first: an arrival (the chord a dominant resolves
+# to), a phrase start (a section's first chord; the first chord after a cadence home, once its
+# arrival is held), else inside a phrase. A style's ``Register.places`` prices its register
+# moves by place.
+PLACES = ("arrival", "phrase", "inside")
+# bill_evans (the issue's "cost of register moves at phrase starts, not on arrivals"): into an
+# arrival every semitone beyond 7 all but barred (ARRIVAL_UNIT: the register never moves on a
+# resolution); where a phrase starts, free (the pianist resets his hand there); inside a phrase
+# each semitone beyond 7 costs twice the motion itself (LEAP_UNIT, as the styles that move by
+# step pay), so a move the register needs waits for the next phrase where it can.
+BILL_EVANS_PLACES = (("arrival", 7, ARRIVAL_UNIT), ("phrase", 0, 0), ("inside", 7, LEAP_UNIT))
+
 # With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
 BASS_FLOOR = 40
 
@@ -290,10 +304,11 @@ class Register:
     ``max_span`` is the widest a split voicing may be from bass to top; ``leap`` the (upper
     voices') motion per change beyond which each semitone costs the search three times as much
     (0: none), so that the style moves by step and spreads a long way over several changes;
-    ``arrival`` (0: none) the motion into an arrival (the chord a dominant resolves to) beyond
-    which each semitone costs the search 64 times as much: bill_evans moves its register where
-    a phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
-    up a fourth). A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
+    ``places`` (PLACES) per place of a chord in its progression the motion into it beyond
+    which each semitone costs the search more, and that cost (search units); a place not
+    listed keeps ``leap`` (``kernels.LEAP_UNIT``): bill_evans moves its register where a
+    phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
+    up a fourth), and inside a phrase only at a cost. A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
     pad's fifth: no thirds in the mud; a shell, 0, keeps only the low-interval limits, so a
     ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave). ``off_form``
     (0: none) lets a ``forms`` style play the close stacks of its tones too, each costing that
@@ -309,7 +324,7 @@ class Register:
     bass: tuple[int, int] | None = None
     max_span: int = 127
     leap: int = 0
-    arrival: int = 0
+    places: tuple[tuple[str, int, int], ...] = ()
     bass_gap: int = LOW_BASS_GAP
     off_form: int = 0
     pull: int = 1
@@ -329,7 +344,7 @@ class Register:
 # its root (a left hand), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
-    "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7, off_form=96),
+    "bill_evans": Register(low=(50, 67), top=(58, 79), places=BILL_EVANS_PLACES, off_form=96),
     "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
                       bass_gap=0, reach=SHELL_REACH),
     "triad": Register(low=(53, 67), top=(60, 79)),
