@@ -152,6 +152,20 @@ def test_all_the_things_you_are_bill_evans_resolves_by_step() -> None:
 
 
 @needs_corpus
+def test_airegin_bill_evans_reaches_fm_from_its_altered_dominant_by_step() -> None:
+    # Airegin's C7b5#9 -> Fm: E Gb Bb Eb to the four tones of Fm6/9 (Ab C D G) moves 8
+    # semitones however they are stacked; bill_evans leaves out the 5 there (three voices,
+    # G4 Ab4 D5: styles.THIN_LEAVES, Register.thin) and moves 7 at most into every arrival
+    chords = tune("Airegin")
+    entries = voiced(chords, "bill_evans")
+    moves = [(chords[i].symbol, entries[i]["voiceLeading"]) for i in range(1, len(chords))
+             if "b7" in chords[i - 1].intervals and "3" in chords[i - 1].intervals
+             and (chords[i].root.pc - chords[i - 1].root.pc) % 12 in (5, 11)]
+    assert moves and max(m for _, m in moves) <= 7, moves
+    thin = [e for c, e in zip(chords, entries, strict=True) if c.symbol == "Fm"]
+    assert any(len(e["notes"]) == 3 and "C" in e["omitted"] for e in thin), thin
+
+@needs_corpus
 def test_misty_bill_evans_moves_its_register_where_a_phrase_starts() -> None:
     # Misty's Abm7 Db7 | Ebmaj7 | Cm7: the cadence home (the backdoor to Ebmaj7) ends a
     # phrase, the Cm7 after it starts one (engine.analysis.context.phrase_starts); bill_evans

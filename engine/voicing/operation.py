@@ -121,8 +121,8 @@ def voicing(request: Any) -> dict[str, Any]:
             voicings.append(_no_chord(style))
             continue
         chord, table, row, motion = next(sounding)
-        midi = table.midi[row].tolist()
-        index = table.tone[row].tolist()
+        midi = table.midi[row, :table.count[row]].tolist()
+        index = table.tone[row, :table.count[row]].tolist()
         tones = table.selection.tones
         guides = [m for m, i in zip(midi, index, strict=True) if tones[i].guide]
         names = _names(table.selection, tuple(index))
@@ -176,7 +176,8 @@ def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", l
                              field="progression")
     tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous))
     rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units)
-    voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
+    voiced = iter([int(m) for m in t.midi[r, :t.count[r]]]
+                  for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
 
 
@@ -254,7 +255,7 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, s
         a, b, v = offsets[t], offsets[t + 1], table.midi.shape[1]
         notes[a:b, :v] = table.midi
         guide[a:b, :v] = table.guide
-        counts[a:b] = v
+        counts[a:b] = table.count
         register[a:b] = table.register
     prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
     prev[:len(previous)] = previous

@@ -286,6 +286,13 @@ PLACES = ("arrival", "phrase", "inside")
 # step pay), so a move the register needs waits for the next phrase where it can.
 BILL_EVANS_PLACES = (("arrival", 7, ARRIVAL_UNIT), ("phrase", 0, 0), ("inside", 7, LEAP_UNIT))
 
+# The tone a four-voice shape leaves out to play three (Register.thin), first found first:
+# the natural 5 (the tone a pianist drops first: it says nothing of the chord), else a colour
+# tone the style added (Bill Evans' 13 for 5, a triad's 6, the 9 for the root); never a tone
+# the symbol writes as a tension, nor a guide tone.
+THIN_FROM = 4
+THIN_LEAVES = ("5", "13", "b13", "6", "9", "b9", "#9")
+
 # With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
 BASS_FLOOR = 40
 
@@ -317,7 +324,11 @@ class Register:
     the distance from the windows' centres (1; 0 for the one-note lines, which keep inside
     their window and otherwise only move by step: a line pulled to the centre leapt there).
     ``reach``: (tone label, semitones) - how far beyond ``max_span`` that tone may lie on top
-    of a shape (``SHELL_REACH``)."""
+    of a shape (``SHELL_REACH``). ``thin`` (0: none; a style without a bass) lets a ``forms``
+    style of four voices play the close stacks of three of them (``THIN_LEAVES``) at that
+    cost: bill_evans (512, 32 semitones of motion: only where a move of 8 into an arrival is
+    the other choice) leaves out the 5 where no four-voice shape reaches an arrival in 7
+    (Airegin's C7b5#9 E4 Gb4 Bb4 Eb5 -> Fm G4 Ab4 D5, not D4 G4 Ab4 C5)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
@@ -329,6 +340,7 @@ class Register:
     off_form: int = 0
     pull: int = 1
     reach: tuple[tuple[str, int], ...] = ()
+    thin: int = 0
 
     @property
     def split(self) -> bool:
@@ -344,7 +356,8 @@ class Register:
 # its root (a left hand), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
-    "bill_evans": Register(low=(50, 67), top=(58, 79), places=BILL_EVANS_PLACES, off_form=96),
+    "bill_evans": Register(low=(50, 67), top=(58, 79), places=BILL_EVANS_PLACES, off_form=96,
+                           thin=512),
     "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
                       bass_gap=0, reach=SHELL_REACH),
     "triad": Register(low=(53, 67), top=(60, 79)),
