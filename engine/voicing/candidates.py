@@ -28,6 +28,7 @@ from engine.voicing.styles import (
     GIVE_UP_ORDER,
     GIVES_WAY,
     NAMED_EXTENSIONS,
+    REACH_COST,
     REDUNDANT_ROLES,
     REGISTERS,
     SO_WHAT_SPAN,
@@ -498,6 +499,8 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
         midi, tones = split_placements(pitch, tone, low, high, spans, bass_low,
                                        register.bass_gap)
         counts = np.full(len(midi), pitch.shape[1], dtype=np.int64)   # (no thin shapes)
+        # a shape reaching beyond the span costs more: played where it keeps the line
+        added = REACH_COST * (midi[:, -1] - midi[:, 0] > register.max_span + 12 * slash)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)
         placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]

@@ -272,6 +272,9 @@ SO_WHAT_SPAN = 24
 # the root lies under the low-interval limit of the 3rd, the tritone or the fourth right above
 # it (a half-diminished chord or a sus chord on A2: under C3, Bb2, Bb2).
 SHELL_REACH = (("b5", 2), ("4", 1), ("11", 1))
+# The register cost of such a shape (search units: 4 semitones of motion): the hand stretches
+# only where the line gains by it, not where the shell within a tenth does as well.
+REACH_COST = 64
 
 # A chord's place in its progression, as the progression analysis reads it
 # (engine.analysis.in_context), first match first: an arrival (the chord a dominant resolves
