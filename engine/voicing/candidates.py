@@ -284,13 +284,14 @@ class _Picker:
 
 
 @lru_cache(maxsize=4096)
-def shapes(chord: Chord, style: Style
+def shapes(chord: Chord, style: Style, thin: bool = False
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every shape of ``style`` for ``chord``: ``pitch`` int64[S, V] ascending with the lowest
     voice in 0..11, ``tone`` int64[S, V] (index into the selection's tones per voice),
     ``extra`` int64[S], the register cost a shape adds: 0, except the close stacks a forms
     style may also play at its ``Register.off_form`` cost (bill_evans on an arrival no A or B
-    form reaches by step) and its three-voice stacks at ``Register.thin``; and ``count``
+    form reaches by step) and, with ``thin`` (an arrival), its three-voice stacks at
+    ``Register.thin``; and ``count``
     int64[S], the voices each shape sounds (a shape of fewer than V voices repeats its top
     voice in the columns after them)."""
     sel = select(chord, style)
@@ -322,7 +323,8 @@ def shapes(chord: Chord, style: Style
     register = REGISTERS[style.name]
     extra_shapes = _preferred([_close(pcs)], sel.tones, style) \
         if style.layout == "forms" and register.off_form else []
-    thin_shapes = _thin(sel, style) if style.layout == "forms" and register.thin else []
+    thin_shapes = _thin(sel, style) if thin and style.layout == "forms" and register.thin \
+        else []
     width = len(found[0])
     unique: dict[tuple[int, ...], tuple[list[int], int, int]] = {}
     for cost, group in ((0, found), (register.off_form, extra_shapes),
@@ -476,15 +478,15 @@ def starting(table: Candidates, style: Style) -> Candidates:
 
 @lru_cache(maxsize=8192)
 def candidates(chord: Chord, style: Style, low: int, high: int,
-               bass_low: int | None = None) -> Candidates:
+               bass_low: int | None = None, thin: bool = False) -> Candidates:
     """Every placement of every shape inside [low, high] and inside the style's register
     windows (all placements in range when none lies inside them), shape by shape, lowest
     first, each with its register cost. A style with a bass places its upper structure by
     octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
     (None: ``low``) up; a slash bass may lie an octave further under the chord than
-    ``Register.max_span``."""
+    ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival)."""
     bass_low = low if bass_low is None else bass_low
-    pitch, tone, extra, count = shapes(chord, style)
+    pitch, tone, extra, count = shapes(chord, style, thin)
     register = REGISTERS[style.name]
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
     added = np.empty(0, dtype=np.int64)

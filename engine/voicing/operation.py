@@ -211,11 +211,14 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
     scales = [c.mask for c in context] if context is not None else None
     leaps = np.full(len(chords), register.leap, dtype=np.int64)
     units = np.full(len(chords), kernels.LEAP_UNIT, dtype=np.int64)
+    thin = [False] * len(chords)
     if context is not None and register.places:
         priced = {place: (leap, unit) for place, leap, unit in register.places}
         for t, reading in enumerate(context):
             leaps[t], units[t] = priced.get(_place(reading), (register.leap, kernels.LEAP_UNIT))
-    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led), \
+            if register.thin and reading.arrival:   # the arrival and the dominant before it
+                thin[t] = thin[t - 1 if t else 0] = True
+    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led, thin), \
         leaps, units
 
 
@@ -225,12 +228,13 @@ def _place(reading: InContext) -> str:
 
 
 def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,
-            bass_low: int | None, led: bool) -> list[Candidates]:
-    """Each (coloured) chord's candidates in its style; a line not ``led`` starts on its
+            bass_low: int | None, led: bool, thin: list[bool]) -> list[Candidates]:
+    """Each (coloured) chord's candidates in its style (with its three-voice shapes where
+    ``thin``: an arrival and the dominant before it); a line not ``led`` starts on its
     style's tone."""
     tables: list[Candidates] = []
-    for chord, played in chords:
-        table = candidates(chord, played, low, high, bass_low)
+    for (chord, played), fewer in zip(chords, thin, strict=True):
+        table = candidates(chord, played, low, high, bass_low, fewer)
         if len(table.midi) == 0:
             raise InvalidRequest(
                 f"no placement of the {style.name} voicing of {chord.symbol} fits in range "

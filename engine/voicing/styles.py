@@ -328,8 +328,8 @@ class Register:
     their window and otherwise only move by step: a line pulled to the centre leapt there).
     ``reach``: (tone label, semitones) - how far beyond ``max_span`` that tone may lie on top
     of a shape (``SHELL_REACH``). ``thin`` (0: none; a style without a bass) lets a ``forms``
-    style of four voices play the close stacks of three of them (``THIN_LEAVES``) at that
-    cost: bill_evans (512, 32 semitones of motion: only where a move of 8 into an arrival is
+    style of four voices play the close stacks of three of them (``THIN_LEAVES``) on an
+    arrival and the dominant before it, at that cost: bill_evans (512, 32 semitones of motion: only where a move of 8 into an arrival is
     the other choice) leaves out the 5 where no four-voice shape reaches an arrival in 7
     (Airegin's C7b5#9 E4 Gb4 Bb4 Eb5 -> Fm G4 Ab4 D5, not D4 G4 Ab4 C5)."""
 
