@@ -53,6 +53,12 @@ Decisions where API.md is silent:
   shell and pad bass may go down to E2 (``styles.BASS_FLOOR``); notes are named as a pianist
   reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
   not sound.
+- Grid 8 (issue 37, docs/voicing.md): a split style's bass line that moves by step never leaps
+  beyond a fifth where it can step (``kernels.STEP_LEAP_UNIT``); the shell's slash inversions
+  and its 1-7-10 shapes with a b5 or sus 4th on top (``styles.SHELL_REACH``); register moves
+  priced by each chord's place (``styles.PLACES``, ``Register.places``: bill_evans free where
+  a phrase starts); bill_evans's three-voice shapes on an arrival and the dominant before it
+  (``Register.thin``).
 """
 
 from __future__ import annotations
