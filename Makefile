@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 2
 
-.PHONY: setup serve test bench golden docs lock clean conformance
+.PHONY: setup serve test bench bench-voicing golden docs lock clean conformance
 
 setup: $(STAMP)
 
@@ -34,6 +34,13 @@ bench: setup
 	$(BIN)/python -m pip install -q -r requirements-bench.lock
 	$(BIN)/python -m pytest bench --benchmark-enable
 	for s in bench/run_*.py; do $(BIN)/python $$s || exit 1; done
+
+# Every voicing figure of issue 37 (docs/voicing.md) in one command: the corpus-wide figures
+# (colour, bass lines, resolutions, register moves by place, motion, speed, remaining cases)
+# and where each style sits.
+bench-voicing: setup
+	$(BIN)/python bench/run_voicing_context.py
+	$(BIN)/python bench/run_voicing_register.py
 
 # The official MCP conformance suite against `harmony serve --no-auth` (installs Node 22 and the
 # suite from the npm registry into .venv/conformance on first use).

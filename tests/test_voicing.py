@@ -268,16 +268,22 @@ def test_voice_progression_refuses_more_chords_than_the_search_keys_hold() -> No
 def _kept_count(table: Candidates, k: int, before: list[int]) -> int:
     """Guide tones of candidate ``k`` within GUIDE_STEP of a note of ``before``: the rule of the
     reported ``guideTonesKept``, counted."""
-    guides = [int(m) for m, g in zip(table.midi[k], table.guide[k], strict=True) if g]
+    guides = _guide_midi(table, k)
     return sum(min(abs(g - p) for p in before) <= GUIDE_STEP for g in guides)
 
 
+def _notes(table: Candidates, k: int) -> list[int]:
+    """The notes row ``k`` sounds (its first ``count``)."""
+    return [int(m) for m in table.midi[k, :table.count[k]]]
+
+
 def _row(table: Candidates, midi: list[int]) -> int:
-    return next(k for k, r in enumerate(table.midi) if [int(m) for m in r] == midi)
+    return next(k for k in range(len(table.midi)) if _notes(table, k) == midi)
 
 
 def _guide_midi(table: Candidates, k: int) -> list[int]:
-    return [int(m) for m, g in zip(table.midi[k], table.guide[k], strict=True) if g]
+    n = table.count[k]
+    return [int(m) for m, g in zip(table.midi[k, :n], table.guide[k, :n], strict=True) if g]
 
 
 def test_a_motion_tie_goes_to_the_voicing_that_keeps_the_guide_tones() -> None:
@@ -308,7 +314,7 @@ def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
                                              *DEFAULT_RANGE, BASS_FLOOR, led=bool(previous))
     prev = sorted(previous)
     line = prev if len(prev) <= GUIDE_LINE_MAX else []
-    rows = [[int(m) for m in r] for r in first.midi]
+    rows = [_notes(first, k) for k in range(len(first.midi))]
     split = REGISTERS[style].split
     into = [(naive.step_cost(prev, r, split, int(leaps[0]), int(units[0])) if prev else 0)
             + int(first.register[k]) for k, r in enumerate(rows)]
@@ -318,7 +324,7 @@ def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
         """(the search's first key, guide tones kept) of the path ``a`` -> ``b``."""
         between = _guide_midi(first, a)
         kept = kept_into[a] + (_kept_count(second, b, between) if between else 0)
-        step = naive.step_cost(rows[a], [int(m) for m in second.midi[b]], split,
+        step = naive.step_cost(rows[a], _notes(second, b), split,
                                int(leaps[1]), int(units[1]))
         return into[a] + step + int(second.register[b]), kept
 
@@ -326,7 +332,7 @@ def test_among_equal_motion_the_chosen_voicings_keep_the_most_guide_tones(
                                                  strict=True))
     key, kept = cost(a, b)
     assert result["totalVoiceLeading"] == (naive.motion(prev, rows[a]) if prev else 0) + \
-        naive.motion(rows[a], [int(m) for m in second.midi[b]])
+        naive.motion(rows[a], _notes(second, b))
     for i in range(len(rows)):
         for j in range(len(second.midi)):
             other = cost(i, j)

@@ -11,10 +11,11 @@ from itertools import pairwise
 import pytest
 
 from engine.analysis.chart import Chart, Placed, Section
-from engine.analysis.context import analyze_chart
-from engine.chords import Chord, parse_spelled
+from engine.analysis.context import analyze_chart, in_context
+from engine.chords import Chord, parse, parse_key, parse_spelled
 from engine.corpus.loaders import load_paths
-from engine.voicing.operation import voicing
+from engine.voicing.context import progression_context
+from engine.voicing.operation import _place, voicing
 from tests.conftest import CORPORA
 
 TUNES = CORPORA / "jazzstandards-ireal" / "JazzStandards.json"
@@ -91,6 +92,30 @@ def test_nine_twenty_special_shell_and_pad_roots_walk_down_by_step() -> None:
     assert min(v["midi"][0] for v in explicit["voicings"]) >= 48   # a given range binds all
 
 
+def _bass_pc(chord: Chord) -> int:
+    return (chord.bass or chord.root).pc
+
+
+@needs_corpus
+@pytest.mark.parametrize("title", ["Whisper Not", "I Remember Clifford",
+                                   "Night We Called It A Day, The"])
+def test_whisper_not_bass_line_walks_by_step_under_shell_and_pad(title: str) -> None:
+    # Whisper Not's Cm7 Cm7/Bb Am7b5 D7b9 (the line cliche C Bb A): the shell's bass leapt
+    # C3 Bb3 (a seventh up), the Am7b5 having no shell on A2 (a minor 3rd or a tritone right
+    # above A2 lies under its low-interval limit). Now the inversion Bb2 Eb3 G3 C4 or the
+    # 1-7-3-b5 shell A2 G3 C4 Eb4 let it walk C3 Bb2 A2; a line moving by step never leaps
+    # beyond a fifth where a placement lets it step (kernels.STEP_LEAP_UNIT)
+    chords = tune(title)
+    for style in ("shell", "pad"):
+        bass = [v["midi"][0] for v in voiced(chords, style)]
+        leaps = [(chords[i].symbol, bass[i - 1], bass[i]) for i in range(1, len(chords))
+                 if min((d := (_bass_pc(chords[i]) - _bass_pc(chords[i - 1])) % 12), 12 - d) <= 2
+                 and abs(bass[i] - bass[i - 1]) > 9]
+        assert not leaps, (style, leaps)
+    whisper = voicing({"progression": "Cm7 Cm7/Bb Am7b5 D7b9", "style": "shell"})["voicings"]
+    assert [v["notes"][0] for v in whisper] == ["C3", "Bb2", "A2", "D3"], whisper
+
+
 # 3. slash chords ---------------------------------------------------------------------------
 
 @needs_corpus
@@ -126,6 +151,48 @@ def test_all_the_things_you_are_bill_evans_resolves_by_step() -> None:
     assert moves and max(moves) <= 7, moves
 
 
+@needs_corpus
+def test_airegin_bill_evans_reaches_fm_from_its_altered_dominant_by_step() -> None:
+    # Airegin's C7b5#9 -> Fm: E Gb Bb Eb to the four tones of Fm6/9 (Ab C D G) moves 8
+    # semitones however they are stacked; bill_evans leaves out the 5 there (three voices,
+    # G4 Ab4 D5: styles.THIN_LEAVES, Register.thin) and moves 7 at most into every arrival
+    chords = tune("Airegin")
+    entries = voiced(chords, "bill_evans")
+    moves = [(chords[i].symbol, entries[i]["voiceLeading"]) for i in range(1, len(chords))
+             if "b7" in chords[i - 1].intervals and "3" in chords[i - 1].intervals
+             and (chords[i].root.pc - chords[i - 1].root.pc) % 12 in (5, 11)]
+    assert moves and max(m for _, m in moves) <= 7, moves
+    thin = [e for c, e in zip(chords, entries, strict=True) if c.symbol == "Fm"]
+    assert any(len(e["notes"]) == 3 and "C" in e["omitted"] for e in thin), thin
+
+@needs_corpus
+def test_misty_bill_evans_moves_its_register_where_a_phrase_starts() -> None:
+    # Misty's Abm7 Db7 | Ebmaj7 | Cm7: the cadence home (the backdoor to Ebmaj7) ends a
+    # phrase, the Cm7 after it starts one (engine.analysis.context.phrase_starts); bill_evans
+    # moves its register there and never on an arrival, and moves of more than 9 semitones
+    # happen only where a phrase starts (styles.BILL_EVANS_PLACES)
+    chords = tune("Misty")
+    places = [_place(reading) for reading in progression_context(chords)]
+    assert places[7] == "phrase" and chords[7].symbol == "Cm7"
+    entries = voiced(chords, "bill_evans")
+    moves = [(i, places[i], entries[i]["voiceLeading"]) for i in range(1, len(chords))]
+    assert all(m <= 7 for _, place, m in moves if place == "arrival"), moves
+    big = [(i, place) for i, place, m in moves if m > 9]
+    assert big and all(place == "phrase" for _, place in big), big
+
+
+@needs_corpus
+def test_stella_by_starlight_bill_evans_keeps_its_register_inside_its_phrases() -> None:
+    # Stella moved bill_evans's register five times inside a phrase (Cm7 by 11, Bbmaj7 by 10);
+    # priced there, every move of more than 7 waits for a phrase start (or is not needed)
+    chords = tune("Stella By Starlight")
+    places = [_place(reading) for reading in progression_context(chords)]
+    entries = voiced(chords, "bill_evans")
+    inside = [(chords[i].symbol, entries[i]["voiceLeading"]) for i in range(1, len(chords))
+              if places[i] == "inside" and entries[i]["voiceLeading"] > 7]
+    assert not inside, inside
+
+
 # 5. shell as API.md 5 defines it ------------------------------------------------------------
 
 @needs_corpus
@@ -133,10 +200,14 @@ def test_autumn_leaves_shells_are_root_third_seventh_within_a_tenth() -> None:
     chords = tune("Autumn Leaves")
     for chord, entry in zip(chords, voiced(chords, "shell"), strict=True):
         midi = entry["midi"]
-        assert midi[0] % 12 == chord.root.pc and midi[-1] - midi[0] <= 16, entry["notes"]
         guides = {pc for label, pc in zip(chord.intervals, chord.pcs, strict=True)
                   if label in ("3", "b3", "7", "b7", "6")}
         assert guides <= {m % 12 for m in midi}, (chord.symbol, entry["notes"])
+        # the 3rd and 7th within a tenth of the root; a b5 on top (1-7-3-b5, the 1-7-10
+        # shell of a low half-diminished root) an augmented 11th at most
+        top_guide = max(m for m in midi if m % 12 in guides)
+        assert midi[0] % 12 == chord.root.pc and top_guide - midi[0] <= 16, entry["notes"]
+        assert midi[-1] - midi[0] <= 18, entry["notes"]
         if "b5" in chord.intervals:                        # Am7b5 keeps its Eb
             assert chord.pcs[chord.intervals.index("b5")] in {m % 12 for m in midi}
 
@@ -216,3 +287,17 @@ def test_autumn_leaves_guide_tone_lines_move_by_step(style: str, first: str) -> 
     line = [e["midi"][0] for e in entries]
     moves = [abs(b - a) for a, b in pairwise(line)]
     assert sum(m > 2 for m in moves) <= len(line) // 8 and max(moves) <= 4, line
+
+
+def test_autumn_leaves_phrases_start_at_its_sections_and_after_each_cadence_home() -> None:
+    # Autumn Leaves' A: Cm7 F7 | Bbmaj7 | Ebmaj7 | Am7b5 D7 | Gm6 | Gm6 || B: Am7b5 ...:
+    # a phrase starts on the first chord, on the B section's first chord, and after the
+    # cadence home to Gm6 once it is held (engine.analysis.context.phrase_starts); the
+    # Ebmaj7 after the ii-V-I in Bb is inside the phrase (Bb is not home)
+    a = ["Cm7", "F7", "Bbmaj7", "Ebmaj7", "Am7b5", "D7", "Gm6", "Gm6"]
+    b = ["Am7b5", "D7", "Gm6", "Cm7"]
+    symbols = a + b
+    chart = Chart((Section("A", 1, len(a)), Section("B", len(a) + 1, len(b))),
+                  tuple(Placed(i + 1, 1.0, s, parse(s)) for i, s in enumerate(symbols)),
+                  len(symbols), True)
+    assert [i for i, r in enumerate(in_context(chart, parse_key("Gm"))) if r.phrase] == [0, 8, 11]

@@ -11,7 +11,7 @@ from engine.chords.notes import parse_note_octave
 from engine.chords.symbols import parse
 from engine.chords.tables import QUALITY_NAMES
 from engine.voicing.operation import voicing
-from engine.voicing.styles import ALTERATIONS, BASS_FLOOR, GIVES_WAY, STYLES
+from engine.voicing.styles import ALTERATIONS, BASS_FLOOR, GIVES_WAY, SHELL_REACH, STYLES
 from tests.vocabulary import CHART_QUALITIES, vocabulary
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
@@ -49,6 +49,11 @@ def _voice(chord: Chord, style: str) -> list[int]:
 
 def _pcs(chord: Chord, labels: tuple[str, ...]) -> set[int]:
     return {pc for label, pc in zip(chord.intervals, chord.pcs, strict=True) if label in labels}
+
+
+def _label_of(chord: Chord, note: int) -> str:
+    """The interval label of the chord tone ``note`` sounds."""
+    return chord.intervals[chord.pcs.index(note % 12)]
 
 
 def _guides(chord: Chord) -> tuple[int | None, int | None]:
@@ -97,19 +102,21 @@ def test_shell_is_root_then_third_and_seventh() -> None:
         midi = _voice(chord, "shell")
         if chord.bass is not None:
             assert midi[0] % 12 == chord.bass.pc, chord.symbol
-            if chord.bass.pc != chord.root.pc:    # the shell's root right above the bass
-                assert midi[1] % 12 == chord.root.pc, chord.symbol
+            if chord.bass.pc != chord.root.pc:    # the root right above the bass, or on top
+                assert chord.root.pc in (midi[1] % 12, midi[-1] % 12), chord.symbol
             continue
         third, seventh = _guides(chord)
         if third is None or seventh is None:
             continue
         assert midi[0] % 12 == chord.root.pc, chord.symbol
         # API.md 5: 1-3-7 or 1-7-3 (and a half-diminished or diminished chord's b5) within a
-        # tenth, the root in E2-B3: a left-hand shell
+        # tenth, the root in E2-B3: a left-hand shell; a b5 or a sus 4th on top may reach
+        # beyond the tenth (1-7-3-b5, 1-b7-11: styles.SHELL_REACH)
         upper = [m % 12 for m in midi[1:] if m % 12 not in _pcs(chord, ("b5",))]
         assert upper in ([third, seventh], [seventh, third]), chord.symbol
         assert _pcs(chord, ("b5",)) <= {m % 12 for m in midi}, chord.symbol
-        assert 40 <= midi[0] <= 59 and midi[-1] - midi[0] <= 16, (chord.symbol, midi)
+        reach = dict(SHELL_REACH).get(_label_of(chord, midi[-1]), 0)
+        assert 40 <= midi[0] <= 59 and midi[-1] - midi[0] <= 16 + reach, (chord.symbol, midi)
 
 
 def _undrop(midi: list[int], depth: int) -> list[int]:

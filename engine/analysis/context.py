@@ -94,6 +94,7 @@ class InContext(NamedTuple):
     scale: str          # the primary scale in context (``contextScales[0]`` of analyze)
     mask: int           # its pitch classes, absolute, on the root of the chord as heard
     arrival: bool       # a dominant before it resolves to it (down a fifth, or as a subV)
+    phrase: bool        # a phrase starts on it (``phrase_starts``)
 
 
 def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
@@ -114,6 +115,7 @@ def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
     arrivals = {i + 1 for i in range(len(heard) - 1) if is_dominant(heard[i])
                 and ARRIVALS.get((heard[i + 1].root.pc - heard[i].root.pc) % 12)
                 in ("resolved", "substitute")}
+    phrases = phrase_starts(chart, heard, brackets, key)
     out = []
     for i, p in enumerate(placed):
         _, _, hint = _in_context(i, key, heard, at.get(i), _blues_motion(i, heard, form))
@@ -122,8 +124,28 @@ def in_context(chart: Chart, key: Key | None = None) -> list[InContext]:
         else:
             name = kept_scales(heard[i], quality_class(heard[i]), hint, False)[0]["name"]
         out.append(InContext(name, transpose_mask(SCALES[name].mask, heard[i].root.pc),
-                             i in arrivals))
+                             i in arrivals, i in phrases))
     return out
+
+
+def phrase_starts(chart: Chart, heard: Sequence[Chord], brackets: Sequence[Bracket],
+                  home: Key) -> set[int]:
+    """The chords a phrase starts on: the first of each section of the chart, and the first
+    after each cadence home (``_cadence_brackets``), once its arrival has been held
+    (``Dm7 G7 | Cmaj7 | Cmaj7 | Em7``: the Em7). Where a pianist may move his register
+    (docs/voicing.md)."""
+    first = _held_from(heard)
+    starts = {i for i, p in enumerate(chart.chords)
+              for s in chart.sections if p.bar == s.first_bar
+              and (i == 0 or chart.chords[i - 1].bar < s.first_bar)}
+    for b in _cadence_brackets(brackets, heard, home):
+        assert b.target is not None
+        after = b.target + 1
+        while after < len(heard) and first[after] == first[b.target]:
+            after += 1
+        if after < len(heard):
+            starts.add(after)
+    return starts
 
 
 def _blues_motion(i: int, heard: Sequence[Chord], form: str | None) -> bool:
@@ -229,6 +251,19 @@ def _cadences(brackets: Sequence[Bracket], placed: Sequence[Placed], heard: Sequ
     """Arrivals on the home tonic: ii-V-I or V-I, plain, by the tritone substitute or by the
     backdoor."""
     out = []
+    for b in _cadence_brackets(brackets, heard, home):
+        assert b.target is not None
+        kind = {"resolved": "authentic", "substitute": "tritone substitute",
+                "backdoor": "backdoor"}[b.arrives]
+        out.append({"bar": placed[b.target].bar, "beat": placed[b.target].beat, "kind": kind,
+                    "chords": [placed[i].symbol for i in range(b.start, b.target + 1)]})
+    return out
+
+
+def _cadence_brackets(brackets: Sequence[Bracket], heard: Sequence[Chord],
+                      home: Key) -> list[Bracket]:
+    """The brackets that arrive on the home tonic (``_cadences``)."""
+    out = []
     for b in brackets:
         if b.target is None or b.arrives == "deceptive" or b.turnaround:
             continue
@@ -236,10 +271,7 @@ def _cadences(brackets: Sequence[Bracket], placed: Sequence[Placed], heard: Sequ
         if target.root.pc != home.tonic.pc or not _tonic_like(target) or \
                 ("b3" in target.intervals) != (home.mode == "minor"):
             continue
-        kind = {"resolved": "authentic", "substitute": "tritone substitute",
-                "backdoor": "backdoor"}[b.arrives]
-        out.append({"bar": placed[b.target].bar, "beat": placed[b.target].beat, "kind": kind,
-                    "chords": [placed[i].symbol for i in range(b.start, b.target + 1)]})
+        out.append(b)
     return out
 
 

@@ -28,11 +28,14 @@ from engine.voicing.styles import (
     GIVE_UP_ORDER,
     GIVES_WAY,
     NAMED_EXTENSIONS,
+    REACH_COST,
     REDUNDANT_ROLES,
     REGISTERS,
     SO_WHAT_SPAN,
     SPREAD_TIERS,
     SUS_LABELS,
+    THIN_FROM,
+    THIN_LEAVES,
     WRITTEN_MIN_UPPER,
     WRITTEN_STAYS,
     WRITTEN_TAKES,
@@ -63,7 +66,8 @@ class Selection:
 
 @dataclass(frozen=True, slots=True)
 class Candidates:
-    """Every placement of a style's shapes in a range. ``midi`` int64[C, V] rows ascending;
+    """Every placement of a style's shapes in a range. ``midi`` int64[C, V] rows ascending,
+    the first ``count[c]`` notes of row c sounding (the rest repeat its top note);
     ``tone`` int64[C, V] index into ``selection.tones`` per voice; ``guide`` int8[C, V];
     ``register`` int64[C] (see ``register_cost``)."""
 
@@ -73,6 +77,7 @@ class Candidates:
     guide: np.ndarray
     span: int                    # the narrowest shape's span in semitones
     register: np.ndarray         # int64[C]: the register cost of each row (search units)
+    count: np.ndarray            # int64[C]: the voices each row sounds (the first ``count``)
 
 
 def _families(chord: Chord) -> tuple[dict[str, list[Tone]], bool]:
@@ -279,18 +284,24 @@ class _Picker:
 
 
 @lru_cache(maxsize=4096)
-def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def shapes(chord: Chord, style: Style, thin: bool = False
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every shape of ``style`` for ``chord``: ``pitch`` int64[S, V] ascending with the lowest
-    voice in 0..11, ``tone`` int64[S, V] (index into the selection's tones per voice) and
+    voice in 0..11, ``tone`` int64[S, V] (index into the selection's tones per voice),
     ``extra`` int64[S], the register cost a shape adds: 0, except the close stacks a forms
     style may also play at its ``Register.off_form`` cost (bill_evans on an arrival no A or B
-    form reaches by step)."""
+    form reaches by step) and, with ``thin`` (an arrival), its three-voice stacks at
+    ``Register.thin``; and ``count``
+    int64[S], the voices each shape sounds (a shape of fewer than V voices repeats its top
+    voice in the columns after them)."""
     sel = select(chord, style)
     pcs = [t.pc for t in sel.tones]
     if style.layout == "forms":
-        # a close stack only where every form clashes (see _preferred)
+        # a close stack only where every form clashes (see _preferred); over a slash bass
+        # the style's inversions too
+        orders = style.orders + (style.inversions if BASS_SLOT in sel.slots else ())
         tiers = [[_chain([i for k in (BASS_SLOT, *order) for i, s in enumerate(sel.slots)
-                          if s == k], pcs) for order in style.orders], _close(pcs)]
+                          if s == k], pcs) for order in orders], _close(pcs)]
     elif style.layout == "spread":
         tiers = _spread(pcs)
     elif style.layout == "fourths":
@@ -309,23 +320,45 @@ def shapes(chord: Chord, style: Style) -> tuple[np.ndarray, np.ndarray, np.ndarr
             depth = 2 if style.layout == "drop2" else 3
             tiers = [[_drop(s, depth) for s in tiers[0]]]
     found = _preferred(tiers, sel.tones, style)
-    off_form = REGISTERS[style.name].off_form
+    register = REGISTERS[style.name]
     extra_shapes = _preferred([_close(pcs)], sel.tones, style) \
-        if style.layout == "forms" and off_form else []
-    unique: dict[tuple[int, ...], tuple[list[int], int]] = {}
-    for cost, group in ((0, found), (off_form, extra_shapes)):
+        if style.layout == "forms" and register.off_form else []
+    thin_shapes = _thin(sel, style) if thin and style.layout == "forms" and register.thin \
+        else []
+    width = len(found[0])
+    unique: dict[tuple[int, ...], tuple[list[int], int, int]] = {}
+    for cost, group in ((0, found), (register.off_form, extra_shapes),
+                        (register.thin, thin_shapes)):
         for voices in group:
             low = min(p for p, _ in voices) // 12 * 12
             ordered = sorted(voices)
+            ordered += [ordered[-1]] * (width - len(ordered))   # the top voice repeated
             unique.setdefault(tuple(p - low for p, _ in ordered),
-                              ([i for _, i in ordered], cost))
-    width = len(found[0])
+                              ([i for _, i in ordered], cost, len(voices)))
     pitch = np.array(list(unique), dtype=np.int64).reshape(len(unique), width)
-    tone = np.array([t for t, _ in unique.values()], dtype=np.int64).reshape(pitch.shape)
-    extra = np.array([c for _, c in unique.values()], dtype=np.int64)
-    for array in (pitch, tone, extra):
+    tone = np.array([t for t, _, _ in unique.values()], dtype=np.int64).reshape(pitch.shape)
+    extra = np.array([c for _, c, _ in unique.values()], dtype=np.int64)
+    count = np.array([n for _, _, n in unique.values()], dtype=np.int64)
+    for array in (pitch, tone, extra, count):
         array.setflags(write=False)
-    return pitch, tone, extra
+    return pitch, tone, extra, count
+
+
+def _thin(sel: Selection, style: Style) -> list[Voices]:
+    """The close stacks of a four-voice selection without the first tone ``THIN_LEAVES``
+    names (its natural 5, else an added colour tone, never a written tension or a guide
+    tone); none when it has no such tone."""
+    if len(sel.tones) != THIN_FROM:
+        return []
+    left = next((i for label in THIN_LEAVES for i, t in enumerate(sel.tones)
+                 if t.label == label and (t.index == -1) == (label != "5") and not t.guide),
+                None)
+    if left is None:
+        return []
+    kept = [i for i in range(len(sel.tones)) if i != left]
+    pcs = [sel.tones[i].pc for i in kept]
+    return [[(p, kept[i]) for p, i in stack]
+            for stack in _preferred([_close(pcs)], tuple(sel.tones[i] for i in kept), style)]
 
 
 Voices = list[tuple[int, int]]   # (pitch, tone index) per voice
@@ -439,28 +472,37 @@ def starting(table: Candidates, style: Style) -> Candidates:
     if not keep.any():   # a range that holds only the other tone
         return table
     return replace(table, midi=table.midi[keep], tone=table.tone[keep],
-                   guide=table.guide[keep], register=table.register[keep])
+                   guide=table.guide[keep], register=table.register[keep],
+                   count=table.count[keep])
 
 
 @lru_cache(maxsize=8192)
 def candidates(chord: Chord, style: Style, low: int, high: int,
-               bass_low: int | None = None) -> Candidates:
+               bass_low: int | None = None, thin: bool = False) -> Candidates:
     """Every placement of every shape inside [low, high] and inside the style's register
     windows (all placements in range when none lies inside them), shape by shape, lowest
     first, each with its register cost. A style with a bass places its upper structure by
     octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
     (None: ``low``) up; a slash bass may lie an octave further under the chord than
-    ``Register.max_span``."""
+    ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival)."""
     bass_low = low if bass_low is None else bass_low
-    pitch, tone, extra = shapes(chord, style)
+    pitch, tone, extra, count = shapes(chord, style, thin)
     register = REGISTERS[style.name]
     midi = tones = np.empty((0, pitch.shape[1]), dtype=np.int64)
     added = np.empty(0, dtype=np.int64)
+    counts = np.empty(0, dtype=np.int64)
     if register.split:
-        slash = BASS_SLOT in select(chord, style).slots
-        midi, tones = split_placements(pitch, tone, low, high,
-                                       register.max_span + 12 * slash, bass_low,
+        sel = select(chord, style)
+        slash = BASS_SLOT in sel.slots
+        # a tone on top may reach beyond the span (the shell's 1-7-3-b5 and 1-b7-11)
+        reach = dict(register.reach)
+        spans = np.array([register.max_span + 12 * slash + reach.get(sel.tones[t].label, 0)
+                          for t in tone[:, -1]], dtype=np.int64)
+        midi, tones = split_placements(pitch, tone, low, high, spans, bass_low,
                                        register.bass_gap)
+        counts = np.full(len(midi), pitch.shape[1], dtype=np.int64)   # (no thin shapes)
+        # a shape reaching beyond the span costs more: played where it keeps the line
+        added = REACH_COST * (midi[:, -1] - midi[:, 0] > register.max_span + 12 * slash)
     if len(midi) == 0:       # (a split style in a range too narrow to part its bass: whole)
         octaves = np.arange(0, 128, 12, dtype=np.int64)
         placed = pitch[:, None, :] + octaves[None, :, None]            # [S, O, V]
@@ -468,17 +510,19 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
         midi = placed[ok]
         tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
         added = np.broadcast_to(extra[:, None], placed.shape[:2])[ok]
+        counts = np.broadcast_to(count[:, None], placed.shape[:2])[ok]
     cost, outside = register_cost(midi, register, low, high, bass_low)
     if len(added):
         cost = cost + added
     if (outside == 0).any():
         inside = outside == 0
-        midi, tones, cost = midi[inside], tones[inside], cost[inside]
+        midi, tones, cost, counts = midi[inside], tones[inside], cost[inside], counts[inside]
     sel = select(chord, style)
     flags = np.array([t.guide for t in sel.tones], dtype=np.int8)
     span = int((pitch[:, -1] - pitch[:, 0]).min())
     table = Candidates(sel, np.ascontiguousarray(midi), np.ascontiguousarray(tones),
-                       flags[tones], span, np.ascontiguousarray(cost))
-    for array in (table.midi, table.tone, table.guide, table.register):
+                       flags[tones], span, np.ascontiguousarray(cost),
+                       np.ascontiguousarray(counts))
+    for array in (table.midi, table.tone, table.guide, table.register, table.count):
         array.setflags(write=False)  # cached and shared between requests
     return table

@@ -1,6 +1,6 @@
 """A progression as the voicing reads it in context (API.md 5): each chord's primary scale
 (its colour tones agree with it, ``engine.voicing.colour``) and whether it is an arrival
-(bill_evans keeps its register there, ``engine.voicing.styles.Register.arrival``), from the
+(bill_evans keeps its register there) and whether a phrase starts on it (where it may move its register: ``engine.voicing.styles.PLACES``), from the
 progression analysis (``engine.analysis.in_context``), its key found from the chords. The
 chords are read a bar each, as API.md 6 reads a progression without bar lines.
 

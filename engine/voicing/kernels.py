@@ -15,7 +15,8 @@ from numba import njit
 
 # The search minimises, per path, the pair (cost, rest) lexicographically. ``cost`` is one int64:
 # the weighted motion of each step (``_step``: MOTION_UNIT per semitone, the bass of a split style
-# BASS_UNIT, up to ARRIVAL_UNIT more per semitone beyond the chord's leap; < 1040*127*8 < 2**21)
+# BASS_UNIT (+ BASS_LEAP_UNIT + STEP_LEAP_UNIT < 2**12 a semitone), up to ARRIVAL_UNIT more per
+# semitone beyond the chord's leap; < 1040*127*8 + 2**12*127 < 2**21)
 # plus each chord's register cost (``engine.voicing.register.register_cost``: < 2**15 per chord
 # even outside every window); < 2**22 per chord, < 2**38 < _INF over a path of at most
 # MAX_CHORDS = 2**16 chords. ``rest`` packs the two lesser criteria into another int64, (negated)
@@ -33,6 +34,8 @@ MOTION_UNIT = 16            # engine.voicing.register sets the register costs in
 BASS_UNIT = 4
 BASS_LEAP = 7               # a split style's bass moves at most a fifth before it costs more
 BASS_LEAP_UNIT = 256        # (each semitone beyond: a leap only where no fifth will do)
+BASS_STEP = 2               # a bass line moving by this much or less (as pitch classes) is a
+STEP_LEAP_UNIT = 2048       # step: each semitone it leaps beyond it (C3 Bb3) costs this more
 LEAP_UNIT = 32
 ARRIVAL_UNIT = 1024         # bill_evans on an arrival: a register move there is all but barred
 _INF = np.int64(1 << 40)
@@ -79,7 +82,10 @@ def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int
     ``_motion``; with ``split`` (voice 0 of each is a bass, and both have upper voices) the upper
     voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone, BASS_LEAP_UNIT
     more per semitone beyond BASS_LEAP (any root motion fits in a fifth: C7 B7 is C3 B2, not
-    C3 B3). With ``leap > 0``
+    C3 B3), and where the bass line moves by a step or less (BASS_STEP, as pitch classes) but
+    the bass leaps beyond a fifth, STEP_LEAP_UNIT more per semitone beyond the step: a stepwise
+    line that must turn back into its register (a long descent reaching E2) turns where the
+    roots leap anyway, a fourth or a fifth, not in the middle of the run. With ``leap > 0``
     every semitone of (upper) motion beyond ``leap`` costs ``unit`` more: a style whose
     voices move by step spreads a long way over several changes rather than leaping once
     (LEAP_UNIT), and bill_evans moves its register anywhere but on an arrival (ARRIVAL_UNIT)."""
@@ -87,8 +93,12 @@ def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int
     if split and na > 1 and nb > 1:
         moved = _motion(a[1:], na - 1, b[1:], nb - 1)
         jump = abs(a[0] - b[0])
-        bass = BASS_UNIT * jump + (BASS_LEAP_UNIT * (jump - BASS_LEAP)
-                                   if jump > BASS_LEAP else 0)
+        bass = BASS_UNIT * jump
+        if jump > BASS_LEAP:
+            bass += BASS_LEAP_UNIT * (jump - BASS_LEAP)
+            line = min(jump % 12, 12 - jump % 12)
+            if line <= BASS_STEP:
+                bass += STEP_LEAP_UNIT * (jump - line)
     else:
         moved = _motion(a, na, b, nb)
     over = moved - leap if leap > 0 and moved > leap else 0

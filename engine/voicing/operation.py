@@ -53,6 +53,12 @@ Decisions where API.md is silent:
   shell and pad bass may go down to E2 (``styles.BASS_FLOOR``); notes are named as a pianist
   reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
   not sound.
+- Grid 8 (issue 37, docs/voicing.md): a split style's bass line that moves by step never leaps
+  beyond a fifth where it can step (``kernels.STEP_LEAP_UNIT``); the shell's slash inversions
+  and its 1-7-10 shapes with a b5 or sus 4th on top (``styles.SHELL_REACH``); register moves
+  priced by each chord's place (``styles.PLACES``, ``Register.places``: bill_evans free where
+  a phrase starts); bill_evans's three-voice shapes on an arrival and the dominant before it
+  (``Register.thin``).
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.analysis import InContext
 from engine.chords import (
     Chord,
     Spelled,
@@ -120,8 +127,8 @@ def voicing(request: Any) -> dict[str, Any]:
             voicings.append(_no_chord(style))
             continue
         chord, table, row, motion = next(sounding)
-        midi = table.midi[row].tolist()
-        index = table.tone[row].tolist()
+        midi = table.midi[row, :table.count[row]].tolist()
+        index = table.tone[row, :table.count[row]].tolist()
         tones = table.selection.tones
         guides = [m for m, i in zip(midi, index, strict=True) if tones[i].guide]
         names = _names(table.selection, tuple(index))
@@ -175,7 +182,8 @@ def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", l
                              field="progression")
     tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous))
     rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units)
-    voiced = iter([int(m) for m in t.midi[r]] for t, r in zip(tables, rows, strict=True))
+    voiced = iter([int(m) for m in t.midi[r, :t.count[r]]]
+                  for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
 
 
@@ -201,29 +209,38 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
     """The search's inputs for ``chords`` (at least one): each chord's candidates, with the
     colour tones of its place (``colour.coloured``; a line not ``led`` from a previous voicing
     starts on its style's tone, ``starting``), and per chord the motion beyond which each
-    semitone costs more and that cost (``kernels._search``: the style's leap; bill_evans's
-    ``arrival`` on a chord a dominant resolves to)."""
+    semitone costs more and that cost (``kernels._search``: the style's leap, or the price of
+    the chord's place in the progression, ``Register.places``)."""
     register = REGISTERS[style.name]
     context = progression_context(chords) \
-        if style.name in COLOUR_STYLES or register.arrival else None
+        if style.name in COLOUR_STYLES or register.places else None
     scales = [c.mask for c in context] if context is not None else None
     leaps = np.full(len(chords), register.leap, dtype=np.int64)
     units = np.full(len(chords), kernels.LEAP_UNIT, dtype=np.int64)
-    if context is not None and register.arrival:
-        arrivals = np.array([c.arrival for c in context], dtype=bool)
-        leaps[arrivals] = register.arrival
-        units[arrivals] = kernels.ARRIVAL_UNIT
-    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led), \
+    thin = [False] * len(chords)
+    if context is not None and register.places:
+        priced = {place: (leap, unit) for place, leap, unit in register.places}
+        for t, reading in enumerate(context):
+            leaps[t], units[t] = priced.get(_place(reading), (register.leap, kernels.LEAP_UNIT))
+            if register.thin and reading.arrival:   # the arrival and the dominant before it
+                thin[t] = thin[t - 1 if t else 0] = True
+    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led, thin), \
         leaps, units
 
 
+def _place(reading: InContext) -> str:
+    """A chord's place in its progression (``styles.PLACES``, first match first)."""
+    return "arrival" if reading.arrival else "phrase" if reading.phrase else "inside"
+
+
 def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,
-            bass_low: int | None, led: bool) -> list[Candidates]:
-    """Each (coloured) chord's candidates in its style; a line not ``led`` starts on its
+            bass_low: int | None, led: bool, thin: list[bool]) -> list[Candidates]:
+    """Each (coloured) chord's candidates in its style (with its three-voice shapes where
+    ``thin``: an arrival and the dominant before it); a line not ``led`` starts on its
     style's tone."""
     tables: list[Candidates] = []
-    for chord, played in chords:
-        table = candidates(chord, played, low, high, bass_low)
+    for (chord, played), fewer in zip(chords, thin, strict=True):
+        table = candidates(chord, played, low, high, bass_low, fewer)
         if len(table.midi) == 0:
             raise InvalidRequest(
                 f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
@@ -248,7 +265,7 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, s
         a, b, v = offsets[t], offsets[t + 1], table.midi.shape[1]
         notes[a:b, :v] = table.midi
         guide[a:b, :v] = table.guide
-        counts[a:b] = v
+        counts[a:b] = table.count
         register[a:b] = table.register
     prev = np.zeros(max(MAX_VOICES, len(previous)), dtype=np.int64)
     prev[:len(previous)] = previous

@@ -21,11 +21,12 @@ _LIMIT = np.array([LOW_INTERVAL_LIMITS.get(d, 0) for d in range(128)], dtype=np.
 
 
 def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
-                     max_span: int, bass_low: int, gap: int = LOW_BASS_GAP
+                     max_span: int | np.ndarray, bass_low: int, gap: int = LOW_BASS_GAP
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Placements of shapes whose voice 0 is a bass: the upper voices moved by ``k`` octaves,
     the bass by ``m <= k`` (so it stays below them), the upper voices within [low, high] and
-    the bass within [bass_low, high], at most ``max_span`` from bass to top, a bass under
+    the bass within [bass_low, high], at most ``max_span`` (one, or int64[S] per shape) from
+    bass to top, a bass under
     LOW_BASS at least ``gap`` under the next voice, and the bass and the voice above it not
     under their LOW_INTERVAL_LIMITS."""
     octaves = np.arange(0, 11, dtype=np.int64)
@@ -35,7 +36,7 @@ def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
     placed = np.concatenate([pitch[:, None, :1] + 12 * m[None, :, None],
                              pitch[:, None, 1:] + 12 * k[None, :, None]], axis=2)  # [S, P, V]
     ok = ((placed[:, :, 0] >= bass_low) & (placed[:, :, -1] <= high)
-          & (placed[:, :, -1] - placed[:, :, 0] <= max_span))
+          & (placed[:, :, -1] - placed[:, :, 0] <= np.reshape(max_span, (-1, 1))))
     if placed.shape[2] > 1:   # a low bass keeps a fifth under the upper voices
         ok &= placed[:, :, 1] >= low
         ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= gap)

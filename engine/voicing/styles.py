@@ -105,6 +105,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.errors import InvalidRequest
+from engine.voicing.kernels import ARRIVAL_UNIT, LEAP_UNIT
 
 Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
@@ -210,6 +211,7 @@ class Style:
     start: int = 0                                  # "line": the slot a line starts on
     minor: tuple[tuple[str, ...], ...] = ()         # slots of a chord with a minor third
     sus: tuple[tuple[str, ...], ...] = ()           # slots of a chord with no third
+    inversions: tuple[tuple[int, ...], ...] = ()    # "forms" over a slash bass, besides orders
 
 
 _UPPER4 = (("3",), ("7",), ("9", "+9"), ("13", "11", "5"))
@@ -224,9 +226,14 @@ STYLES: dict[str, Style] = {s.name: s for s in (
           orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
     # a left-hand shell (API.md 5): 1-3-7 or 1-7-3 within a tenth, root lowest (a slash bass
     # below it); a triad's 5 stands in for the 7; a half-diminished or diminished chord keeps
-    # its b5 (1-3-b5-7 or 1-b5-7-3: without it F#m7b5 is an F#m7).
+    # its b5 (1-3-b5-7 or 1-b5-7-3: without it F#m7b5 is an F#m7), and where its root lies
+    # too low for the third or the tritone right above it (A2: under their low-interval
+    # limits) the 1-7-10 shell with the b5 on top, 1-7-3-b5 (A2 G3 C4 Eb4, Register.reach).
+    # Over a slash bass also the chord's inversion, its 3rd right above the bass and its root
+    # on top (Cm7/Bb: Bb2 Eb3 G3 C4, a left hand, where the root right above the bass is a
+    # muddy second, Bb2 C3, or a ninth out of the hand, Bb2 C4).
     Style("shell", (("R",), ("3", "R"), ("7", "5"), ("b5",)), "forms", bass=True,
-          orders=((0, 1, 3, 2), (0, 3, 2, 1))),
+          orders=((0, 1, 3, 2), (0, 3, 2, 1), (0, 2, 1, 3)), inversions=((1, 3, 2, 0),)),
     Style("triad", (("R",), ("3",), ("5", "13", "7", "11", "9")), "close"),
     # root in the bass (a slash bass below it), 3 and 7, the colour tone (an 11 before the 9:
     # the two with the 3rd make a cluster), the 5; spread open.
@@ -258,6 +265,37 @@ FOURTHS_GAPS = (3, 4, 5, 6)
 FOURTH = 5
 SO_WHAT_SPAN = 24
 
+# Tones that may lie on top of a shell beyond its tenth, by how far: the b5 of a
+# half-diminished chord (1-7-3-b5, A2 G3 C4 Eb4: the 1-7-10 shell with the b5 above it, an
+# augmented 11th over the root) and the sus 4th that stands in for the 3rd (1-b7-11, A2 G3 D4:
+# the 1-7-10 shell with its 10th raised to the 11th). Both are the shapes a pianist plays where
+# the root lies under the low-interval limit of the 3rd, the tritone or the fourth right above
+# it (a half-diminished chord or a sus chord on A2: under C3, Bb2, Bb2).
+SHELL_REACH = (("b5", 2), ("4", 1), ("11", 1))
+# The register cost of such a shape (search units: 4 semitones of motion): the hand stretches
+# only where the line gains by it, not where the shell within a tenth does as well.
+REACH_COST = 64
+
+# A chord's place in its progression, as the progression analysis reads it
+# (engine.analysis.in_context), first match first: an arrival (the chord a dominant resolves
+# to), a phrase start (a section's first chord; the first chord after a cadence home, once its
+# arrival is held), else inside a phrase. A style's ``Register.places`` prices its register
+# moves by place.
+PLACES = ("arrival", "phrase", "inside")
+# bill_evans (the issue's "cost of register moves at phrase starts, not on arrivals"): into an
+# arrival every semitone beyond 7 all but barred (ARRIVAL_UNIT: the register never moves on a
+# resolution); where a phrase starts, free (the pianist resets his hand there); inside a phrase
+# each semitone beyond 7 costs twice the motion itself (LEAP_UNIT, as the styles that move by
+# step pay), so a move the register needs waits for the next phrase where it can.
+BILL_EVANS_PLACES = (("arrival", 7, ARRIVAL_UNIT), ("phrase", 0, 0), ("inside", 7, LEAP_UNIT))
+
+# The tone a four-voice shape leaves out to play three (Register.thin), first found first:
+# the natural 5 (the tone a pianist drops first: it says nothing of the chord), else a colour
+# tone the style added (Bill Evans' 13 for 5, a triad's 6, the 9 for the root); never a tone
+# the symbol writes as a tension, nor a guide tone.
+THIN_FROM = 4
+THIN_LEAVES = ("5", "13", "b13", "6", "9", "b9", "#9")
+
 # With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
 BASS_FLOOR = 40
 
@@ -276,27 +314,36 @@ class Register:
     ``max_span`` is the widest a split voicing may be from bass to top; ``leap`` the (upper
     voices') motion per change beyond which each semitone costs the search three times as much
     (0: none), so that the style moves by step and spreads a long way over several changes;
-    ``arrival`` (0: none) the motion into an arrival (the chord a dominant resolves to) beyond
-    which each semitone costs the search 64 times as much: bill_evans moves its register where
-    a phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
-    up a fourth). A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
+    ``places`` (PLACES) per place of a chord in its progression the motion into it beyond
+    which each semitone costs the search more, and that cost (search units); a place not
+    listed keeps ``leap`` (``kernels.LEAP_UNIT``): bill_evans moves its register where a
+    phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
+    up a fourth), and inside a phrase only at a cost. A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
     pad's fifth: no thirds in the mud; a shell, 0, keeps only the low-interval limits, so a
     ii-V chain walks down Bb2 D3 Ab3 rather than leaping back up an octave). ``off_form``
     (0: none) lets a ``forms`` style play the close stacks of its tones too, each costing that
     much more (search units: 96 is 6 semitones of motion), so bill_evans keeps its A and B
     forms but reaches an arrival by step where no form does (E7#9 -> Am7). ``pull`` weighs
     the distance from the windows' centres (1; 0 for the one-note lines, which keep inside
-    their window and otherwise only move by step: a line pulled to the centre leapt there)."""
+    their window and otherwise only move by step: a line pulled to the centre leapt there).
+    ``reach``: (tone label, semitones) - how far beyond ``max_span`` that tone may lie on top
+    of a shape (``SHELL_REACH``). ``thin`` (0: none; a style without a bass) lets a ``forms``
+    style of four voices play the close stacks of three of them (``THIN_LEAVES``) on an
+    arrival and the dominant before it, at that cost: bill_evans (512, 32 semitones of motion: only where a move of 8 into an arrival is
+    the other choice) leaves out the 5 where no four-voice shape reaches an arrival in 7
+    (Airegin's C7b5#9 E4 Gb4 Bb4 Eb5 -> Fm G4 Ab4 D5, not D4 G4 Ab4 C5)."""
 
     low: tuple[int, int]
     top: tuple[int, int]
     bass: tuple[int, int] | None = None
     max_span: int = 127
     leap: int = 0
-    arrival: int = 0
+    places: tuple[tuple[str, int, int], ...] = ()
     bass_gap: int = LOW_BASS_GAP
     off_form: int = 0
     pull: int = 1
+    reach: tuple[tuple[str, int], ...] = ()
+    thin: int = 0
 
     @property
     def split(self) -> bool:
@@ -312,9 +359,10 @@ class Register:
 # its root (a left hand), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
-    "bill_evans": Register(low=(50, 67), top=(58, 79), arrival=7, off_form=96),
+    "bill_evans": Register(low=(50, 67), top=(58, 79), places=BILL_EVANS_PLACES, off_form=96,
+                           thin=512),
     "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
-                      bass_gap=0),
+                      bass_gap=0, reach=SHELL_REACH),
     "triad": Register(low=(53, 67), top=(60, 79)),
     "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),
