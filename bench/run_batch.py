@@ -50,6 +50,8 @@ with open(sys.argv[2], "wb") as out:
         out.write(b"".join(dumps({"chord": c, "key": k}) + b"\\n" for c, k in
                            zip(batch.column(0).to_pylist(), batch.column(1).to_pylist())))
 print("seconds", time.perf_counter() - start, file=sys.stderr)
+print('VmHWM', next(int(l.split()[1]) for l in open('/proc/self/status')
+                    if l.startswith('VmHWM')), file=sys.stderr)
 """
 PARQUET_FLOOR = """
 import sys, time
@@ -62,6 +64,8 @@ for batch in pq.ParquetFile(sys.argv[1]).iter_batches(batch_size=65536):
     writer.write_table(table)
 writer.close()
 print("seconds", time.perf_counter() - start, file=sys.stderr)
+print('VmHWM', next(int(l.split()[1]) for l in open('/proc/self/status')
+                    if l.startswith('VmHWM')), file=sys.stderr)
 """
 
 
@@ -147,8 +151,9 @@ def end_to_end(rows: int, large: int, runs: int) -> None:
                   f"{median(h, 2) / 1024:.0f} MB")
             floor_what = "orjson a row" if kind == "csv" else "pyarrow"
             print(f"    I/O floor          : {rows / median(f, 1):>12,.0f} rows/s in the process"
-                  f", {rows / median(f, 0):>12,.0f} with its start (pyarrow reads, "
-                  f"{floor_what} writes the input's rows)")
+                  f", {rows / median(f, 0):>12,.0f} with its start; peak RSS "
+                  f"{median(f, 2) / 1024:.0f} MB (pyarrow reads, {floor_what} writes the "
+                  f"input's rows)")
             print(f"    output write alone : {rows / median(w, 1):>12,.0f} rows/s (harmony's "
                   f"output written again from memory)")
             print(f"    harmony / floor    : {median(f, 1) / median(h, 1):>12.2f} in the process")

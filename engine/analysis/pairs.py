@@ -50,20 +50,15 @@ class PairTable:
     def block(self, chords: Any, keys: Any = None) -> BlockPairs:
         """The pairs of one block: Arrow string arrays of chords and keys (``keys`` None, or a
         null or empty key, means ``default_key``, else C; a null chord is a row without one)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         if len(self.rows) > self.limit:
             self.rows, self._ids = [], {}
             self.generation += 1
-        n = len(chords)
-        if keys is None:
-            keys = pa.nulls(n, pa.string())
-        keys = pc.if_else(pc.equal(keys, ""), pa.scalar(None, pa.string()), keys)
-        if self.default_key is not None:
-            keys = pc.fill_null(keys, self.default_key)
         chord_codes, chord_values = _encode(chords)
-        key_codes, key_values = _encode(keys)
+        if keys is None:
+            key_codes, key_values = np.zeros(len(chord_codes), dtype=np.int32), [None]
+        else:
+            key_codes, key_values = _encode(keys)
+        key_codes, key_values = self._default(key_codes, key_values)
         width = len(key_values)
         distinct, codes = _distinct(chord_codes.astype(np.int64) * width + key_codes,
                                     len(chord_values) * width)
@@ -85,18 +80,29 @@ class PairTable:
                 self._ids[names[j]] = ids[j] = start + offset
         return BlockPairs(codes, ids)
 
+    def _default(self, codes: np.ndarray, values: list[Any]) -> tuple[np.ndarray, list[Any]]:
+        """A null or empty key is ``default_key`` (None: C, when the row is analysed)."""
+        index: dict[Any, int] = {}
+        remap = np.array([index.setdefault(self.default_key if v is None or v == "" else v,
+                                           len(index)) for v in values], dtype=np.int32)
+        return remap[codes] if len(codes) else codes, list(index)
+
 
 def _encode(array: Any) -> tuple[np.ndarray, list[Any]]:
-    """(codes, values) of an Arrow string array; a null is the value None (its own code)."""
+    """(codes, values) of an Arrow string array; a null is the value None. (No Python value
+    is handed to Arrow: that would import pandas, half a second of a million rows' budget.)"""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
-    encoded = pc.dictionary_encode(array)
-    values: list[Any] = encoded.dictionary.to_pylist()
-    codes = encoded.indices.fill_null(len(values)).to_numpy(zero_copy_only=False)
-    return codes, [*values, None]
+    encoded = pc.dictionary_encode(array, null_encoding="encode")
+    indices = encoded.indices  # int32, no null (a null has its own entry)
+    if not len(indices):
+        return np.zeros(0, dtype=np.int32), encoded.dictionary.to_pylist()
+    codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
+        indices.offset:indices.offset + len(indices)]
+    return codes, encoded.dictionary.to_pylist()
 
 
 def _distinct(pair: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:

@@ -55,10 +55,10 @@ class JsonlOut:
             if not self.every and "error" not in row:
                 row = {f: row[f] for f in self.fields}
             lines.append(orjson.dumps(row) + b"\n")
-        local = pa.array([lines[i] for i in pairs.ids.tolist()], pa.large_binary())
+        local = _binary([lines[i] for i in pairs.ids.tolist()])
         for start in range(0, len(pairs.codes), SLICE):
-            index = pa.array(pairs.codes[start:start + SLICE])
-            yield functools.partial(self._take_write, local, index)
+            yield functools.partial(self._take_write, local,
+                                    _index(pairs.codes[start:start + SLICE]))
 
     def _take_write(self, local: Any, index: Any) -> None:
         self._write(local.take(index))
@@ -85,11 +85,10 @@ class ParquetOut:
         import pyarrow as pa
 
         rows = [table.rows[i] for i in pairs.ids.tolist()]
-        local = {name: pa.array(column(rows, name), type=_arrow_type(name))
-                 for name in self.names}
+        local = {name: _column(column(rows, name), _arrow_type(name)) for name in self.names}
 
         def taken(codes: np.ndarray) -> Any:
-            index = pa.array(codes)
+            index = _index(codes)
             return pa.table({name: values.take(index) for name, values in local.items()})
 
         start, n = 0, len(pairs.codes)
@@ -129,9 +128,9 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
                default_key: str | None, progress: Callable[[int], None] | None = None
                ) -> tuple[int, int]:
     """Analyse and write every block: (rows, rows that failed). The writes run on one thread
-    beside this one, in order, at most two blocks behind."""
+    beside this one, in order, at most four slices behind."""
     table = PairTable(default_key)
-    jobs: queue.Queue[Any] = queue.Queue(maxsize=2 * 8)
+    jobs: queue.Queue[Any] = queue.Queue(maxsize=4)
     failure: list[BaseException] = []
 
     def writer() -> None:
@@ -164,6 +163,48 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
         raise failure[0]
     out.close()
     return n, errors
+
+
+# Arrays built from buffers: handing Python values to Arrow (pa.array, pa.scalar) imports
+# pandas, half a second of a million rows' budget.
+
+def _index(codes: np.ndarray) -> Any:
+    """An Arrow int32 array over ``codes`` (no copy)."""
+    import pyarrow as pa
+
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    return pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+
+
+def _binary(lines: list[bytes]) -> Any:
+    import pyarrow as pa
+
+    offsets = np.zeros(len(lines) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines)), out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_binary(), len(lines),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(lines))])
+
+
+def _column(values: list[Any], kind: Any) -> Any:
+    """An Arrow array of ``values`` (str, int or bool, None for null) of type ``kind``."""
+    import pyarrow as pa
+
+    valid = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    nulls = len(values) - int(np.count_nonzero(valid))
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    if pa.types.is_string(kind):
+        data = [v.encode() if v is not None else b"" for v in values]
+        offsets = np.zeros(len(data) + 1, dtype=np.int32)
+        np.cumsum(np.fromiter(map(len, data), dtype=np.int32, count=len(data)), out=offsets[1:])
+        buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+    elif pa.types.is_boolean(kind):
+        bits = np.fromiter((bool(v) for v in values), dtype=bool, count=len(values))
+        buffers = [bitmap, pa.py_buffer(np.packbits(bits, bitorder="little"))]
+    else:
+        numbers = np.fromiter((0 if v is None else v for v in values),
+                              dtype=kind.to_pandas_dtype(), count=len(values))
+        buffers = [bitmap, pa.py_buffer(numbers)]
+    return pa.Array.from_buffers(kind, len(values), buffers, null_count=nulls)
 
 
 def binary_output(path: str, stack: contextlib.ExitStack) -> IO[bytes]:
