@@ -45,7 +45,6 @@ class JsonlOut:
 
     def parts(self, table: PairTable, pairs: BlockPairs) -> Iterator[Callable[[], None]]:
         """Writes of the block, a slice each (run in order, on any thread)."""
-        import pyarrow as pa
 
         if table.generation != self.generation:
             self.lines, self.generation = [], table.generation
