@@ -35,14 +35,15 @@ sys.path.insert(0, str(REPO))
 from bench.run_batch_stream import vocabulary, write_csv  # noqa: E402
 
 CORPORA = Path(os.environ.get("HARMONY_CORPORA", REPO.parent / "shared" / "corpora"))
-HARMONY = ("import sys, time; start = time.perf_counter(); from server.cli.main import main; "
-           "code = main(sys.argv[1:]); print('VmHWM', next(int(l.split()[1]) for l in "
+HARMONY = ("import sys, time; from server.cli.main import main; cpu = time.process_time(); "
+           "code = main(sys.argv[1:]); print('cpu', time.process_time() - cpu, file=sys.stderr); "
+           "print('VmHWM', next(int(l.split()[1]) for l in "
            "open('/proc/self/status') if l.startswith('VmHWM')), file=sys.stderr); "
            "sys.exit(code)")
 CSV_FLOOR = """
 import sys, time
 import orjson, pyarrow as pa, pyarrow.csv as pcsv
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 strings = pcsv.ConvertOptions(column_types={"chord": pa.string(), "key": pa.string()})
 with open(sys.argv[2], "wb") as out:
     for batch in pcsv.open_csv(sys.argv[1], convert_options=strings):
@@ -50,13 +51,14 @@ with open(sys.argv[2], "wb") as out:
         out.write(b"".join(dumps({"chord": c, "key": k}) + b"\\n" for c, k in
                            zip(batch.column(0).to_pylist(), batch.column(1).to_pylist())))
 print("seconds", time.perf_counter() - start, file=sys.stderr)
+print("cpu", time.process_time() - cpu, file=sys.stderr)
 print('VmHWM', next(int(l.split()[1]) for l in open('/proc/self/status')
                     if l.startswith('VmHWM')), file=sys.stderr)
 """
 PARQUET_FLOOR = """
 import sys, time
 import pyarrow as pa, pyarrow.parquet as pq
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 writer = None
 for batch in pq.ParquetFile(sys.argv[1]).iter_batches(batch_size=65536):
     table = pa.Table.from_batches([batch])
@@ -64,29 +66,33 @@ for batch in pq.ParquetFile(sys.argv[1]).iter_batches(batch_size=65536):
     writer.write_table(table)
 writer.close()
 print("seconds", time.perf_counter() - start, file=sys.stderr)
+print("cpu", time.process_time() - cpu, file=sys.stderr)
 print('VmHWM', next(int(l.split()[1]) for l in open('/proc/self/status')
                     if l.startswith('VmHWM')), file=sys.stderr)
 """
 
 
-def process(args: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, seconds in the process, peak RSS in KiB or 0) of one run."""
+def process(args: list[str]) -> tuple[float, float, int, float]:
+    """(wall seconds, seconds in the process, peak RSS in KiB, CPU seconds in the process, all
+    threads) of one run."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
                           check=True)
     wall = time.perf_counter() - start
-    inner = peak = 0.0
+    inner = peak = cpu = 0.0
     for line in done.stderr.splitlines():
-        if line.startswith("VmHWM"):
+        if line.startswith("cpu"):
+            cpu = float(line.split()[1])
+        elif line.startswith("VmHWM"):
             peak = int(line.split()[1])
         elif line.startswith("seconds"):
             inner = float(line.split()[1])
         elif line.startswith("analysed"):  # "analysed N rows (...) in T s (...)"
             inner = float(line.split(" in ")[1].split()[0])
-    return wall, inner, int(peak)
+    return wall, inner, int(peak), cpu
 
 
-def median(runs: list[tuple[float, float, int]], at: int) -> float:
+def median(runs: list[tuple[float, float, int, float]], at: int) -> float:
     return statistics.median(r[at] for r in runs)
 
 
@@ -130,7 +136,7 @@ def end_to_end(rows: int, large: int, runs: int) -> None:
                         ["-c", PARQUET_FLOOR, str(tmp / "in.parquet"),
                          str(tmp / "floor.parquet")]),
         }
-        figures: dict[str, dict[str, list[tuple[float, float, int]]]] = {
+        figures: dict[str, dict[str, list[tuple[float, float, int, float]]]] = {
             kind: {"harmony": [], "floor": [], "write": []} for kind in cases}
         for _ in range(runs):  # alternated: each set-up once a round
             for kind, (harmony, floor) in cases.items():
@@ -139,7 +145,7 @@ def end_to_end(rows: int, large: int, runs: int) -> None:
                 out = tmp / ("out.jsonl" if kind == "csv" else "out.parquet")
                 seconds = write_alone("jsonl" if kind == "csv" else "parquet", out,
                                       tmp / f"again{out.suffix}")
-                figures[kind]["write"].append((seconds, seconds, 0))
+                figures[kind]["write"].append((seconds, seconds, 0, seconds))
         print(f"harmony batch end to end, {rows:,} rows, median of {runs} alternated runs "
               f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
         names = {"csv": "CSV -> JSONL", "parquet": "Parquet -> Parquet"}
@@ -148,19 +154,19 @@ def end_to_end(rows: int, large: int, runs: int) -> None:
             print(f"  {names[kind]}")
             print(f"    harmony batch      : {rows / median(h, 1):>12,.0f} rows/s in the process"
                   f", {rows / median(h, 0):>12,.0f} with its start; peak RSS "
-                  f"{median(h, 2) / 1024:.0f} MB")
+                  f"{median(h, 2) / 1024:.0f} MB; {median(h, 3):.2f} CPU s")
             floor_what = "orjson a row" if kind == "csv" else "pyarrow"
             print(f"    I/O floor          : {rows / median(f, 1):>12,.0f} rows/s in the process"
                   f", {rows / median(f, 0):>12,.0f} with its start; peak RSS "
-                  f"{median(f, 2) / 1024:.0f} MB (pyarrow reads, {floor_what} writes the "
-                  f"input's rows)")
+                  f"{median(f, 2) / 1024:.0f} MB; {median(f, 3):.2f} CPU s (pyarrow reads, "
+                  f"{floor_what} writes the input's rows)")
             print(f"    output write alone : {rows / median(w, 1):>12,.0f} rows/s (harmony's "
                   f"output written again from memory)")
             print(f"    harmony / floor    : {median(f, 1) / median(h, 1):>12.2f} in the process")
         if large > rows:
             big = tmp / "large.csv"
             write_csv(big, large, pairs)
-            _, inner, peak = process(["-c", HARMONY, "batch", str(big),
+            _, inner, peak, _ = process(["-c", HARMONY, "batch", str(big),
                                       "-o", str(tmp / "large.jsonl")])
             print(f"  CSV -> JSONL {large:,} rows: {large / inner:,.0f} rows/s in the process, "
                   f"peak RSS {peak / 1024:.0f} MB (against {median(figures['csv']['harmony'], 2) / 1024:.0f}"
