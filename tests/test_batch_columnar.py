@@ -13,8 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from engine.analysis import ROW_FIELDS, analyze_batch
-from engine.analysis.pairs import PairTable
+from engine.analysis import ROW_FIELDS, PairTable, analyze_batch
 from server.cli import batch as batch_cli
 from server.cli import csv_blocks
 from server.cli.batch_io import write_jsonl

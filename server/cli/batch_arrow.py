@@ -27,9 +27,7 @@ from typing import IO, Any
 import numpy as np
 import orjson
 
-from engine.analysis import ROW_FIELDS
-from engine.analysis.frames import _arrow_type, column
-from engine.analysis.pairs import BlockPairs, PairTable
+from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, column
 
 SLICE = 65_536  # rows taken and written at a time (and a Parquet row group)
 
@@ -84,7 +82,7 @@ class ParquetOut:
         import pyarrow as pa
 
         rows = [table.rows[i] for i in pairs.ids.tolist()]
-        local = {name: _column(column(rows, name), _arrow_type(name)) for name in self.names}
+        local = {name: _column(column(rows, name), arrow_type(name)) for name in self.names}
 
         def taken(codes: np.ndarray) -> Any:
             index = _index(codes)
