@@ -75,7 +75,7 @@ def result_table(result: BatchResult, fields: tuple[str, ...] = COLUMNS) -> Any:
 
     codes, values = pair_columns(result)
     index = pa.array(codes, type=pa.int32())
-    return pa.table({name: pa.array(values[name], type=_arrow_type(name)).take(index)
+    return pa.table({name: pa.array(values[name], type=arrow_type(name)).take(index)
                      for name in fields})
 
 
@@ -106,7 +106,7 @@ def analyze_arrow(chords: Any, keys: Any = None, default_key: str | None = None)
                            [key_values[i] for i in distinct % width])
     rows = list(result.rows())  # one row per distinct pair already
     index = pa.array(codes, type=pa.int32())
-    return pa.table({name: pa.array(column(rows, name), type=_arrow_type(name)).take(index)
+    return pa.table({name: pa.array(column(rows, name), type=arrow_type(name)).take(index)
                      for name in COLUMNS})
 
 
@@ -145,7 +145,7 @@ def frame_meta() -> Any:
     return pd.DataFrame({name: pd.Series([], dtype=_PANDAS[name]) for name in COLUMNS})
 
 
-def _arrow_type(name: str) -> Any:
+def arrow_type(name: str) -> Any:
     import pyarrow as pa
 
     return {"degree": pa.int16(), "inversion": pa.int16(), "diatonic": pa.bool_(),

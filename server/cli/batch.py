@@ -1,7 +1,10 @@
 """``harmony batch FILE``: analyse a file of chord symbols with ``engine.analysis.batch``.
 
 It streams: rows are read, analysed and written in chunks of ``CHUNK`` (65,536), so memory is
-bounded by the chunk whatever the input's size, and the output keeps the input's order.
+bounded by the chunk whatever the input's size, and the output keeps the input's order. CSV or
+Parquet in and JSONL or Parquet out take the columnar path (``server.cli.batch_arrow``: blocks
+parsed by pyarrow, each distinct (chord, key) pair analysed once, the output built per pair and
+taken by index, written on a second thread), byte for byte the output of the row path.
 
 Input (by the file's suffix, or ``--input-format``; ``.gz`` and ``.zst`` are read transparently):
   - text: chord symbols separated by whitespace (bar lines ``|`` ignored), all in ``--key``;
@@ -108,8 +111,11 @@ def run(args: argparse.Namespace) -> int:
         return run_dask(args, args.input_format or SUFFIX_FORMAT.get(Path(name).suffix, "text"),
                         fields)
     fmt, out_fmt = _formats(args)
-    if fmt == out_fmt == "parquet" and args.file != "-":
-        return _parquet_to_parquet(args, fields)
+    if fmt in ("csv", "parquet") and args.file != "-" and out_fmt != "csv" and (
+            fmt, out_fmt) != ("parquet", "jsonl"):
+        done = _columnar(args, fmt, out_fmt, fields)
+        if done is not None:
+            return done
     size = None if args.file == "-" else _size(args.file)
     start = time.perf_counter()
     bar = tqdm(total=size, desc="analysing", unit="B", unit_scale=True, file=sys.stderr,
@@ -144,7 +150,45 @@ def run(args: argparse.Namespace) -> int:
                     bar.n = min(size, position())
             bar.set_postfix_str(f"{n:,} rows", refresh=True)
     bar.close()
-    total = time.perf_counter() - start
+    return _done(n, errors, time.perf_counter() - start)
+
+
+def _columnar(args: argparse.Namespace, fmt: str, out_fmt: str,
+              fields: tuple[str, ...]) -> int | None:
+    """CSV or Parquet in, JSONL or Parquet out, through ``server.cli.batch_arrow`` (no Python
+    object per row); None when the CSV's first line is one the row path must read."""
+    import pyarrow as pa
+
+    from server.cli.batch_arrow import JsonlOut, ParquetOut, binary_output, csv_source, run_blocks
+    from server.cli.batch_io import open_binary
+
+    start = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if fmt == "csv":
+            raw = stack.enter_context(open_binary(args.file))
+            blocks = csv_source(raw)
+            if blocks is None:
+                return None
+        else:
+            # Parquet: batches of several row groups' worth, sliced back into 65,536-row
+            # groups as they were read (iter_batches does not stop at the input's row groups)
+            blocks = ((b.column(0).cast(pa.string()),
+                       b.column(1).cast(pa.string()) if b.num_columns > 1 else None)
+                      for b in parquet_batches(args.file, 8 * CHUNK))
+        out: Any = ParquetOut(args.output, fields) if out_fmt == "parquet" else \
+            JsonlOut(binary_output(args.output, stack), fields)
+        bar = stack.enter_context(tqdm(desc="analysing", unit=" rows", unit_scale=True,
+                                       file=sys.stderr, disable=not sys.stderr.isatty(),
+                                       mininterval=0.2))
+
+        def progress(rows: int) -> None:
+            bar.update(rows - bar.n)
+
+        n, errors = run_blocks(blocks, out, args.key, progress)
+    return _done(n, errors, time.perf_counter() - start)
+
+
+def _done(n: int, errors: int, total: float) -> int:
     print(f"analysed {n} rows ({errors} {'error' if errors == 1 else 'errors'}) in "
           f"{total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
           file=sys.stderr)
@@ -152,38 +196,6 @@ def run(args: argparse.Namespace) -> int:
         print("harmony: no row was analysed" + (" (every row failed)" if n else ""),
               file=sys.stderr)
         return 1
-    return 0
-
-
-def _parquet_to_parquet(args: argparse.Namespace, fields: tuple[str, ...]) -> int:
-    """Parquet in and out: Arrow batches straight through ``analyze_arrow`` (no Python object
-    per row), one row group written per batch."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from engine.analysis import analyze_arrow
-
-    start = time.perf_counter()
-    n = errors = 0
-    writer = None
-    try:
-        # A chunk a batch: 4 chunks a batch was 1.13 against 1.06 M rows/s but 356 MB peak.
-        for batch in parquet_batches(args.file, CHUNK):
-            chords = batch.column(0).cast(pa.string())
-            keys = batch.column(1).cast(pa.string()) if batch.num_columns > 1 else None
-            table = analyze_arrow(chords, keys, args.key).select([*fields, "error", "message"])
-            if writer is None:
-                writer = pq.ParquetWriter(args.output, table.schema)
-            writer.write_table(table)
-            n += table.num_rows
-            errors += table.num_rows - table.column("error").null_count
-    finally:
-        if writer is not None:
-            writer.close()
-    total = time.perf_counter() - start
-    print(f"analysed {n} rows ({errors} {'error' if errors == 1 else 'errors'}) in "
-          f"{total:.3f} s ({n / total if total else float('inf'):,.0f} rows/s)",
-          file=sys.stderr)
     return 0
 
 

@@ -50,20 +50,8 @@ def iter_rows(stream: Iterable[str], fmt: str, default_key: str | None
     elif fmt == "csv":
         reader = csv.reader(lines)
         first = next(reader, [])
-        header = [h.strip().lower() for h in first]
-        chord_at = next((header.index(n) for n in ("chord", "symbol") if n in header), None)
-        key_at = header.index("key") if "key" in header else None
-        if chord_at is None:
-            if not first or not _is_chord(first[0]):
-                raise BatchFileError(f"the CSV header {','.join(first)!r} has no 'chord' (or "
-                                     "'symbol') column, and its first cell is no chord "
-                                     "symbol either: add a header 'chord,key'")
-            # no header: the first column holds the chords, the second (if any) the keys
-            print("harmony: the CSV has no header: column 1 read as chords"
-                  + (", column 2 as keys" if len(first) > 1 else ""), file=sys.stderr)
-            chord_at, key_at = 0, 1 if len(first) > 1 else None
-        body: Iterable[list[str]] = reader if header_given(header) else \
-            itertools.chain([first], reader)
+        chord_at, key_at, header = csv_columns(first)
+        body: Iterable[list[str]] = reader if header else itertools.chain([first], reader)
         for row in body:
             chord = row[chord_at] if chord_at < len(row) else None
             key = row[key_at] if key_at is not None and key_at < len(row) else None
@@ -89,8 +77,21 @@ def iter_rows(stream: Iterable[str], fmt: str, default_key: str | None
             yield chord, default_key if key is None else key
 
 
-def header_given(header: list[str]) -> bool:
-    return any(n in header for n in ("chord", "symbol"))
+def csv_columns(first: list[str]) -> tuple[int, int | None, bool]:
+    """(cell of the chord, of the key or None, whether ``first`` is a header) of a CSV whose
+    first row is ``first``; without a header, column 1 holds the chords and column 2 the keys
+    (said on stderr)."""
+    header = [h.strip().lower() for h in first]
+    chord_at = next((header.index(n) for n in ("chord", "symbol") if n in header), None)
+    if chord_at is not None:
+        return chord_at, header.index("key") if "key" in header else None, True
+    if not first or not _is_chord(first[0]):
+        raise BatchFileError(f"the CSV header {','.join(first)!r} has no 'chord' (or "
+                             "'symbol') column, and its first cell is no chord "
+                             "symbol either: add a header 'chord,key'")
+    print("harmony: the CSV has no header: column 1 read as chords"
+          + (", column 2 as keys" if len(first) > 1 else ""), file=sys.stderr)
+    return 0, 1 if len(first) > 1 else None, False
 
 
 def _is_chord(text: str) -> bool:
@@ -215,6 +216,21 @@ def _cell(value: Any) -> Any:
     if value is None:
         return ""
     return str(value).lower() if isinstance(value, bool) else value
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """An input file's bytes (a .gz or .zst one decompressed on the fly)."""
+    try:
+        if path.endswith(".gz"):
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        if path.endswith(".zst"):
+            import zstandard
+
+            return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"))
+        return open(path, "rb")
+    except OSError as exc:
+        raise BatchFileError(f"cannot open input file {path!r}: "
+                             f"{exc.strerror or exc}") from None
 
 
 def open_text(path: str, mode: str) -> IO[str]:

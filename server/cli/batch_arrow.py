@@ -1,0 +1,242 @@
+"""The columnar path of ``harmony batch``: CSV or Parquet in, JSONL or Parquet out, with no
+Python object per row.
+
+Blocks of rows come in as Arrow string arrays (``csv_blocks`` for CSV, ``iter_batches`` for
+Parquet); ``engine.analysis.pairs.PairTable`` reduces each block to its distinct (chord, key)
+pairs and analyses the pairs it has not seen; what is written is built once per pair and spread
+over the rows by ``take``:
+  - JSONL: each pair's line, ``orjson.dumps`` of its row as before, kept as bytes; the block's
+    lines taken row by row land in one Arrow buffer that is written as it is;
+  - Parquet: each column's values per pair, taken into the row group's column.
+The output is byte for byte that of the row-by-row path (the JSON of a row is the same call on
+the same dict; Parquet row groups keep their 65,536 rows). Writing runs on a second thread
+(Arrow and the file release the GIL), so reading and analysing the next block uses the other
+core meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import queue
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import IO, Any
+
+import numpy as np
+import orjson
+
+from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, column
+
+SLICE = 65_536  # rows taken and written at a time (and a Parquet row group)
+
+
+class JsonlOut:
+    """JSON lines, one per row, each built once per distinct pair."""
+
+    def __init__(self, out: IO[bytes], fields: tuple[str, ...]) -> None:
+        self.out, self.fields = out, fields
+        self.every = fields == ROW_FIELDS
+        self.lines: list[bytes] = []
+        self.generation = -1
+
+    def parts(self, table: PairTable, pairs: BlockPairs) -> Iterator[Callable[[], None]]:
+        """Writes of the block, a slice each (run in order, on any thread)."""
+
+        if table.generation != self.generation:
+            self.lines, self.generation = [], table.generation
+        lines = self.lines
+        for i in range(len(lines), len(table.rows)):
+            row = table.rows[i]
+            if not self.every and "error" not in row:
+                row = {f: row[f] for f in self.fields}
+            lines.append(orjson.dumps(row) + b"\n")
+        local = _binary([lines[i] for i in pairs.ids.tolist()])
+        for start in range(0, len(pairs.codes), SLICE):
+            yield functools.partial(self._take_write, local,
+                                    _index(pairs.codes[start:start + SLICE]))
+
+    def _take_write(self, local: Any, index: Any) -> None:
+        self._write(local.take(index))
+
+    def _write(self, taken: Any) -> None:
+        offsets = np.frombuffer(taken.buffers()[1], dtype=np.int64)
+        end = int(offsets[taken.offset + len(taken)])
+        start = int(offsets[taken.offset])
+        self.out.write(memoryview(taken.buffers()[2])[start:end])
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+class ParquetOut:
+    """Row groups of ``SLICE`` rows, each column taken from its values per pair."""
+
+    def __init__(self, path: str, fields: tuple[str, ...]) -> None:
+        self.path, self.names = path, (*fields, "error", "message")
+        self.writer: Any = None
+        self.pending: Any = None  # the rows of a row group not yet full (CSV blocks)
+
+    def parts(self, table: PairTable, pairs: BlockPairs) -> Iterator[Callable[[], None]]:
+        import pyarrow as pa
+
+        rows = [table.rows[i] for i in pairs.ids.tolist()]
+        local = {name: _column(column(rows, name), arrow_type(name)) for name in self.names}
+
+        def taken(codes: np.ndarray) -> Any:
+            index = _index(codes)
+            return pa.table({name: values.take(index) for name, values in local.items()})
+
+        start, n = 0, len(pairs.codes)
+        if self.pending is not None:
+            start = SLICE - self.pending.num_rows
+            head = pa.concat_tables([self.pending, taken(pairs.codes[:start])]).combine_chunks()
+            self.pending = None
+            if head.num_rows < SLICE:
+                self.pending = head
+                return
+            yield functools.partial(self._write, head)
+        while start + SLICE <= n:
+            # taken here, written on the writer's thread: the two halves of the work
+            # (read, analyse, take | encode and write) cost about the same
+            group = taken(pairs.codes[start:start + SLICE])
+            yield functools.partial(self._write, group)
+            start += SLICE
+        if start < n:
+            self.pending = taken(pairs.codes[start:])
+
+    def _write(self, group: Any) -> None:
+        import pyarrow.parquet as pq
+
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, group.schema)
+        self.writer.write_table(group)
+
+    def close(self) -> None:
+        if self.pending is not None:
+            self._write(self.pending)
+            self.pending = None
+        if self.writer is not None:
+            self.writer.close()
+
+
+def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
+               default_key: str | None, progress: Callable[[int], None] | None = None
+               ) -> tuple[int, int]:
+    """Analyse and write every block: (rows, rows that failed). The writes run on one thread
+    beside this one, in order, at most four slices behind."""
+    table = PairTable(default_key)
+    jobs: queue.Queue[Any] = queue.Queue(maxsize=4)
+    failure: list[BaseException] = []
+
+    def writer() -> None:
+        while (job := jobs.get()) is not None:
+            if not failure:
+                try:
+                    job()
+                except BaseException as exc:  # handed to the reading thread
+                    failure.append(exc)
+
+    thread = threading.Thread(target=writer, name="batch-writer", daemon=True)
+    thread.start()
+    n = errors = 0
+    try:
+        for chords, keys in blocks:
+            pairs = table.block(chords, keys)
+            failed = np.array(["error" in table.rows[i] for i in pairs.ids.tolist()], dtype=bool)
+            errors += int(np.count_nonzero(failed[pairs.codes])) if len(failed) else 0
+            n += len(pairs.codes)
+            for part in out.parts(table, pairs):
+                jobs.put(part)
+            if failure:
+                break
+            if progress is not None:
+                progress(n)
+    finally:
+        jobs.put(None)
+        thread.join()
+    if failure:
+        raise failure[0]
+    out.close()
+    return n, errors
+
+
+# Arrays built from buffers: handing Python values to Arrow (pa.array, pa.scalar) imports
+# pandas, half a second of a million rows' budget.
+
+def _index(codes: np.ndarray) -> Any:
+    """An Arrow int32 array over ``codes`` (no copy)."""
+    import pyarrow as pa
+
+    codes = np.ascontiguousarray(codes, dtype=np.int32)
+    return pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+
+
+def _binary(lines: list[bytes]) -> Any:
+    import pyarrow as pa
+
+    offsets = np.zeros(len(lines) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, lines), dtype=np.int64, count=len(lines)), out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_binary(), len(lines),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(lines))])
+
+
+def _column(values: list[Any], kind: Any) -> Any:
+    """An Arrow array of ``values`` (str, int or bool, None for null) of type ``kind``."""
+    import pyarrow as pa
+
+    valid = np.fromiter((v is not None for v in values), dtype=bool, count=len(values))
+    nulls = len(values) - int(np.count_nonzero(valid))
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    if pa.types.is_string(kind):
+        data = [v.encode() if v is not None else b"" for v in values]
+        offsets = np.zeros(len(data) + 1, dtype=np.int32)
+        np.cumsum(np.fromiter(map(len, data), dtype=np.int32, count=len(data)), out=offsets[1:])
+        buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+    elif pa.types.is_boolean(kind):
+        bits = np.fromiter((bool(v) for v in values), dtype=bool, count=len(values))
+        buffers = [bitmap, pa.py_buffer(np.packbits(bits, bitorder="little"))]
+    else:
+        numbers = np.fromiter((0 if v is None else v for v in values),
+                              dtype=kind.to_pandas_dtype(), count=len(values))
+        buffers = [bitmap, pa.py_buffer(numbers)]
+    return pa.Array.from_buffers(kind, len(values), buffers, null_count=nulls)
+
+
+def binary_output(path: str, stack: contextlib.ExitStack) -> IO[bytes]:
+    """The output file (or standard output) as bytes."""
+    from server.cli.batch_io import BatchFileError
+
+    if path == "-":
+        sys.stdout.flush()
+        return sys.stdout.buffer
+    try:
+        return stack.enter_context(open(path, "wb"))
+    except OSError as exc:
+        raise BatchFileError(f"cannot open output file {path!r}: "
+                             f"{exc.strerror or exc}") from None
+
+
+def csv_source(raw: IO[bytes]) -> Iterator[tuple[Any, Any]] | None:
+    """The blocks of a CSV file, or None when its first line is one the row path must read
+    (empty, quoted, or cut by a lone ``\\r``)."""
+    import csv
+
+    from server.cli.batch_io import csv_columns
+    from server.cli.csv_blocks import BLOCK, csv_blocks
+
+    data = b""
+    while b"\n" not in data:
+        more = raw.read(BLOCK)
+        if not more:
+            return None
+        data += more
+    first, _, rest = data.partition(b"\n")
+    first = first.removeprefix(b"\xef\xbb\xbf")
+    if not first.strip() or b'"' in first or b"\r" in first.removesuffix(b"\r"):
+        return None
+    cells = next(csv.reader([first.decode("utf-8")]))
+    chord_at, key_at, header = csv_columns(cells)
+    head = rest if header else first + b"\n" + rest
+    return csv_blocks(raw, head, len(cells), chord_at, key_at)
