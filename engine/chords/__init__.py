@@ -25,13 +25,14 @@ from engine.chords.notes import (
 )
 from engine.chords.symbols import (
     NO_CHORD,
+    inversion_of,
     parse,
     parse_progression,
     quality_of,
     read_chord,
     split_progression,
 )
-from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES
+from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES, Quality
 
 __all__ = [
     "ADDITIONS",
@@ -40,6 +41,7 @@ __all__ = [
     "LETTER_PC",
     "NO_CHORD",
     "QUALITIES",
+    "Quality",
     "SCALE_STEPS",
     "Chord",
     "Key",
@@ -47,6 +49,7 @@ __all__ = [
     "Spelled",
     "degree_number",
     "frequency",
+    "inversion_of",
     "mask_of",
     "midi_of",
     "note_with_octave",

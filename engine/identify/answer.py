@@ -2,6 +2,10 @@
 (``engine.identify.ranking``), each spelled (``engine.identify.naming``) with the notes it
 explains, leaves out and adds, and with a key its numeral and function as analyze gives them.
 Kept per (notes, bass, key); every caller gets a fresh copy.
+
+Without a key and without named notes the first ``MAX_READINGS`` of the set's row are the
+answer; named notes add the cost of their spelling, read down the row only as far as a reading
+can still come among the first (the spelling only adds to a cost).
 """
 
 from __future__ import annotations
@@ -10,10 +14,10 @@ from functools import lru_cache
 from typing import Any
 
 from engine.analysis import role_of
-from engine.chords import Key, Spelled, mask_of
-from engine.identify.naming import DEFAULT_ROOTS, chord_of, chord_spelling
+from engine.chords import Key, Spelled, mask_of, parse
+from engine.identify.naming import DEFAULT_ROOTS, chord_spelling, root_of, spelt
 from engine.identify.notes import Sounding
-from engine.identify.ranking import SPELLING_COST, Ranked, rank
+from engine.identify.ranking import SPELLING_COST, Ranked, rank, top
 
 MAX_READINGS = 5
 
@@ -40,15 +44,33 @@ def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
     for n in sounding:
         if n.spelled is not None:
             spelling.setdefault(n.pc, n.spelled)
-    ranked = rank(mask, None if bass is None else bass.pc, key)
+    bass_pc = None if bass is None else bass.pc
     if spelling:
-        ranked = sorted(r._replace(cost=r.cost + SPELLING_COST * sum(
-            1 for pc, sp in chord_spelling(r, spelling, key).items()
-            if pc in spelling and spelling[pc] != sp)) for r in ranked)
+        ranked = _respelled(rank(mask, bass_pc, key), spelling, key)
+    elif key is not None:
+        ranked = rank(mask, bass_pc, key)[:MAX_READINGS]
+    else:
+        ranked = top(mask, bass_pc, MAX_READINGS)
     readings = [_reading(r, notes, bass, spelling, key) for r in ranked[:MAX_READINGS]]
     return {"notes": [n.text for n in notes],
             "bass": None if bass is None else _bass_name(bass, ranked, spelling, key),
             "readings": readings}
+
+
+def _respelled(ranked: list[Ranked], spelling: dict[int, Spelled],
+               key: Key | None) -> list[Ranked]:
+    """The first ``MAX_READINGS`` once each named note the reading spells otherwise costs
+    ``SPELLING_COST``: ``ranked`` is cheapest first and the spelling only adds, so the readings
+    after one costing more than the last kept cannot come among the first."""
+    kept: list[Ranked] = []
+    for r in ranked:
+        if len(kept) >= MAX_READINGS and r.cost > kept[MAX_READINGS - 1].cost:
+            break
+        wrong = sum(1 for pc, sp in chord_spelling(r, spelling, key).items()
+                    if pc in spelling and spelling[pc] != sp)
+        kept.append(r._replace(cost=r.cost + SPELLING_COST * wrong) if wrong else r)
+        kept.sort()
+    return kept[:MAX_READINGS]
 
 
 def _bass_name(bass: Sounding, ranked: list[Ranked], spelling: dict[int, Spelled],
@@ -62,11 +84,13 @@ def _bass_name(bass: Sounding, ranked: list[Ranked], spelling: dict[int, Spelled
 
 def _reading(r: Ranked, notes: tuple[Sounding, ...], bass: Sounding | None,
              spelling: dict[int, Spelled], key: Key | None) -> dict[str, Any]:
-    tones = chord_spelling(r, spelling or None, key)
-    bass_sp = None
+    chord = spelt(r.entry, root_of(r, spelling or None, key))
+    tones = chord.tones
+    symbol, bass_name, inversion = chord.symbol, None, 0
     if r.slash and bass is not None:
-        bass_sp = bass.spelled or tones.get(bass.pc) or _unnamed(bass.pc, key)
-    chord = chord_of(r, spelling or None, key, bass_sp)
+        bass_name = (bass.spelled or tones.get(bass.pc) or _unnamed(bass.pc, key)).name
+        symbol = f"{symbol}/{bass_name}"
+        inversion = chord.inversion(bass.pc)
     explains, added, seen = [], [], set()
     for n in [*notes, *([bass] if bass is not None and bass not in notes else [])]:
         if n.pc in seen:
@@ -74,18 +98,18 @@ def _reading(r: Ranked, notes: tuple[Sounding, ...], bass: Sounding | None,
         seen.add(n.pc)
         name = n.spelled.name if n.spelled is not None else (
             tones.get(n.pc) or _unnamed(n.pc, key)).name
-        if n.pc in tones or (r.slash and bass is not None and n.pc == bass.pc):
+        if n.pc in tones or (bass_name is not None and n.pc == bass.pc):  # type: ignore[union-attr]
             explains.append(name)
         else:
             added.append(name)
-    omitted = [tones[pc].name for pc in chord.pcs if r.reading.omitted >> pc & 1]
+    omitted = [tones[pc].name for pc in chord.pcs if r.omitted >> pc & 1]
     out: dict[str, Any] = {
-        "symbol": chord.canonical, "root": chord.root.name, "quality": chord.quality,
-        "bass": chord.bass_name, "inversion": chord.inversion, "rootless": r.rootless,
+        "symbol": symbol, "root": chord.root, "quality": chord.quality,
+        "bass": bass_name, "inversion": inversion, "rootless": r.rootless,
         "explains": explains, "omitted": omitted, "added": added,
     }
     if key is not None:
-        role = role_of(chord, key)
+        role = role_of(parse(symbol), key)
         out["numeral"] = role.numeral
         out["function"] = role.function
     return out

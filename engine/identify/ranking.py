@@ -1,8 +1,11 @@
 """Ranking the readings of one set of notes, as musicians name chords.
 
-``READINGS[mask]`` (``engine.identify.table``) gives the readings of the set cheapest first;
-here the bass and the key move their costs, by the rules below, and the spelling of named
-notes breaks what the pitch classes alone cannot (a diminished seventh, an augmented triad):
+``RANKED[mask, bass]`` (built once with numpy from ``engine.identify.table``, for every one of
+the 4,096 sets on each of the 12 basses and on none) gives the readings of the set over that
+bass, cheapest first: one row, never a search. The bass moves their costs by the first rule
+below; the key and the spelling of named notes move them at the call (a few readings to
+re-sort: the rules over ``KEY_ROOTLESS`` and ``SIXTHS``, and ``SPELLING_COST`` in
+``engine.identify.answer``, which spells the readings):
 
 - the bass: a reading on the bass is in root position (no cost); another reading is a slash
   chord, an inversion when the bass is one of its tones (``SLASH_COST``), a chord over a bass
@@ -17,8 +20,10 @@ notes breaks what the pitch classes alone cannot (a diminished seventh, an augme
   it inverts (``F A C D`` in C is ``Dm7/F``, the ii65 of every harmony text, before ``F6``;
   ``D F Ab C`` in C minor ``Dm7b5/F`` before ``Fm6``); on the tonic it stays (``C6`` in C,
   the tonic of countless standards). ``SIXTH_OFF_TONIC_COST``.
-- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``
-  (added in ``engine.identify.answer``, which spells the readings).
+- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``.
+
+Equal costs keep the order the readings had before the bass moved them (the set's own
+readings, then those over a foreign bass): ``Ranked.order``.
 """
 
 from __future__ import annotations
@@ -27,16 +32,25 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
+import numpy as np
+
 from engine.chords import Key
-from engine.identify.table import OMISSION_COST, READINGS, Reading, omittable
+from engine.identify.table import (
+    ENTRY_MASK,
+    EXACT_COUNT,
+    KEEP,
+    SET_COST,
+    SET_COUNT,
+    SET_ENTRY,
+    SET_ROOT,
+    Ints,
+    chord_masks,
+)
 from engine.identify.vocabulary import VOCABULARY
 
 SLASH_COST = 2.0
 FOREIGN_BASS_COST = 3.0
 SPELLING_COST = 2.5
-ADDED_COST = 4.0          # a set no reading names: each tone a reading leaves unexplained
-MISSING_COST = 5.0        # ... and each tone it needs that is not there (a fifth or root: as omitted)
-NEAREST = 3               # readings given for a set no reading names
 # (mode, root above the tonic) -> rootless qualities promoted, and by how much.
 KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyType({
     ("major", 7): frozenset({"9", "13"}),
@@ -44,70 +58,124 @@ KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyTy
 KEY_ROOTLESS_BONUS = 5.0
 SIXTHS = frozenset({"6", "m6"})
 SIXTH_OFF_TONIC_COST = 2.5
+NO_BASS = 12                # the bass index of a set heard without a bass
+
+# One reading of a row packed in an integer, so that sorting the integers sorts the readings
+# by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
+_ENTRY_BITS, _ROOT_SHIFT, _ROOTLESS_SHIFT, _SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = (
+    13, 13, 17, 18, 19, 24)
+_NONE = np.iinfo(np.int64).max
 
 
 class Ranked(NamedTuple):
     cost: float
-    order: int          # the table's order, for equal costs
-    reading: Reading
+    order: int          # the place before the bass moved the costs, for equal costs
+    root: int           # pitch class
+    entry: int          # index into VOCABULARY
     slash: bool         # written over the bass
     rootless: bool
+    omitted: int        # 12-bit mask of the chord tones left out (or, nearest, missing)
+
+
+def _pack(cost: Ints, order: Ints, slash: Ints, rootless: Ints, root: Ints,
+          entry: Ints) -> Ints:
+    return ((cost << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << _SLASH_SHIFT)
+            | (rootless << _ROOTLESS_SHIFT) | (root << _ROOT_SHIFT) | entry)
+
+
+def _build() -> Ints:
+    """(4096 * 13, 2 * KEEP) packed readings, sorted, ``_NONE`` after the last."""
+    masks = np.arange(4096, dtype=np.int64)[:, None, None]
+    bass = np.arange(NO_BASS + 1, dtype=np.int64)[None, :, None]
+    place = np.arange(KEEP, dtype=np.int64)[None, None, :]
+    # the set's own readings: a slash chord when the bass is not the root
+    root = np.broadcast_to(SET_ROOT[:, None, :], (4096, NO_BASS + 1, KEEP))
+    entry = np.broadcast_to(SET_ENTRY[:, None, :], root.shape)
+    safe = np.maximum(root, 0)
+    rootless = ((masks >> safe) & 1) ^ 1
+    slash = ((bass < NO_BASS) & (bass != root) & (rootless == 0)).astype(np.int64)
+    cost2 = (2 * np.where(np.isfinite(SET_COST), SET_COST, 0)).astype(np.int64)[:, None, :] \
+        + int(2 * SLASH_COST) * slash
+    own = np.where(place < SET_COUNT[:, None, None],
+                   _pack(cost2, np.broadcast_to(place, root.shape), slash, rootless, safe,
+                         np.maximum(entry, 0)), _NONE)
+    # a chord over a bass outside it: the set without the bass, read exactly, on a root of it
+    pcs = np.arange(NO_BASS, dtype=np.int64)
+    rest = (masks[:, :, 0] & ~(1 << pcs)[None, :])                # (4096, 12)
+    f_root, f_entry = SET_ROOT[rest], SET_ENTRY[rest]              # (4096, 12, KEEP)
+    f_safe = np.maximum(f_root, 0)
+    chord = chord_masks(f_safe, np.maximum(f_entry, 0))
+    usable = ((place < EXACT_COUNT[rest][:, :, None]) & ((chord >> pcs[None, :, None]) & 1 == 0)
+              & ((rest[:, :, None] >> f_safe) & 1 == 1))
+    f_cost2 = (2 * np.where(usable, SET_COST[rest], 0)).astype(np.int64) \
+        + int(2 * FOREIGN_BASS_COST)
+    order = SET_COUNT[:, None, None] + place
+    foreign = np.where(usable, _pack(f_cost2, np.broadcast_to(order, f_root.shape),
+                                     np.ones_like(f_root), np.zeros_like(f_root), f_safe,
+                                     np.maximum(f_entry, 0)), _NONE)
+    foreign = np.concatenate([foreign, np.full((4096, 1, KEEP), _NONE)], axis=1)
+    table = np.sort(np.concatenate([own, foreign], axis=2), axis=2)
+    table = np.ascontiguousarray(table.reshape(4096 * (NO_BASS + 1), 2 * KEEP))
+    table.flags.writeable = False
+    return table
+
+
+RANKED = _build()
+"""Row ``mask * 13 + bass`` (bass 12: none): the readings packed, cheapest first."""
+_CHORD: tuple[int, ...] = tuple(
+    ((m << r) | (m >> (12 - r))) & 0xFFF for r in range(12) for m in ENTRY_MASK.tolist())
+_ENTRY_MASK_BITS = (1 << _ENTRY_BITS) - 1
+
+
+def row(mask: int, bass: int | None) -> list[int]:
+    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
+    return RANKED[mask * 13 + (NO_BASS if bass is None else bass)].tolist()  # type: ignore[no-any-return]
+
+
+def decode(value: int, mask: int) -> Ranked:
+    """One packed reading of ``mask``'s row."""
+    root = value >> _ROOT_SHIFT & 15
+    entry = value & _ENTRY_MASK_BITS
+    return Ranked((value >> _COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
+                  bool(value >> _SLASH_SHIFT & 1), bool(value >> _ROOTLESS_SHIFT & 1),
+                  _CHORD[root * len(VOCABULARY) + entry] & ~mask)
+
+
+def top(mask: int, bass: int | None, n: int) -> list[Ranked]:
+    """The ``n`` best readings without a key (fewer when the set has fewer)."""
+    out = []
+    for value in row(mask, bass)[:n]:
+        if value == _NONE:
+            break
+        out.append(decode(value, mask))
+    return out
 
 
 def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
     """The readings of ``mask`` (every sounding pitch class, the bass's too), best first, by
     the bass and the key (``engine.identify.answer`` adds the spelling's cost). Shared: do not
     change the list."""
-    return _candidates(mask, bass, key)
+    return _ranked(mask, bass, key)
 
 
 @lru_cache(maxsize=4096)
-def _candidates(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
-    out: list[Ranked] = []
-    for order, r in enumerate(READINGS[mask] or _nearest(mask)):
-        rootless = bool(r.omitted >> r.root & 1)
+def _ranked(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
+    out = [decode(v, mask) for v in row(mask, bass) if v != _NONE]
+    if key is None:
+        return out
+    tonic, own = key.tonic.pc, int(SET_COUNT[mask])
+    moved = []
+    for r in out:
+        suffix = VOCABULARY[r.entry].suffix
         cost = r.cost
-        slash = bass is not None and bass != r.root and not rootless
-        if slash:
-            cost += SLASH_COST
-        if key is not None and r.root != key.tonic.pc and VOCABULARY[r.entry].suffix in SIXTHS:
+        if r.order < own and r.root != tonic and suffix in SIXTHS:  # not over a foreign bass
             cost += SIXTH_OFF_TONIC_COST
-        if rootless and key is not None and bass is None:
-            promoted = KEY_ROOTLESS.get((key.mode, (r.root - key.tonic.pc) % 12), frozenset())
-            if VOCABULARY[r.entry].suffix in promoted:
-                cost -= KEY_ROOTLESS_BONUS
-        out.append(Ranked(cost, order, r, slash, rootless))
-    if bass is not None and mask & ~(1 << bass):
-        # a chord over a bass outside it: C/D is C major over D
-        for order, r in enumerate(READINGS[mask & ~(1 << bass)], start=len(out)):
-            if r.chord >> bass & 1 or r.omitted >> r.root & 1:
-                continue
-            out.append(Ranked(r.cost + FOREIGN_BASS_COST, order, r, True, False))
-    out.sort()
-    return out
+        if r.rootless and bass is None and suffix in KEY_ROOTLESS.get(
+                (key.mode, (r.root - tonic) % 12), ()):
+            cost -= KEY_ROOTLESS_BONUS
+        moved.append(r if cost == r.cost else r._replace(cost=cost))
+    moved.sort()
+    return moved
 
 
-@lru_cache(maxsize=1024)
-def _nearest(mask: int) -> tuple[Reading, ...]:
-    """For a set no reading names: the readings that come nearest, each tone added or
-    missing counted, each on a note of the set (a search, done once per such set)."""
-    found: list[Reading] = []
-    for index, entry in enumerate(VOCABULARY):
-        drop = dict(omittable(entry))
-        for root in range(12):
-            if not mask >> root & 1:
-                continue  # a nearest reading stands on a note given
-            chord = ((entry.mask << root) | (entry.mask >> (12 - root))) & 0xFFF
-            if not chord & mask:
-                continue
-            missing = chord & ~mask
-            cost = entry.cost + ADDED_COST * (mask & ~chord).bit_count()
-            for pc in range(12):
-                if missing >> pc & 1:
-                    cost += drop.get((pc - root) % 12, MISSING_COST)
-            found.append(Reading(cost, root, index, chord, missing))
-    found.sort()
-    return tuple(found[:NEAREST])
-
-
-__all__ = ["OMISSION_COST", "Ranked", "rank"]
+__all__ = ["NO_BASS", "RANKED", "Ranked", "decode", "rank", "row", "top"]
