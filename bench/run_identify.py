@@ -6,16 +6,24 @@
   their notes (bass first) identified in their local key: root, inversion, and the numeral's
   degree and quality against DCML's label (the mapping of DCML's minor-key numerals is in
   docs/identify.md); music21's ``romanNumeralFromChord`` on the same rows as the peer;
-- speed: in-process ``identify`` on the corpus' note sets, first call (cold) and again (kept),
-  beside pychord's ``note_to_chord`` and music21's ``pitchedCommonName`` on the same sets.
+- speed, cold: in a fresh process (``--cold``, started by this script), every one of the 4,095
+  pitch-class sets with no bass and on each of its notes as the bass (28,671 requests
+  ``{"pcs": [...], "bass": b}``), each asked once: the first call of the process and the
+  mean, median and 99th percentile of all; then the same as MIDI numbers and as note names
+  (their spelling is weighed), and with a key; then every request again (warm: answers kept);
+- speed on the corpus' note sets, first call and again, beside pychord's ``note_to_chord`` and
+  music21's ``pitchedCommonName`` on the same sets.
 
     .venv/bin/python bench/run_identify.py        (music21 and pychord: make bench installs them)
+    .venv/bin/python bench/run_identify.py --cold (only the cold and warm figures, 5 processes)
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -216,7 +224,81 @@ def speed(sets: list[list[str]]) -> None:
         print("music21: not installed (make bench installs it)")
 
 
+NAMES = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
+
+
+def every_set() -> dict[str, list[dict[str, object]]]:
+    """Every pitch-class set with no bass and over each of its notes, as pitch classes, as
+    MIDI numbers (the bass lowest), as note names with octaves, and with a key."""
+    out: dict[str, list[dict[str, object]]] = {"pcs": [], "midi": [], "names": [], "key": []}
+    for mask in range(1, 4096):
+        pcs = [p for p in range(12) if mask >> p & 1]
+        out["pcs"].append({"pcs": pcs})
+        for bass in pcs:
+            out["pcs"].append({"pcs": pcs, "bass": bass})
+            out["midi"].append({"notes": [48 + bass] + [60 + p for p in pcs if p != bass]})
+            out["names"].append({"notes": [NAMES[bass] + "3"] + [NAMES[p] + "4" for p in pcs
+                                                                  if p != bass]})
+            out["key"].append({"notes": [48 + bass] + [60 + p for p in pcs if p != bass],
+                               "key": ("C", "Eb", "A", "F#m")[(mask + bass) % 4]})
+    return out
+
+
+def cold_child() -> None:
+    """In a fresh process: every request once (cold), then again (warm). Prints one line of
+    figures (µs) per kind of request."""
+    started = time.perf_counter()
+    from engine import identify as fresh
+    imported = time.perf_counter() - started
+    sets = every_set()
+    clock = time.perf_counter_ns
+    first = clock()
+    fresh(sets["pcs"][0])
+    first = clock() - first
+    print(f"import {1e3 * imported:.0f} ms; first call of the process {first / 1e3:.1f} µs")
+    for kind, requests in sets.items():
+        times = []
+        for req in requests:
+            t0 = clock()
+            fresh(req)
+            times.append(clock() - t0)
+        times.sort()
+        warm = clock()
+        for req in requests:
+            fresh(req)
+        warm = clock() - warm
+        print(f"{kind:5s} {len(requests):6d} requests: cold mean {sum(times) / len(times) / 1e3:.2f}"
+              f" median {times[len(times) // 2] / 1e3:.2f} p99 {times[len(times) * 99 // 100] / 1e3:.2f}"
+              f" max {times[-1] / 1e3:.0f}; warm mean {warm / len(requests) / 1e3:.2f}")
+
+
+def cold(processes: int = 5) -> None:
+    """The cold and warm figures in ``processes`` fresh processes: each line, then the median
+    of the cold and warm means."""
+    print(f"identify cold and warm, µs a call, {processes} fresh processes "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
+    figures: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(processes):
+        out = subprocess.run([sys.executable, __file__, "--cold-child"], check=True,
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            print("  ", line)
+            words = line.split()
+            if "requests:" in words:
+                figures.setdefault(words[0], []).append(
+                    (float(words[words.index("mean") + 1]), float(words[-1])))
+    for kind, runs in figures.items():
+        print(f"  {kind}: cold {statistics.median(c for c, _ in runs):.2f} µs, warm "
+              f"{statistics.median(w for _, w in runs):.2f} µs a call (median of {len(runs)})")
+
+
 def main() -> None:
+    if "--cold-child" in sys.argv:
+        cold_child()
+        return
+    cold()
+    if "--cold" in sys.argv:
+        return
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}: nothing measured")
         return

@@ -14,8 +14,8 @@ from functools import lru_cache
 from typing import Any
 
 from engine.analysis import role_of
-from engine.chords import Key, Spelled, mask_of, parse
-from engine.identify.naming import DEFAULT_ROOTS, chord_spelling, root_of, spelt
+from engine.chords import Key, Spelled, parse
+from engine.identify.naming import DEFAULT_ROOTS, UNNAMED, chord_spelling, root_of, spelt
 from engine.identify.notes import Sounding
 from engine.identify.ranking import SPELLING_COST, Ranked, rank, top
 
@@ -37,11 +37,12 @@ def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
 
 @lru_cache(maxsize=4096)
 def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
-            key: Key | None) -> dict[str, Any]:
+              key: Key | None) -> dict[str, Any]:
     sounding = [*notes, bass] if bass is not None else notes
-    mask = mask_of(n.pc for n in sounding)
+    mask = 0
     spelling: dict[int, Spelled] = {}
     for n in sounding:
+        mask |= 1 << n.pc
         if n.spelled is not None:
             spelling.setdefault(n.pc, n.spelled)
     bass_pc = None if bass is None else bass.pc
@@ -51,7 +52,17 @@ def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
         ranked = rank(mask, bass_pc, key)[:MAX_READINGS]
     else:
         ranked = top(mask, bass_pc, MAX_READINGS)
-    readings = [_reading(r, notes, bass, spelling, key) for r in ranked[:MAX_READINGS]]
+    # each note once, in the order given (the bass last when it is not among them), with the
+    # name it was given (None: the reading names it)
+    heard: list[tuple[int, str | None]] = []
+    seen = 0
+    for n in (notes if bass is None or bass in notes else sounding):
+        if not seen >> n.pc & 1:
+            seen |= 1 << n.pc
+            heard.append((n.pc, None if n.spelled is None else n.spelled.name))
+    given = None if bass is None or bass.spelled is None else bass.spelled.name
+    readings = [_reading(r, heard, (bass_pc, given) if r.slash else None, spelling, key)
+                for r in ranked]
     return {"notes": [n.text for n in notes],
             "bass": None if bass is None else _bass_name(bass, ranked, spelling, key),
             "readings": readings}
@@ -78,31 +89,37 @@ def _bass_name(bass: Sounding, ranked: list[Ranked], spelling: dict[int, Spelled
     if bass.spelled is not None:
         return bass.spelled.name
     if ranked:
-        return chord_spelling(ranked[0], spelling, key).get(bass.pc, DEFAULT_ROOTS[bass.pc]).name
+        return spelt(ranked[0].entry, root_of(ranked[0], spelling, key)).names[bass.pc]
     return DEFAULT_ROOTS[bass.pc].name
 
 
-def _reading(r: Ranked, notes: tuple[Sounding, ...], bass: Sounding | None,
-             spelling: dict[int, Spelled], key: Key | None) -> dict[str, Any]:
-    chord = spelt(r.entry, root_of(r, spelling or None, key))
-    tones = chord.tones
-    symbol, bass_name, inversion = chord.symbol, None, 0
-    if r.slash and bass is not None:
-        bass_name = (bass.spelled or tones.get(bass.pc) or _unnamed(bass.pc, key)).name
+def _reading(r: Ranked, heard: list[tuple[int, str | None]],
+             slash: tuple[int | None, str | None] | None, spelling: dict[int, Spelled],
+             key: Key | None) -> dict[str, Any]:
+    """One reading; ``slash`` is the bass it is written over and its name as given (None:
+    not a slash chord)."""
+    if spelling or key is not None:
+        chord = spelt(r.entry, root_of(r, spelling or None, key))
+    else:
+        chord = UNNAMED[r.root][r.entry]
+    names, tones = chord.names, chord.mask
+    if key is not None:  # a note outside the chord is named as the key spells it
+        names = tuple(name if tones >> pc & 1 else _unnamed(pc, key).name
+                      for pc, name in enumerate(names))
+    symbol, bass_name, inversion, bass_pc = chord.symbol, None, 0, None
+    if slash is not None:
+        bass_pc, given = slash
+        assert bass_pc is not None
+        bass_name = given or names[bass_pc]
         symbol = f"{symbol}/{bass_name}"
-        inversion = chord.inversion(bass.pc)
-    explains, added, seen = [], [], set()
-    for n in [*notes, *([bass] if bass is not None and bass not in notes else [])]:
-        if n.pc in seen:
-            continue
-        seen.add(n.pc)
-        name = n.spelled.name if n.spelled is not None else (
-            tones.get(n.pc) or _unnamed(n.pc, key)).name
-        if n.pc in tones or (bass_name is not None and n.pc == bass.pc):  # type: ignore[union-attr]
-            explains.append(name)
+        inversion = chord.inversion(bass_pc)
+    explains, added = [], []
+    for pc, name in heard:
+        if pc == bass_pc or tones >> pc & 1:
+            explains.append(name or names[pc])
         else:
-            added.append(name)
-    omitted = [tones[pc].name for pc in chord.pcs if r.omitted >> pc & 1]
+            added.append(name or names[pc])
+    omitted = [names[pc] for pc in chord.pcs if r.omitted >> pc & 1]
     out: dict[str, Any] = {
         "symbol": symbol, "root": chord.root, "quality": chord.quality,
         "bass": bass_name, "inversion": inversion, "rootless": r.rootless,

@@ -42,6 +42,8 @@ class Spelt(NamedTuple):
     tones: dict[int, Spelled]            # pitch class -> its name in the chord (do not change)
     pcs: tuple[int, ...]                 # the tones' pitch classes, in interval order
     of: Quality
+    mask: int                            # the tones' 12-bit set
+    names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
 
     def inversion(self, bass: int) -> int | None:
         return inversion_of(self.of, self.pcs, bass)
@@ -79,8 +81,10 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     degrees = SPELLED_DEGREE[root]
     names = [degrees[label] for label in q.labels]
     pcs = tuple(pc for _, pc in names)
-    return Spelt(root.name + q.canonical, root.name, q.canonical,
-                 {pc: _SPELLED[name] for name, pc in names}, pcs, q)
+    tones = {pc: _SPELLED[name] for name, pc in names}
+    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs, q,
+                 sum(1 << pc for pc in tones),
+                 tuple((tones.get(pc) or DEFAULT_ROOTS[pc]).name for pc in range(12)))
 
 
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
@@ -88,6 +92,9 @@ _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
 _SPELT: dict[tuple[int, Spelled], Spelt] = {
     (entry, root): _spell(entry, root) for entry in range(len(VOCABULARY))
     for root in DEFAULT_ROOTS}
+UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
+    tuple(_SPELT[entry, root] for entry in range(len(VOCABULARY))) for root in DEFAULT_ROOTS)
+"""Root pitch class -> quality index -> the chord unnamed notes read as without a key."""
 
 
 def chord_spelling(r: Ranked, spelling: dict[int, Spelled] | None,

@@ -97,12 +97,18 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
         raise InvalidRequest(f"field '{field}' has more than {MAX_NOTES} items", field=field)
     out = []
     for item in value:
+        if type(item) is int and 0 <= item <= 11:
+            out.append(_PITCH_CLASSES[item])
+            continue
         pc = as_int(item)
         if pc is None or not 0 <= pc <= 11:
             raise InvalidRequest(f"pitch class {item!r} in field '{field}' is not an integer "
                                  "0-11", field=field)
         out.append(Sounding(pc, None, None, str(pc)))
     return out
+
+
+_PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:
