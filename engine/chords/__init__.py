@@ -26,6 +26,7 @@ from engine.chords.notes import (
 from engine.chords.symbols import (
     NO_CHORD,
     inversion_of,
+    inversions,
     parse,
     parse_progression,
     quality_of,
@@ -50,6 +51,7 @@ __all__ = [
     "degree_number",
     "frequency",
     "inversion_of",
+    "inversions",
     "mask_of",
     "midi_of",
     "note_with_octave",

@@ -170,6 +170,14 @@ def inversion_of(q: Quality, pcs: tuple[int, ...], bass_pc: int) -> int | None:
     return None
 
 
+def inversions(q: Quality, pcs: tuple[int, ...]) -> tuple[int | None, ...]:
+    """``inversion_of`` over each of the 12 pitch classes, at once."""
+    out: list[int | None] = [None] * 12
+    for number, pc in zip(reversed(q.numbers), reversed(pcs), strict=True):
+        out[pc] = _INVERSION_OF_NUMBER[number]
+    return tuple(out)
+
+
 # SPELLED_DEGREE split into two lookups, so that a chord's notes are two C-level maps
 _NAMES_BY_ROOT = {root: {lab: v[0] for lab, v in t.items()} for root, t in SPELLED_DEGREE.items()}
 _PCS_BY_ROOT = {root: {lab: v[1] for lab, v in t.items()} for root, t in SPELLED_DEGREE.items()}

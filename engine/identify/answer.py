@@ -10,6 +10,7 @@ can still come among the first (the spelling only adds to a cost).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -17,16 +18,77 @@ from engine.analysis import role_of
 from engine.chords import Key, Spelled, parse
 from engine.identify.naming import DEFAULT_ROOTS, UNNAMED, chord_spelling, root_of, spelt
 from engine.identify.notes import Sounding
-from engine.identify.ranking import SPELLING_COST, Ranked, rank, top
+from engine.identify.ranking import (
+    ENTRY_BITS,
+    NONE,
+    ROOT_SHIFT,
+    ROOTLESS_SHIFT,
+    SLASH_SHIFT,
+    SPELLING_COST,
+    Ranked,
+    rank,
+    row,
+    top,
+)
 
 MAX_READINGS = 5
 
 
-def identify_notes(notes: list[Sounding], bass: Sounding | None,
-                   key: Key | None) -> dict[str, Any]:
-    """The answer for notes already read (the file readers call this per segment): a fresh
-    copy of the one answer kept per (notes, bass, key), so a caller may change it."""
-    return copy_answer(answer_of(tuple(notes), bass, key))
+def identify_notes(notes: Sequence[Sounding], bass: Sounding | None, key: Key | None,
+                   fresh: bool = True) -> dict[str, Any]:
+    """The answer for notes already read (the file readers call this per segment). Unnamed
+    notes without a key are answered from the tables alone (``plain_answer``); others from
+    the one answer kept per (notes, bass, key), copied when ``fresh`` so a caller may change
+    it."""
+    if key is None and (bass is None or bass.spelled is None) and all(
+            n.spelled is None for n in notes):
+        return plain_answer(notes, bass)
+    kept = answer_of(tuple(notes), bass, key)
+    return copy_answer(kept) if fresh else kept
+
+
+def plain_answer(notes: Sequence[Sounding], bass: Sounding | None) -> dict[str, Any]:
+    """``answer_of`` for unnamed notes (pitch classes, MIDI numbers) without a key: the
+    first readings of the set's row, named from ``naming.UNNAMED``. Built fresh at each call:
+    it costs what copying a kept answer would."""
+    mask, heard = 0, []
+    for n in notes:
+        if not mask >> n.pc & 1:
+            mask |= 1 << n.pc
+            heard.append(n.pc)
+    b = -1 if bass is None else bass.pc
+    if b >= 0 and not mask >> b & 1:
+        mask |= 1 << b
+        heard.append(b)
+    readings = []
+    first = None
+    for v in row(mask, None if bass is None else b)[:MAX_READINGS]:
+        if v == NONE:
+            break
+        chord = UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS]
+        if first is None:
+            first = chord
+        names, tones = chord.names, chord.mask
+        left_out = tones & ~mask
+        if v >> SLASH_SHIFT & 1:
+            symbol, bass_name, inversion = f"{chord.symbol}/{names[b]}", names[b], \
+                chord.inversions[b]
+            explains = [names[pc] for pc in heard if tones >> pc & 1 or pc == b]
+            added = [names[pc] for pc in heard if not (tones >> pc & 1 or pc == b)]
+        else:
+            symbol, bass_name, inversion = chord.symbol, None, 0
+            explains = [names[pc] for pc in heard if tones >> pc & 1]
+            added = [names[pc] for pc in heard if not tones >> pc & 1]
+        readings.append({
+            "symbol": symbol, "root": chord.root, "quality": chord.quality,
+            "bass": bass_name, "inversion": inversion,
+            "rootless": bool(v >> ROOTLESS_SHIFT & 1), "explains": explains,
+            "omitted": [names[pc] for pc in chord.pcs if left_out >> pc & 1] if left_out else [],
+            "added": added})
+    return {"notes": [n.text for n in notes],
+            "bass": None if b < 0 else (first.names[b] if first is not None
+                                       else DEFAULT_ROOTS[b].name),
+            "readings": readings}
 
 
 def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +174,7 @@ def _reading(r: Ranked, heard: list[tuple[int, str | None]],
         assert bass_pc is not None
         bass_name = given or names[bass_pc]
         symbol = f"{symbol}/{bass_name}"
-        inversion = chord.inversion(bass_pc)
+        inversion = chord.inversions[bass_pc]
     explains, added = [], []
     for pc, name in heard:
         if pc == bass_pc or tones >> pc & 1:

@@ -17,10 +17,9 @@ from typing import NamedTuple
 
 from engine.chords import (
     Key,
-    Quality,
     Spelled,
     degree_number,
-    inversion_of,
+    inversions,
     on_letter,
     parse_spelled,
 )
@@ -41,12 +40,9 @@ class Spelt(NamedTuple):
     quality: str
     tones: dict[int, Spelled]            # pitch class -> its name in the chord (do not change)
     pcs: tuple[int, ...]                 # the tones' pitch classes, in interval order
-    of: Quality
+    inversions: tuple[int | None, ...]   # bass pitch class -> the inversion over it
     mask: int                            # the tones' 12-bit set
     names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
-
-    def inversion(self, bass: int) -> int | None:
-        return inversion_of(self.of, self.pcs, bass)
 
 
 def root_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> Spelled:
@@ -82,7 +78,7 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     names = [degrees[label] for label in q.labels]
     pcs = tuple(pc for _, pc in names)
     tones = {pc: _SPELLED[name] for name, pc in names}
-    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs, q,
+    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs, inversions(q, pcs),
                  sum(1 << pc for pc in tones),
                  tuple((tones.get(pc) or DEFAULT_ROOTS[pc]).name for pc in range(12)))
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.chords import parse_key
 from engine.errors import HarmonyError, InvalidRequest
-from engine.identify.answer import answer_of, copy_answer, identify_notes
+from engine.identify.answer import copy_answer, identify_notes
 from engine.identify.notes import lowest, read_note, read_notes, read_pcs
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
@@ -68,8 +68,7 @@ def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
     else:
         raise InvalidRequest("field 'notes' is required (or 'pcs')", field="notes")
     bass = read_note(req["bass"], "bass") if req.get("bass") is not None else lowest(notes)
-    kept = answer_of(tuple(notes), bass, key)
-    return copy_answer(kept) if copy else kept
+    return identify_notes(notes, bass, key, fresh=copy)
 
 
 __all__ = ["IDENTIFY_FIELDS", "identify", "identify_notes"]

@@ -62,9 +62,10 @@ NO_BASS = 12                # the bass index of a set heard without a bass
 
 # One reading of a row packed in an integer, so that sorting the integers sorts the readings
 # by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
-_ENTRY_BITS, _ROOT_SHIFT, _ROOTLESS_SHIFT, _SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = (
+_ENTRY_BITS, ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = (
     13, 13, 17, 18, 19, 24)
-_NONE = np.iinfo(np.int64).max
+ENTRY_BITS = (1 << _ENTRY_BITS) - 1
+NONE = int(np.iinfo(np.int64).max)     # past the last reading of a row
 
 
 class Ranked(NamedTuple):
@@ -79,12 +80,12 @@ class Ranked(NamedTuple):
 
 def _pack(cost: Ints, order: Ints, slash: Ints, rootless: Ints, root: Ints,
           entry: Ints) -> Ints:
-    return ((cost << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << _SLASH_SHIFT)
-            | (rootless << _ROOTLESS_SHIFT) | (root << _ROOT_SHIFT) | entry)
+    return ((cost << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
+            | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT) | entry)
 
 
 def _build() -> Ints:
-    """(4096 * 13, 2 * KEEP) packed readings, sorted, ``_NONE`` after the last."""
+    """(4096 * 13, 2 * KEEP) packed readings, sorted, ``NONE`` after the last."""
     masks = np.arange(4096, dtype=np.int64)[:, None, None]
     bass = np.arange(NO_BASS + 1, dtype=np.int64)[None, :, None]
     place = np.arange(KEEP, dtype=np.int64)[None, None, :]
@@ -98,7 +99,7 @@ def _build() -> Ints:
         + int(2 * SLASH_COST) * slash
     own = np.where(place < SET_COUNT[:, None, None],
                    _pack(cost2, np.broadcast_to(place, root.shape), slash, rootless, safe,
-                         np.maximum(entry, 0)), _NONE)
+                         np.maximum(entry, 0)), NONE)
     # a chord over a bass outside it: the set without the bass, read exactly, on a root of it
     pcs = np.arange(NO_BASS, dtype=np.int64)
     rest = (masks[:, :, 0] & ~(1 << pcs)[None, :])                # (4096, 12)
@@ -112,8 +113,8 @@ def _build() -> Ints:
     order = SET_COUNT[:, None, None] + place
     foreign = np.where(usable, _pack(f_cost2, np.broadcast_to(order, f_root.shape),
                                      np.ones_like(f_root), np.zeros_like(f_root), f_safe,
-                                     np.maximum(f_entry, 0)), _NONE)
-    foreign = np.concatenate([foreign, np.full((4096, 1, KEEP), _NONE)], axis=1)
+                                     np.maximum(f_entry, 0)), NONE)
+    foreign = np.concatenate([foreign, np.full((4096, 1, KEEP), NONE)], axis=1)
     table = np.sort(np.concatenate([own, foreign], axis=2), axis=2)
     table = np.ascontiguousarray(table.reshape(4096 * (NO_BASS + 1), 2 * KEEP))
     table.flags.writeable = False
@@ -124,7 +125,6 @@ RANKED = _build()
 """Row ``mask * 13 + bass`` (bass 12: none): the readings packed, cheapest first."""
 _CHORD: tuple[int, ...] = tuple(
     ((m << r) | (m >> (12 - r))) & 0xFFF for r in range(12) for m in ENTRY_MASK.tolist())
-_ENTRY_MASK_BITS = (1 << _ENTRY_BITS) - 1
 
 
 def row(mask: int, bass: int | None) -> list[int]:
@@ -134,10 +134,10 @@ def row(mask: int, bass: int | None) -> list[int]:
 
 def decode(value: int, mask: int) -> Ranked:
     """One packed reading of ``mask``'s row."""
-    root = value >> _ROOT_SHIFT & 15
-    entry = value & _ENTRY_MASK_BITS
+    root = value >> ROOT_SHIFT & 15
+    entry = value & ENTRY_BITS
     return Ranked((value >> _COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
-                  bool(value >> _SLASH_SHIFT & 1), bool(value >> _ROOTLESS_SHIFT & 1),
+                  bool(value >> SLASH_SHIFT & 1), bool(value >> ROOTLESS_SHIFT & 1),
                   _CHORD[root * len(VOCABULARY) + entry] & ~mask)
 
 
@@ -145,7 +145,7 @@ def top(mask: int, bass: int | None, n: int) -> list[Ranked]:
     """The ``n`` best readings without a key (fewer when the set has fewer)."""
     out = []
     for value in row(mask, bass)[:n]:
-        if value == _NONE:
+        if value == NONE:
             break
         out.append(decode(value, mask))
     return out
@@ -160,7 +160,7 @@ def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
 
 @lru_cache(maxsize=4096)
 def _ranked(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
-    out = [decode(v, mask) for v in row(mask, bass) if v != _NONE]
+    out = [decode(v, mask) for v in row(mask, bass) if v != NONE]
     if key is None:
         return out
     tonic, own = key.tonic.pc, int(SET_COUNT[mask])
@@ -178,4 +178,5 @@ def _ranked(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
     return moved
 
 
-__all__ = ["NO_BASS", "RANKED", "Ranked", "decode", "rank", "row", "top"]
+__all__ = ["ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
+           "SLASH_SHIFT", "Ranked", "decode", "rank", "row", "top"]
