@@ -10,13 +10,13 @@ can still come among the first (the spelling only adds to a cost).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from engine.analysis import role_of
 from engine.chords import Key, Spelled, parse
-from engine.identify.naming import DEFAULT_ROOTS, UNNAMED, chord_spelling, root_of, spelt
+from engine.identify.naming import DEFAULT_ROOTS, UNNAMED, Spelt, root_of, spelt
 from engine.identify.notes import Sounding
 from engine.identify.ranking import (
     ENTRY_BITS,
@@ -26,6 +26,7 @@ from engine.identify.ranking import (
     SLASH_SHIFT,
     SPELLING_COST,
     Ranked,
+    decode,
     rank,
     row,
     top,
@@ -109,11 +110,12 @@ def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
             spelling.setdefault(n.pc, n.spelled)
     bass_pc = None if bass is None else bass.pc
     if spelling:
-        ranked = _respelled(rank(mask, bass_pc, key), spelling, key)
-    elif key is not None:
-        ranked = rank(mask, bass_pc, key)[:MAX_READINGS]
+        chosen = _respelled(rank(mask, bass_pc, key) if key is not None else (
+            decode(v, mask) for v in row(mask, bass_pc) if v != NONE), spelling, key)
     else:
-        ranked = top(mask, bass_pc, MAX_READINGS)
+        chosen = [(r, _spelt(r, None, key)) for r in (
+            rank(mask, bass_pc, key)[:MAX_READINGS] if key is not None
+            else top(mask, bass_pc, MAX_READINGS))]
     # each note once, in the order given (the bass last when it is not among them), with the
     # name it was given (None: the reading names it)
     heard: list[tuple[int, str | None]] = []
@@ -123,52 +125,52 @@ def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
             seen |= 1 << n.pc
             heard.append((n.pc, None if n.spelled is None else n.spelled.name))
     given = None if bass is None or bass.spelled is None else bass.spelled.name
-    readings = [_reading(r, heard, (bass_pc, given) if r.slash else None, spelling, key)
-                for r in ranked]
+    keyed = None if key is None else _scale_names(key)
+    readings = [_reading(r, chord, heard, (bass_pc, given) if r.slash else None, key, keyed)
+                for r, chord in chosen]
     return {"notes": [n.text for n in notes],
-            "bass": None if bass is None else _bass_name(bass, ranked, spelling, key),
+            "bass": None if bass is None else given or (
+                chosen[0][1].names[bass.pc] if chosen else DEFAULT_ROOTS[bass.pc].name),
             "readings": readings}
 
 
-def _respelled(ranked: list[Ranked], spelling: dict[int, Spelled],
-               key: Key | None) -> list[Ranked]:
+def _spelt(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> Spelt:
+    return spelt(r.entry, root_of(r, spelling, key)) if spelling or key is not None \
+        else UNNAMED[r.root][r.entry]
+
+
+def _respelled(ranked: Iterable[Ranked], spelling: dict[int, Spelled],
+               key: Key | None) -> list[tuple[Ranked, Spelt]]:
     """The first ``MAX_READINGS`` once each named note the reading spells otherwise costs
-    ``SPELLING_COST``: ``ranked`` is cheapest first and the spelling only adds, so the readings
-    after one costing more than the last kept cannot come among the first."""
-    kept: list[Ranked] = []
+    ``SPELLING_COST``, each with its spelling: ``ranked`` is cheapest first and the spelling
+    only adds, so the readings after one costing more than the last kept cannot come among
+    the first."""
+    kept: list[tuple[Ranked, Spelt]] = []
     for r in ranked:
-        if len(kept) >= MAX_READINGS and r.cost > kept[MAX_READINGS - 1].cost:
+        if len(kept) >= MAX_READINGS and r.cost > kept[MAX_READINGS - 1][0].cost:
             break
-        wrong = sum(1 for pc, sp in chord_spelling(r, spelling, key).items()
-                    if pc in spelling and spelling[pc] != sp)
-        kept.append(r._replace(cost=r.cost + SPELLING_COST * wrong) if wrong else r)
-        kept.sort()
+        chord = _spelt(r, spelling, key)
+        tones = chord.tones
+        wrong = sum(1 for pc, sp in spelling.items() if pc in tones and tones[pc] != sp)
+        kept.append((r._replace(cost=r.cost + SPELLING_COST * wrong) if wrong else r, chord))
+        kept.sort(key=_cost_and_order)
     return kept[:MAX_READINGS]
 
 
-def _bass_name(bass: Sounding, ranked: list[Ranked], spelling: dict[int, Spelled],
-               key: Key | None) -> str:
-    if bass.spelled is not None:
-        return bass.spelled.name
-    if ranked:
-        return spelt(ranked[0].entry, root_of(ranked[0], spelling, key)).names[bass.pc]
-    return DEFAULT_ROOTS[bass.pc].name
+def _cost_and_order(pair: tuple[Ranked, Spelt]) -> tuple[float, int]:
+    return pair[0].cost, pair[0].order
 
 
-def _reading(r: Ranked, heard: list[tuple[int, str | None]],
-             slash: tuple[int | None, str | None] | None, spelling: dict[int, Spelled],
-             key: Key | None) -> dict[str, Any]:
-    """One reading; ``slash`` is the bass it is written over and its name as given (None:
-    not a slash chord)."""
-    if spelling or key is not None:
-        chord = spelt(r.entry, root_of(r, spelling or None, key))
-    else:
-        chord = UNNAMED[r.root][r.entry]
+def _reading(r: Ranked, chord: Spelt, heard: list[tuple[int, str | None]],
+             slash: tuple[int | None, str | None] | None, key: Key | None,
+             keyed: tuple[str, ...] | None) -> dict[str, Any]:
+    """One reading spelled as ``chord``; ``slash`` is the bass it is written over and its
+    name as given (None: not a slash chord); ``keyed`` names notes outside the chord."""
     names, tones = chord.names, chord.mask
-    if key is not None:  # a note outside the chord is named as the key spells it
-        names = tuple(name if tones >> pc & 1 else _unnamed(pc, key).name
-                      for pc, name in enumerate(names))
-    symbol, bass_name, inversion, bass_pc = chord.symbol, None, 0, None
+    if keyed is not None:  # a note outside the chord is named as the key spells it
+        names = tuple(name if tones >> pc & 1 else keyed[pc] for pc, name in enumerate(names))
+    symbol, bass_name, bass_pc = chord.symbol, None, None
+    inversion: int | None = 0
     if slash is not None:
         bass_pc, given = slash
         assert bass_pc is not None
@@ -194,9 +196,8 @@ def _reading(r: Ranked, heard: list[tuple[int, str | None]],
     return out
 
 
-def _unnamed(pc: int, key: Key | None) -> Spelled:
-    if key is not None:
-        for sp in key.scale:
-            if sp.pc == pc:
-                return sp
-    return DEFAULT_ROOTS[pc]
+@lru_cache(maxsize=64)
+def _scale_names(key: Key) -> tuple[str, ...]:
+    """Pitch class -> its name in ``key``'s scale, else the default root's."""
+    return tuple(next((sp for sp in key.scale if sp.pc == pc), DEFAULT_ROOTS[pc]).name
+                 for pc in range(12))

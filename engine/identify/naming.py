@@ -18,7 +18,6 @@ from typing import NamedTuple
 from engine.chords import (
     Key,
     Spelled,
-    degree_number,
     inversions,
     on_letter,
     parse_spelled,
@@ -50,11 +49,11 @@ def root_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> 
     if spelling:
         if root in spelling:
             return spelling[root]
-        entry = VOCABULARY[r.entry]
-        for label, semis in zip(entry.labels, entry.semitones, strict=True):
+        q = VOCABULARY[r.entry].quality
+        for number, semis in zip(q.numbers, q.semitones, strict=True):
             tone = spelling.get((root + semis) % 12)
             if tone is not None:
-                sp = on_letter(root, (tone.letter - degree_number(label) + 1) % 7)
+                sp = on_letter(root, (tone.letter - number + 1) % 7)
                 if abs(sp.alter) <= 1:
                     return sp
     if key is not None:
@@ -91,10 +90,3 @@ _SPELT: dict[tuple[int, Spelled], Spelt] = {
 UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
     tuple(_SPELT[entry, root] for entry in range(len(VOCABULARY))) for root in DEFAULT_ROOTS)
 """Root pitch class -> quality index -> the chord unnamed notes read as without a key."""
-
-
-def chord_spelling(r: Ranked, spelling: dict[int, Spelled] | None,
-                   key: Key | None) -> dict[int, Spelled]:
-    """pitch class -> its name in the reading, for every tone of the chord (do not change it:
-    it is shared)."""
-    return spelt(r.entry, root_of(r, spelling, key)).tones

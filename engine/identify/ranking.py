@@ -129,7 +129,8 @@ _CHORD: tuple[int, ...] = tuple(
 
 def row(mask: int, bass: int | None) -> list[int]:
     """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
-    return RANKED[mask * 13 + (NO_BASS if bass is None else bass)].tolist()  # type: ignore[no-any-return]
+    values: list[int] = RANKED[mask * 13 + (NO_BASS if bass is None else bass)].tolist()
+    return values
 
 
 def decode(value: int, mask: int) -> Ranked:
