@@ -11,11 +11,14 @@
   ``{"pcs": [...], "bass": b}``), each asked once: the first call of the process and the
   mean, median and 99th percentile of all; then the same as MIDI numbers and as note names
   (their spelling is weighed), and with a key; then every request again (warm: answers kept);
+- the table (``engine.identify.ranking``) against the search it replaced
+  (``tests/naive_identify.py``) on every set and bass, without a key and in four keys;
 - speed on the corpus' note sets, first call and again, beside pychord's ``note_to_chord`` and
   music21's ``pitchedCommonName`` on the same sets.
 
     .venv/bin/python bench/run_identify.py        (music21 and pychord: make bench installs them)
     .venv/bin/python bench/run_identify.py --cold (only the cold and warm figures, 5 processes)
+    .venv/bin/python bench/run_identify.py --check (only the table against the search it replaced)
 """
 
 from __future__ import annotations
@@ -313,10 +316,31 @@ def cold(processes: int = 5) -> None:
               f"{statistics.median(r[2] for r in runs):.2f} µs CPU a call (median of {len(runs)})")
 
 
+def table_check() -> None:
+    """The table against the search it replaced (tests/naive_identify.py): every set on every
+    bass and on none, without a key and in four keys."""
+    from engine.chords import parse_key
+    from engine.identify.ranking import rank
+    from tests import naive_identify
+    started = time.perf_counter()
+    same = total = 0
+    for key in (None, *map(parse_key, ("C", "Am", "Eb", "F#"))):
+        for mask in range(1, 4096):
+            for bass in (None, *(pc for pc in range(12) if mask >> pc & 1)):
+                total += 1
+                same += rank(mask, bass, key) == naive_identify.rank(mask, bass, key)
+    print(f"table against the search it replaced: {same} / {total} rankings (every set, every "
+          f"bass and none, no key and 4 keys) identical ({time.perf_counter() - started:.0f} s)")
+
+
 def main() -> None:
+    if "--check" in sys.argv:
+        table_check()
+        return
     cold()
     if "--cold" in sys.argv:
         return
+    table_check()
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}: nothing measured")
         return

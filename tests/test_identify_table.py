@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.chords import parse_key
+from engine.chords import parse, parse_key, parse_spelled
 from engine.identify.answer import answer_of, copy_answer, plain_answer
+from engine.identify.naming import DEFAULT_ROOTS, UNNAMED
 from engine.identify.notes import Sounding
 from engine.identify.ranking import rank
 from tests import naive_identify
@@ -43,3 +44,23 @@ def test_unnamed_notes_from_the_tables_answer_as_the_general_path() -> None:
         notes = tuple(Sounding(pc, None, 60 + pc, str(60 + pc)) for pc in pcs)
         for bass in (None, notes[0], Sounding(pcs[-1], None, 40 + pcs[-1], str(40 + pcs[-1]))):
             assert plain_answer(notes, bass) == copy_answer(answer_of(notes, bass, None))
+
+
+def test_every_quality_on_every_default_root_is_spelled_as_parse_spells_it() -> None:
+    """naming.UNNAMED (built from the quality tables without parsing) against ``parse``: the
+    symbol, tones, their names (b5 and #11 share a pitch class in C11b5#11), the set, and the
+    inversion over every bass."""
+    for root, chords in enumerate(UNNAMED):
+        for chord in chords:
+            parsed = parse(chord.symbol)
+            assert (parsed.canonical, parsed.root.name, parsed.quality) == \
+                (chord.symbol, chord.root, chord.quality)
+            assert parsed.pcs == chord.pcs and parsed.mask == chord.mask
+            assert chord.tones == {pc: parse_spelled(n)
+                                   for pc, n in zip(parsed.pcs, parsed.notes, strict=True)}
+            assert all(chord.names[pc] == (chord.tones[pc].name if pc in chord.tones
+                                           else DEFAULT_ROOTS[pc].name) for pc in range(12))
+            assert parsed.root.pc == root
+            for bass in (0, 4, 7, 10, (root + 6) % 12):
+                slash = parse(f"{chord.symbol}/{DEFAULT_ROOTS[bass].name}")
+                assert slash.inversion == chord.inversions[bass]

@@ -74,14 +74,17 @@ def spelt(entry: int, root: Spelled) -> Spelt:
 def _spell(entry: int, root: Spelled) -> Spelt:
     q = VOCABULARY[entry].quality
     degrees = SPELLED_DEGREE[root]
-    names = [degrees[label] for label in q.labels]
-    pcs = tuple(pc for _, pc in names)
-    tones = {pc: _SPELLED[name] for name, pc in names}
-    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs, inversions(q, pcs),
-                 sum(1 << pc for pc in tones),
-                 tuple((tones.get(pc) or DEFAULT_ROOTS[pc]).name for pc in range(12)))
+    spelled = [degrees[label] for label in q.labels]
+    pcs = tuple(pc for _, pc in spelled)
+    names = [*_DEFAULT_NAMES]
+    for name, pc in spelled:
+        names[pc] = name
+    tones = {pc: _SPELLED[name] for name, pc in spelled}   # b5 and #11 share one
+    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs,
+                 inversions(q, pcs), sum(1 << pc for pc in tones), tuple(names))
 
 
+_DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
             for name, _ in degrees.values()}
 _SPELT: dict[tuple[int, Spelled], Spelt] = {

@@ -60,12 +60,11 @@ SIXTHS = frozenset({"6", "m6"})
 SIXTH_OFF_TONIC_COST = 2.5
 NO_BASS = 12                # the bass index of a set heard without a bass
 
-# One reading of a row packed in an integer, so that sorting the integers sorts the readings
-# by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
-_ENTRY_BITS, ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = (
-    13, 13, 17, 18, 19, 24)
-ENTRY_BITS = (1 << _ENTRY_BITS) - 1
-NONE = int(np.iinfo(np.int64).max)     # past the last reading of a row
+# One reading of a row packed in a 32-bit integer, so that sorting the integers sorts the
+# readings by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
+ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = 9, 13, 14, 15, 20
+ENTRY_BITS = (1 << ROOT_SHIFT) - 1
+NONE = int(np.iinfo(np.int32).max)     # past the last reading of a row
 
 
 class Ranked(NamedTuple):
@@ -78,47 +77,49 @@ class Ranked(NamedTuple):
     omitted: int        # 12-bit mask of the chord tones left out (or, nearest, missing)
 
 
-def _pack(cost: Ints, order: Ints, slash: Ints, rootless: Ints, root: Ints,
+def _pack(cost2: Ints, order: Ints, slash: Ints | int, rootless: Ints | int, root: Ints,
           entry: Ints) -> Ints:
-    return ((cost << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
+    return ((cost2 << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
             | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT) | entry)
 
 
 def _build() -> Ints:
-    """(4096 * 13, 2 * KEEP) packed readings, sorted, ``NONE`` after the last."""
-    masks = np.arange(4096, dtype=np.int64)[:, None, None]
-    bass = np.arange(NO_BASS + 1, dtype=np.int64)[None, :, None]
-    place = np.arange(KEEP, dtype=np.int64)[None, None, :]
-    # the set's own readings: a slash chord when the bass is not the root
-    root = np.broadcast_to(SET_ROOT[:, None, :], (4096, NO_BASS + 1, KEEP))
-    entry = np.broadcast_to(SET_ENTRY[:, None, :], root.shape)
-    safe = np.maximum(root, 0)
-    rootless = ((masks >> safe) & 1) ^ 1
-    slash = ((bass < NO_BASS) & (bass != root) & (rootless == 0)).astype(np.int64)
-    cost2 = (2 * np.where(np.isfinite(SET_COST), SET_COST, 0)).astype(np.int64)[:, None, :] \
-        + int(2 * SLASH_COST) * slash
-    own = np.where(place < SET_COUNT[:, None, None],
-                   _pack(cost2, np.broadcast_to(place, root.shape), slash, rootless, safe,
-                         np.maximum(entry, 0)), NONE)
-    # a chord over a bass outside it: the set without the bass, read exactly, on a root of it
-    pcs = np.arange(NO_BASS, dtype=np.int64)
-    rest = (masks[:, :, 0] & ~(1 << pcs)[None, :])                # (4096, 12)
-    f_root, f_entry = SET_ROOT[rest], SET_ENTRY[rest]              # (4096, 12, KEEP)
-    f_safe = np.maximum(f_root, 0)
-    chord = chord_masks(f_safe, np.maximum(f_entry, 0))
-    usable = ((place < EXACT_COUNT[rest][:, :, None]) & ((chord >> pcs[None, :, None]) & 1 == 0)
-              & ((rest[:, :, None] >> f_safe) & 1 == 1))
-    f_cost2 = (2 * np.where(usable, SET_COST[rest], 0)).astype(np.int64) \
-        + int(2 * FOREIGN_BASS_COST)
-    order = SET_COUNT[:, None, None] + place
-    foreign = np.where(usable, _pack(f_cost2, np.broadcast_to(order, f_root.shape),
-                                     np.ones_like(f_root), np.zeros_like(f_root), f_safe,
-                                     np.maximum(f_entry, 0)), NONE)
-    foreign = np.concatenate([foreign, np.full((4096, 1, KEEP), NONE)], axis=1)
-    table = np.sort(np.concatenate([own, foreign], axis=2), axis=2)
-    table = np.ascontiguousarray(table.reshape(4096 * (NO_BASS + 1), 2 * KEEP))
-    table.flags.writeable = False
-    return table
+    """(4096 * 13, 2 * KEEP) packed readings, sorted, ``NONE`` after the last; built a bass
+    at a time (arrays of 4096 x KEEP stay in the cache)."""
+    i32 = np.int32
+    masks = np.arange(4096, dtype=i32)[:, None]
+    place = np.arange(KEEP, dtype=i32)[None, :]
+    root = np.maximum(SET_ROOT, 0).astype(i32)
+    entry = np.maximum(SET_ENTRY, 0).astype(i32)
+    cost2 = (2 * np.where(np.isfinite(SET_COST), SET_COST, 0)).astype(i32)
+    assert cost2.max() + 2 * (SLASH_COST + FOREIGN_BASS_COST) < 1 << (31 - _COST_SHIFT), \
+        "a cost past its bits"
+    rootless = ((masks >> root) & 1) ^ 1
+    listed = place < SET_COUNT[:, None]
+    exact = place < EXACT_COUNT[:, None]
+    chord = chord_masks(root, entry).astype(i32)
+    order = (SET_COUNT[:, None] + place).astype(i32)
+    table = np.full((4096, NO_BASS + 1, 2 * KEEP), NONE, dtype=i32)
+    # no bass: the set's own readings as they are
+    table[:, NO_BASS, :KEEP] = np.where(listed, _pack(cost2, place, 0 * root, rootless, root,
+                                                       entry), NONE)
+    for bass in range(NO_BASS):
+        # the set's own readings: a slash chord when the bass is not the root
+        slash = ((root != bass) & (rootless == 0)).astype(i32)
+        table[:, bass, :KEEP] = np.where(listed, _pack(
+            cost2 + int(2 * SLASH_COST) * slash, place, slash, rootless, root, entry), NONE)
+        # a chord over a bass outside it: the set without the bass, read exactly, on a root
+        # of it
+        rest = np.arange(4096, dtype=np.int64) & ~(1 << bass)
+        usable = exact[rest] & ((chord[rest] >> bass) & 1 == 0) & \
+            ((rest[:, None] >> root[rest]) & 1 == 1)
+        table[:, bass, KEEP:] = np.where(usable, _pack(
+            cost2[rest] + int(2 * FOREIGN_BASS_COST), order, 1, 0, root[rest], entry[rest]),
+            NONE)
+    table.sort(axis=2)
+    rows = table.reshape(4096 * (NO_BASS + 1), 2 * KEEP)
+    rows.flags.writeable = False
+    return rows
 
 
 RANKED = _build()

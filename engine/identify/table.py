@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +42,7 @@ ADDED_COST = 4.0          # a set no reading names: each tone a reading leaves u
 MISSING_COST = 5.0        # ... and each tone it needs that is not there (a fifth or root: as omitted)
 NEAREST = 3               # readings given for a set no reading names
 
-Ints = npt.NDArray[np.int64]
+Ints = npt.NDArray[np.signedinteger[Any]]   # int64, or int32 in the packed rows
 Floats = npt.NDArray[np.float64]
 
 
@@ -65,6 +66,7 @@ def rotate(masks: Ints, roots: Ints) -> Ints:
 assert len(VOCABULARY) < 512, "the packed tables give a quality 9 bits"
 ENTRY_MASK: Ints = np.array([e.mask for e in VOCABULARY], dtype=np.int64)
 """Quality index -> its 12-bit set, root on bit 0."""
+POPCOUNT: Ints = np.array([m.bit_count() for m in range(4096)], dtype=np.int64)
 
 
 def chord_masks(roots: Ints, entries: Ints) -> Ints:
@@ -129,19 +131,26 @@ def _nearest(masks: Ints) -> tuple[Ints, Ints, Floats]:
 
 def _nearest_above() -> tuple[Ints, Ints]:
     """Set above its root (bit 0 on) -> the ``NEAREST`` cheapest qualities on that root, as
-    (twice the cost, quality index), each of shape (4096, NEAREST)."""
-    pcs = np.arange(12, dtype=np.int64)
-    in_chord = ((ENTRY_MASK[:, None] >> pcs) & 1).astype(np.float64)           # (qualities, 12)
-    missing_price = np.full((len(VOCABULARY), 12), MISSING_COST)
-    for index, entry in enumerate(VOCABULARY):
-        for semis, cost in dict(omittable(entry)).items():
-            missing_price[index, semis] = cost
-    missing_price *= in_chord
-    bits = ((np.arange(4096, dtype=np.int64)[:, None] >> pcs) & 1).astype(np.float64)
-    cost = (np.array([e.cost for e in VOCABULARY])[None, :]
-            + ADDED_COST * (bits @ (1 - in_chord).T) + (1 - bits) @ missing_price.T)
-    key = (2 * cost).astype(np.int64) * 512 + np.arange(len(VOCABULARY))     # cost, quality
-    best = np.sort(np.partition(key, NEAREST, axis=1)[:, :NEAREST], axis=1)
+    (twice the cost, quality index), each of shape (4096, NEAREST) (rows of sets without bit 0
+    unused). In half units, integers: each tone added ``ADDED_COST``, each missing
+    ``MISSING_COST`` less what leaving it out saves when the quality may leave it out."""
+    i32 = np.int32
+    sets = np.arange(1, 4096, 2, dtype=i32)[:, None]                         # bit 0 on
+    quality = ENTRY_MASK.astype(i32)[None, :]
+    popcount = POPCOUNT.astype(i32)
+    missing = quality & ~sets
+    cost2 = (np.array([int(2 * e.cost) for e in VOCABULARY], dtype=i32)[None, :]
+             + int(2 * ADDED_COST) * popcount[sets & ~quality]
+             + int(2 * MISSING_COST) * popcount[missing])
+    drops = [list(dict(omittable(e)).items()) for e in VOCABULARY]
+    for slot in range(max(map(len, drops))):
+        bit = np.array([1 << d[slot][0] if slot < len(d) else 0 for d in drops], dtype=i32)
+        saved = np.array([int(2 * (MISSING_COST - d[slot][1])) if slot < len(d) else 0
+                          for d in drops], dtype=i32)
+        cost2 -= saved[None, :] * ((missing & bit[None, :]) != 0)
+    key = cost2 * 512 + np.arange(len(VOCABULARY), dtype=i32)                # cost, quality
+    best = np.zeros((4096, NEAREST), dtype=np.int64)
+    best[1::2] = np.sort(np.partition(key, NEAREST, axis=1)[:, :NEAREST], axis=1)
     return best // 512, best % 512
 
 
