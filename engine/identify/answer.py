@@ -151,8 +151,8 @@ def _respelled(ranked: Iterable[Ranked], spelling: dict[int, Spelled],
             break
         chord = _spelt(r, spelling, key)
         tones = chord.tones
-        wrong = sum(1 for pc, sp in spelling.items() if pc in tones and tones[pc] != sp)
-        kept.append((r._replace(cost=r.cost + SPELLING_COST * wrong) if wrong else r, chord))
+        wrong = sum(tones.get(pc, sp) != sp for pc, sp in spelling.items())
+        kept.append((Ranked(r.cost + SPELLING_COST * wrong, *r[1:]) if wrong else r, chord))
         kept.sort(key=_cost_and_order)
     return kept[:MAX_READINGS]
 

@@ -85,7 +85,8 @@ def read_notes(value: Any, field: str = "notes") -> list[Sounding]:
         raise InvalidRequest(f"field '{field}' must contain at least one note", field=field)
     if len(items) > MAX_NOTES:
         raise InvalidRequest(f"field '{field}' has more than {MAX_NOTES} notes", field=field)
-    return [read_note(item, field) for item in items]
+    return [_MIDI[item] if type(item) is int and 0 <= item <= 127 else read_note(item, field)
+            for item in items]
 
 
 def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
@@ -109,6 +110,7 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
 
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
+_MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:
