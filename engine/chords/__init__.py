@@ -33,7 +33,7 @@ from engine.chords.symbols import (
     read_chord,
     split_progression,
 )
-from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES, Quality
+from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES, SPELLED_DEGREE, Quality
 
 __all__ = [
     "ADDITIONS",
@@ -43,6 +43,7 @@ __all__ = [
     "NO_CHORD",
     "QUALITIES",
     "SCALE_STEPS",
+    "SPELLED_DEGREE",
     "Chord",
     "Key",
     "PitchClass",

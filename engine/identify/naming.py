@@ -16,13 +16,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.chords import (
+    SPELLED_DEGREE,
     Key,
     Spelled,
     inversions,
     on_letter,
     parse_spelled,
 )
-from engine.chords.tables import SPELLED_DEGREE
 from engine.identify.ranking import Ranked
 from engine.identify.vocabulary import VOCABULARY
 
