@@ -6,24 +6,37 @@
   their notes (bass first) identified in their local key: root, inversion, and the numeral's
   degree and quality against DCML's label (the mapping of DCML's minor-key numerals is in
   docs/identify.md); music21's ``romanNumeralFromChord`` on the same rows as the peer;
-- speed: in-process ``identify`` on the corpus' note sets, first call (cold) and again (kept),
-  beside pychord's ``note_to_chord`` and music21's ``pitchedCommonName`` on the same sets.
+- speed, cold: in a fresh process (``--cold``, started by this script), every one of the 4,095
+  pitch-class sets with no bass and on each of its notes as the bass (28,671 requests
+  ``{"pcs": [...], "bass": b}``), each asked once: the first call of the process and the
+  mean, median and 99th percentile of all; then the same as MIDI numbers and as note names
+  (their spelling is weighed), and with a key; then every request again (warm: answers kept);
+- the table (``engine.identify.ranking``) against the search it replaced
+  (``tests/naive_identify.py``) on every set and bass, without a key and in four keys;
+- speed on the corpus' note sets, first call and again, beside pychord's ``note_to_chord`` and
+  music21's ``pitchedCommonName`` on the same sets.
 
     .venv/bin/python bench/run_identify.py        (music21 and pychord: make bench installs them)
+    .venv/bin/python bench/run_identify.py --cold (only the cold and warm figures, 5 processes)
+    .venv/bin/python bench/run_identify.py --check (only the table against the search it replaced)
 """
 
 from __future__ import annotations
 
 import csv
+import gc
 import os
+import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.shared import CORPORA
+from bench.shared import CORPORA, REPO
 from engine import identify, resolve
 from engine.chords import parse, parse_spelled
 from tests.corpus_tokens import keyed_tokens
@@ -216,7 +229,118 @@ def speed(sets: list[list[str]]) -> None:
         print("music21: not installed (make bench installs it)")
 
 
+NAMES = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
+
+
+def every_set() -> dict[str, list[dict[str, object]]]:
+    """Every pitch-class set with no bass and over each of its notes, as pitch classes, as
+    MIDI numbers (the bass lowest), as note names with octaves, and with a key."""
+    out: dict[str, list[dict[str, object]]] = {"pcs": [], "midi": [], "names": [], "key": []}
+    for mask in range(1, 4096):
+        pcs = [p for p in range(12) if mask >> p & 1]
+        out["pcs"].append({"pcs": pcs})
+        for bass in pcs:
+            out["pcs"].append({"pcs": pcs, "bass": bass})
+            out["midi"].append({"notes": [48 + bass] + [60 + p for p in pcs if p != bass]})
+            out["names"].append({"notes": [NAMES[bass] + "3"] + [NAMES[p] + "4" for p in pcs
+                                                                  if p != bass]})
+            out["key"].append({"notes": [48 + bass] + [60 + p for p in pcs if p != bass],
+                               "key": ("C", "Eb", "A", "F#m")[(mask + bass) % 4]})
+    return out
+
+
+COLD_CHILD = """
+import time
+started = time.perf_counter()
+from engine import identify
+imported = time.perf_counter() - started
+import sys
+sys.argv = ["--cold-child"]
+from bench.run_identify import cold_child
+cold_child(identify, imported)
+"""
+WARM = 2000      # the last requests of each kind asked again: the answers kept fit in memory
+
+
+def cold_child(fresh: Callable[[dict[str, object]], object], imported: float) -> None:
+    """In a fresh process: every request once (cold), then the last ``WARM`` again (warm).
+    Prints one line a kind of request: µs a call, the cold pass's CPU time a call (robust on
+    a loaded machine), its wall time's median and 99th percentile, and the warm CPU time."""
+    sets = every_set()
+    gc.collect()
+    gc.freeze()   # the requests are the bench's: collections need not walk them
+    clock = time.perf_counter_ns
+    first = clock()
+    fresh(sets["pcs"][1])
+    first = clock() - first
+    print(f"import of engine {1e3 * imported:.0f} ms; first call of the process "
+          f"{first / 1e3:.1f} µs")
+    for kind, requests in sets.items():
+        times = []
+        cpu = time.process_time_ns()
+        for req in requests:
+            t0 = clock()
+            fresh(req)
+            times.append(clock() - t0)
+        cpu = time.process_time_ns() - cpu
+        times.sort()
+        warm = time.process_time_ns()
+        for _ in range(5):
+            for req in requests[-WARM:]:
+                fresh(req)
+        warm = time.process_time_ns() - warm
+        print(f"{kind:5s} {len(requests):6d} requests: cold cpu {cpu / len(requests) / 1e3:.2f} "
+              f"wall median {times[len(times) // 2] / 1e3:.2f} p99 "
+              f"{times[len(times) * 99 // 100] / 1e3:.2f}; warm cpu {warm / 5 / WARM / 1e3:.2f}")
+
+
+def cold(processes: int = 5) -> None:
+    """The cold and warm figures in ``processes`` fresh processes: each line, then the median
+    of each figure."""
+    print(f"identify cold and warm, µs a call, {processes} fresh processes "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
+    figures: dict[str, list[tuple[float, float, float]]] = {}
+    for _ in range(processes):
+        out = subprocess.run([sys.executable, "-c", COLD_CHILD], check=True, cwd=REPO,
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            print("  ", line)
+            words = line.replace(";", "").split()
+            if "requests:" in words:
+                figures.setdefault(words[0], []).append(
+                    (float(words[words.index("cpu") + 1]), float(words[words.index("median") + 1]),
+                     float(words[-1])))
+    for kind, runs in figures.items():
+        print(f"  {kind:5s}: cold {statistics.median(r[0] for r in runs):.2f} µs CPU "
+              f"(wall median {statistics.median(r[1] for r in runs):.2f}), warm "
+              f"{statistics.median(r[2] for r in runs):.2f} µs CPU a call (median of {len(runs)})")
+
+
+def table_check() -> None:
+    """The table against the search it replaced (tests/naive_identify.py): every set on every
+    bass and on none, without a key and in four keys."""
+    from engine.chords import parse_key
+    from engine.identify.ranking import rank
+    from tests import naive_identify
+    started = time.perf_counter()
+    same = total = 0
+    for key in (None, *map(parse_key, ("C", "Am", "Eb", "F#"))):
+        for mask in range(1, 4096):
+            for bass in (None, *(pc for pc in range(12) if mask >> pc & 1)):
+                total += 1
+                same += rank(mask, bass, key) == naive_identify.rank(mask, bass, key)
+    print(f"table against the search it replaced: {same} / {total} rankings (every set, every "
+          f"bass and none, no key and 4 keys) identical ({time.perf_counter() - started:.0f} s)")
+
+
 def main() -> None:
+    if "--check" in sys.argv:
+        table_check()
+        return
+    cold()
+    if "--cold" in sys.argv:
+        return
+    table_check()
     if not CORPORA.is_dir():
         print(f"no corpora at {CORPORA}: nothing measured")
         return

@@ -25,13 +25,15 @@ from engine.chords.notes import (
 )
 from engine.chords.symbols import (
     NO_CHORD,
+    inversion_of,
+    inversions,
     parse,
     parse_progression,
     quality_of,
     read_chord,
     split_progression,
 )
-from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES
+from engine.chords.tables import ADDITIONS, COMMON_BASES, QUALITIES, SPELLED_DEGREE, Quality
 
 __all__ = [
     "ADDITIONS",
@@ -42,13 +44,17 @@ __all__ = [
     "NUMERAL_LETTER",
     "QUALITIES",
     "SCALE_STEPS",
+    "SPELLED_DEGREE",
     "Chord",
     "Key",
     "PitchClass",
+    "Quality",
     "Spelled",
     "by_function",
     "degree_number",
     "frequency",
+    "inversion_of",
+    "inversions",
     "mask_of",
     "midi_of",
     "note_with_octave",

@@ -156,14 +156,26 @@ def _chord(symbol: str, root: Spelled, q: Quality, bass: Spelled | None) -> Chor
     inversion: int | None = 0
     if bass is not None:
         name = f"{name} over {bass.name}"
-        bpc = bass.pc
-        inversion = None
-        for number, pc in zip(q.numbers, pcs, strict=True):
-            if pc == bpc:
-                inversion = _INVERSION_OF_NUMBER[number]
-                break
+        inversion = inversion_of(q, pcs, bass.pc)
     return Chord(symbol, root, q.canonical, q.labels, q.semitones,
                  tuple(map(names.__getitem__, q.labels)), pcs, mask, name, bass, inversion)
+
+
+def inversion_of(q: Quality, pcs: tuple[int, ...], bass_pc: int) -> int | None:
+    """The inversion of quality ``q`` (its tones' pitch classes ``pcs``) over ``bass_pc``:
+    the bass's place in the stack of thirds, None for a bass outside the chord."""
+    for number, pc in zip(q.numbers, pcs, strict=True):
+        if pc == bass_pc:
+            return _INVERSION_OF_NUMBER[number]
+    return None
+
+
+def inversions(q: Quality, pcs: tuple[int, ...]) -> tuple[int | None, ...]:
+    """``inversion_of`` over each of the 12 pitch classes, at once."""
+    out: list[int | None] = [None] * 12
+    for number, pc in zip(reversed(q.numbers), reversed(pcs), strict=True):
+        out[pc] = _INVERSION_OF_NUMBER[number]
+    return tuple(out)
 
 
 # SPELLED_DEGREE split into two lookups, so that a chord's notes are two C-level maps

@@ -4,13 +4,25 @@ A named note names itself: the root is spelled as the notes given spell it, or, 
 reading, counted down from a tone given (B as the third of G). Unnamed notes (MIDI numbers,
 pitch classes) take the key's spelling when the root is in its scale, else ``DEFAULT_ROOTS``,
 the roots jazz charts write (Bb7, Eb, F#m7, Ab).
+
+``spelt(entry, root)`` is a quality on a spelled root with everything an answer writes of it
+(symbol, tones, inversion over a bass), built once from the quality tables without parsing
+a symbol: on the roots of ``DEFAULT_ROOTS`` for every quality at import, so that the first
+call for a set of pitch classes or MIDI numbers reads tables only.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from typing import NamedTuple
 
-from engine.chords import Chord, Key, Spelled, degree_number, on_letter, parse, parse_spelled
+from engine.chords import (
+    SPELLED_DEGREE,
+    Key,
+    Spelled,
+    inversions,
+    on_letter,
+    parse_spelled,
+)
 from engine.identify.ranking import Ranked
 from engine.identify.vocabulary import VOCABULARY
 
@@ -19,16 +31,29 @@ DEFAULT_ROOTS = tuple(Spelled(letter, alter) for letter, alter in (
     (6, -1), (6, 0)))
 
 
+class Spelt(NamedTuple):
+    """A quality of the vocabulary on a spelled root."""
+
+    symbol: str                          # root and canonical suffix, no bass
+    root: str
+    quality: str
+    tones: dict[int, Spelled]            # pitch class -> its name in the chord (do not change)
+    pcs: tuple[int, ...]                 # the tones' pitch classes, in interval order
+    inversions: tuple[int | None, ...]   # bass pitch class -> the inversion over it
+    mask: int                            # the tones' 12-bit set
+    names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
+
+
 def root_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> Spelled:
-    root = r.reading.root
+    root = r.root
     if spelling:
         if root in spelling:
             return spelling[root]
-        entry = VOCABULARY[r.reading.entry]
-        for label, semis in zip(entry.labels, entry.semitones, strict=True):
+        q = VOCABULARY[r.entry].quality
+        for number, semis in zip(q.numbers, q.semitones, strict=True):
             tone = spelling.get((root + semis) % 12)
             if tone is not None:
-                sp = on_letter(root, (tone.letter - degree_number(label) + 1) % 7)
+                sp = on_letter(root, (tone.letter - number + 1) % 7)
                 if abs(sp.alter) <= 1:
                     return sp
     if key is not None:
@@ -38,25 +63,33 @@ def root_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> 
     return DEFAULT_ROOTS[root]
 
 
-def chord_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None,
-             bass: Spelled | None) -> Chord:
-    """The reading as a parsed chord of our grammar (cached by ``parse``)."""
-    root = root_of(r, spelling, key)
-    symbol = root.name + VOCABULARY[r.reading.entry].suffix
-    if r.slash and bass is not None:
-        symbol += "/" + bass.name
-    return parse(symbol)
+def spelt(entry: int, root: Spelled) -> Spelt:
+    """Quality ``entry`` on ``root`` (kept: do not change it)."""
+    found = _SPELT.get((entry, root))
+    if found is None:
+        found = _SPELT[entry, root] = _spell(entry, root)
+    return found
 
 
-def chord_spelling(r: Ranked, spelling: dict[int, Spelled] | None,
-                   key: Key | None) -> dict[int, Spelled]:
-    """pitch class -> its name in the reading, for every tone of the chord."""
-    return tones_of(r.reading.entry, root_of(r, spelling, key))
+def _spell(entry: int, root: Spelled) -> Spelt:
+    q = VOCABULARY[entry].quality
+    degrees = SPELLED_DEGREE[root]
+    spelled = [degrees[label] for label in q.labels]
+    pcs = tuple(pc for _, pc in spelled)
+    names = [*_DEFAULT_NAMES]
+    for name, pc in spelled:
+        names[pc] = name
+    tones = {pc: _SPELLED[name] for name, pc in spelled}   # b5 and #11 share one
+    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs,
+                 inversions(q, pcs), sum(1 << pc for pc in tones), tuple(names))
 
 
-@lru_cache(maxsize=8192)
-def tones_of(entry: int, root: Spelled) -> dict[int, Spelled]:
-    """pitch class -> name of every tone of quality ``entry`` on ``root`` (do not change it:
-    it is shared)."""
-    chord = parse(root.name + VOCABULARY[entry].suffix)
-    return {pc: parse_spelled(name) for pc, name in zip(chord.pcs, chord.notes, strict=True)}
+_DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
+_SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
+            for name, _ in degrees.values()}
+_SPELT: dict[tuple[int, Spelled], Spelt] = {
+    (entry, root): _spell(entry, root) for entry in range(len(VOCABULARY))
+    for root in DEFAULT_ROOTS}
+UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
+    tuple(_SPELT[entry, root] for entry in range(len(VOCABULARY))) for root in DEFAULT_ROOTS)
+"""Root pitch class -> quality index -> the chord unnamed notes read as without a key."""

@@ -85,7 +85,8 @@ def read_notes(value: Any, field: str = "notes") -> list[Sounding]:
         raise InvalidRequest(f"field '{field}' must contain at least one note", field=field)
     if len(items) > MAX_NOTES:
         raise InvalidRequest(f"field '{field}' has more than {MAX_NOTES} notes", field=field)
-    return [read_note(item, field) for item in items]
+    return [_MIDI[item] if type(item) is int and 0 <= item <= 127 else read_note(item, field)
+            for item in items]
 
 
 def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
@@ -97,12 +98,19 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
         raise InvalidRequest(f"field '{field}' has more than {MAX_NOTES} items", field=field)
     out = []
     for item in value:
+        if type(item) is int and 0 <= item <= 11:
+            out.append(_PITCH_CLASSES[item])
+            continue
         pc = as_int(item)
         if pc is None or not 0 <= pc <= 11:
             raise InvalidRequest(f"pitch class {item!r} in field '{field}' is not an integer "
                                  "0-11", field=field)
         out.append(Sounding(pc, None, None, str(pc)))
     return out
+
+
+_PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
+_MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:

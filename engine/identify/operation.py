@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.chords import parse_key
 from engine.errors import HarmonyError, InvalidRequest
-from engine.identify.answer import answer_of, copy_answer, identify_notes
+from engine.identify.answer import copy_answer, identify_notes
 from engine.identify.notes import lowest, read_note, read_notes, read_pcs
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
@@ -22,13 +22,15 @@ IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxm
 
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
-    # A request of plain names and numbers is answered from the answers kept by its values:
-    # reading the notes again costs more than the rest of a repeated call.
+    # A request of plain names (and numbers) is answered from the answers kept by its values:
+    # reading the names again costs more than the rest of a repeated call. MIDI numbers alone
+    # without a key are read and answered from the tables faster than a kept answer is copied.
     if type(request) is dict and len(request) <= 2 and type(request.get("notes")) is list:
         key_text = request.get("key")
         if len(request) == 1 or type(key_text) is str:
             notes = request["notes"]
-            if all(type(n) is str or type(n) is int for n in notes):
+            if all(type(n) is str or type(n) is int for n in notes) and (
+                    key_text is not None or any(type(n) is str for n in notes)):
                 try:
                     return copy_answer(_by_values(tuple(notes), key_text))
                 except _NotPlain:
@@ -68,8 +70,7 @@ def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
     else:
         raise InvalidRequest("field 'notes' is required (or 'pcs')", field="notes")
     bass = read_note(req["bass"], "bass") if req.get("bass") is not None else lowest(notes)
-    kept = answer_of(tuple(notes), bass, key)
-    return copy_answer(kept) if copy else kept
+    return identify_notes(notes, bass, key, fresh=copy)
 
 
 __all__ = ["IDENTIFY_FIELDS", "identify", "identify_notes"]

@@ -1,8 +1,11 @@
 """Ranking the readings of one set of notes, as musicians name chords.
 
-``READINGS[mask]`` (``engine.identify.table``) gives the readings of the set cheapest first;
-here the bass and the key move their costs, by the rules below, and the spelling of named
-notes breaks what the pitch classes alone cannot (a diminished seventh, an augmented triad):
+``RANKED[mask, bass]`` (built once with numpy from ``engine.identify.table``, for every one of
+the 4,096 sets on each of the 12 basses and on none) gives the readings of the set over that
+bass, cheapest first: one row, never a search. The bass moves their costs by the first rule
+below; the key and the spelling of named notes move them at the call (a few readings to
+re-sort: the rules over ``KEY_ROOTLESS`` and ``SIXTHS``, and ``SPELLING_COST`` in
+``engine.identify.answer``, which spells the readings):
 
 - the bass: a reading on the bass is in root position (no cost); another reading is a slash
   chord, an inversion when the bass is one of its tones (``SLASH_COST``), a chord over a bass
@@ -17,8 +20,10 @@ notes breaks what the pitch classes alone cannot (a diminished seventh, an augme
   it inverts (``F A C D`` in C is ``Dm7/F``, the ii65 of every harmony text, before ``F6``;
   ``D F Ab C`` in C minor ``Dm7b5/F`` before ``Fm6``); on the tonic it stays (``C6`` in C,
   the tonic of countless standards). ``SIXTH_OFF_TONIC_COST``.
-- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``
-  (added in ``engine.identify.answer``, which spells the readings).
+- the spelling: each named note spelled otherwise by the reading costs ``SPELLING_COST``.
+
+Equal costs keep the order the readings had before the bass moved them (the set's own
+readings, then those over a foreign bass): ``Ranked.order``.
 """
 
 from __future__ import annotations
@@ -27,16 +32,25 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
+import numpy as np
+
 from engine.chords import Key
-from engine.identify.table import OMISSION_COST, READINGS, Reading, omittable
+from engine.identify.table import (
+    ENTRY_MASK,
+    EXACT_COUNT,
+    KEEP,
+    SET_COST,
+    SET_COUNT,
+    SET_ENTRY,
+    SET_ROOT,
+    Ints,
+    chord_masks,
+)
 from engine.identify.vocabulary import VOCABULARY
 
 SLASH_COST = 2.0
 FOREIGN_BASS_COST = 3.0
 SPELLING_COST = 2.5
-ADDED_COST = 4.0          # a set no reading names: each tone a reading leaves unexplained
-MISSING_COST = 5.0        # ... and each tone it needs that is not there (a fifth or root: as omitted)
-NEAREST = 3               # readings given for a set no reading names
 # (mode, root above the tonic) -> rootless qualities promoted, and by how much.
 KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyType({
     ("major", 7): frozenset({"9", "13"}),
@@ -44,70 +58,127 @@ KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyTy
 KEY_ROOTLESS_BONUS = 5.0
 SIXTHS = frozenset({"6", "m6"})
 SIXTH_OFF_TONIC_COST = 2.5
+NO_BASS = 12                # the bass index of a set heard without a bass
+
+# One reading of a row packed in a 32-bit integer, so that sorting the integers sorts the
+# readings by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
+ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = 9, 13, 14, 15, 20
+ENTRY_BITS = (1 << ROOT_SHIFT) - 1
+NONE = int(np.iinfo(np.int32).max)     # past the last reading of a row
 
 
 class Ranked(NamedTuple):
     cost: float
-    order: int          # the table's order, for equal costs
-    reading: Reading
+    order: int          # the place before the bass moved the costs, for equal costs
+    root: int           # pitch class
+    entry: int          # index into VOCABULARY
     slash: bool         # written over the bass
     rootless: bool
+    omitted: int        # 12-bit mask of the chord tones left out (or, nearest, missing)
+
+
+def _pack(cost2: Ints, order: Ints, slash: Ints | int, rootless: Ints | int, root: Ints,
+          entry: Ints) -> Ints:
+    return ((cost2 << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
+            | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT) | entry)
+
+
+def _build() -> Ints:
+    """(4096 * 13, 2 * KEEP) packed readings, sorted, ``NONE`` after the last; built a bass
+    at a time (arrays of 4096 x KEEP stay in the cache)."""
+    i32 = np.int32
+    masks = np.arange(4096, dtype=i32)[:, None]
+    place = np.arange(KEEP, dtype=i32)[None, :]
+    root = np.maximum(SET_ROOT, 0).astype(i32)
+    entry = np.maximum(SET_ENTRY, 0).astype(i32)
+    cost2 = (2 * np.where(np.isfinite(SET_COST), SET_COST, 0)).astype(i32)
+    assert cost2.max() + 2 * (SLASH_COST + FOREIGN_BASS_COST) < 1 << (31 - _COST_SHIFT), \
+        "a cost past its bits"
+    rootless = ((masks >> root) & 1) ^ 1
+    listed = place < SET_COUNT[:, None]
+    exact = place < EXACT_COUNT[:, None]
+    chord = chord_masks(root, entry).astype(i32)
+    order = (SET_COUNT[:, None] + place).astype(i32)
+    table = np.full((4096, NO_BASS + 1, 2 * KEEP), NONE, dtype=i32)
+    # no bass: the set's own readings as they are
+    table[:, NO_BASS, :KEEP] = np.where(listed, _pack(cost2, place, 0 * root, rootless, root,
+                                                       entry), NONE)
+    for bass in range(NO_BASS):
+        # the set's own readings: a slash chord when the bass is not the root
+        slash = ((root != bass) & (rootless == 0)).astype(i32)
+        table[:, bass, :KEEP] = np.where(listed, _pack(
+            cost2 + int(2 * SLASH_COST) * slash, place, slash, rootless, root, entry), NONE)
+        # a chord over a bass outside it: the set without the bass, read exactly, on a root
+        # of it
+        rest = np.arange(4096, dtype=np.int64) & ~(1 << bass)
+        usable = exact[rest] & ((chord[rest] >> bass) & 1 == 0) & \
+            ((rest[:, None] >> root[rest]) & 1 == 1)
+        table[:, bass, KEEP:] = np.where(usable, _pack(
+            cost2[rest] + int(2 * FOREIGN_BASS_COST), order, 1, 0, root[rest], entry[rest]),
+            NONE)
+    table.sort(axis=2)
+    rows = table.reshape(4096 * (NO_BASS + 1), 2 * KEEP)
+    rows.flags.writeable = False
+    return rows
+
+
+RANKED = _build()
+"""Row ``mask * 13 + bass`` (bass 12: none): the readings packed, cheapest first."""
+_CHORD: tuple[int, ...] = tuple(
+    ((m << r) | (m >> (12 - r))) & 0xFFF for r in range(12) for m in ENTRY_MASK.tolist())
+
+
+def row(mask: int, bass: int | None) -> list[int]:
+    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
+    values: list[int] = RANKED[mask * 13 + (NO_BASS if bass is None else bass)].tolist()
+    return values
+
+
+def decode(value: int, mask: int) -> Ranked:
+    """One packed reading of ``mask``'s row."""
+    root = value >> ROOT_SHIFT & 15
+    entry = value & ENTRY_BITS
+    return Ranked((value >> _COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
+                  bool(value >> SLASH_SHIFT & 1), bool(value >> ROOTLESS_SHIFT & 1),
+                  _CHORD[root * len(VOCABULARY) + entry] & ~mask)
+
+
+def top(mask: int, bass: int | None, n: int) -> list[Ranked]:
+    """The ``n`` best readings without a key (fewer when the set has fewer)."""
+    out = []
+    for value in row(mask, bass)[:n]:
+        if value == NONE:
+            break
+        out.append(decode(value, mask))
+    return out
 
 
 def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
     """The readings of ``mask`` (every sounding pitch class, the bass's too), best first, by
     the bass and the key (``engine.identify.answer`` adds the spelling's cost). Shared: do not
     change the list."""
-    return _candidates(mask, bass, key)
+    return _ranked(mask, bass, key)
 
 
 @lru_cache(maxsize=4096)
-def _candidates(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
-    out: list[Ranked] = []
-    for order, r in enumerate(READINGS[mask] or _nearest(mask)):
-        rootless = bool(r.omitted >> r.root & 1)
+def _ranked(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
+    out = [decode(v, mask) for v in row(mask, bass) if v != NONE]
+    if key is None:
+        return out
+    tonic, own = key.tonic.pc, int(SET_COUNT[mask])
+    moved = []
+    for r in out:
+        suffix = VOCABULARY[r.entry].suffix
         cost = r.cost
-        slash = bass is not None and bass != r.root and not rootless
-        if slash:
-            cost += SLASH_COST
-        if key is not None and r.root != key.tonic.pc and VOCABULARY[r.entry].suffix in SIXTHS:
+        if r.order < own and r.root != tonic and suffix in SIXTHS:  # not over a foreign bass
             cost += SIXTH_OFF_TONIC_COST
-        if rootless and key is not None and bass is None:
-            promoted = KEY_ROOTLESS.get((key.mode, (r.root - key.tonic.pc) % 12), frozenset())
-            if VOCABULARY[r.entry].suffix in promoted:
-                cost -= KEY_ROOTLESS_BONUS
-        out.append(Ranked(cost, order, r, slash, rootless))
-    if bass is not None and mask & ~(1 << bass):
-        # a chord over a bass outside it: C/D is C major over D
-        for order, r in enumerate(READINGS[mask & ~(1 << bass)], start=len(out)):
-            if r.chord >> bass & 1 or r.omitted >> r.root & 1:
-                continue
-            out.append(Ranked(r.cost + FOREIGN_BASS_COST, order, r, True, False))
-    out.sort()
-    return out
+        if r.rootless and bass is None and suffix in KEY_ROOTLESS.get(
+                (key.mode, (r.root - tonic) % 12), ()):
+            cost -= KEY_ROOTLESS_BONUS
+        moved.append(r if cost == r.cost else r._replace(cost=cost))
+    moved.sort()
+    return moved
 
 
-@lru_cache(maxsize=1024)
-def _nearest(mask: int) -> tuple[Reading, ...]:
-    """For a set no reading names: the readings that come nearest, each tone added or
-    missing counted, each on a note of the set (a search, done once per such set)."""
-    found: list[Reading] = []
-    for index, entry in enumerate(VOCABULARY):
-        drop = dict(omittable(entry))
-        for root in range(12):
-            if not mask >> root & 1:
-                continue  # a nearest reading stands on a note given
-            chord = ((entry.mask << root) | (entry.mask >> (12 - root))) & 0xFFF
-            if not chord & mask:
-                continue
-            missing = chord & ~mask
-            cost = entry.cost + ADDED_COST * (mask & ~chord).bit_count()
-            for pc in range(12):
-                if missing >> pc & 1:
-                    cost += drop.get((pc - root) % 12, MISSING_COST)
-            found.append(Reading(cost, root, index, chord, missing))
-    found.sort()
-    return tuple(found[:NEAREST])
-
-
-__all__ = ["OMISSION_COST", "Ranked", "rank"]
+__all__ = ["ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
+           "SLASH_SHIFT", "Ranked", "decode", "rank", "row", "top"]

@@ -14,7 +14,7 @@ from itertools import combinations
 from types import MappingProxyType
 from typing import NamedTuple
 
-from engine.chords import ADDITIONS, COMMON_BASES, QUALITIES, quality_of
+from engine.chords import ADDITIONS, COMMON_BASES, QUALITIES, Quality, quality_of
 
 # fmt: off
 # What naming a row costs: the everyday chords 0, then by how often a chart writes them.
@@ -60,6 +60,7 @@ class Entry(NamedTuple):
     semitones: tuple[int, ...]
     labels: tuple[str, ...]
     mask: int             # 12-bit, root on bit 0
+    quality: Quality
 
 
 def _entries() -> tuple[Entry, ...]:
@@ -70,7 +71,7 @@ def _entries() -> tuple[Entry, ...]:
             q = quality_of(written)
         except ValueError:
             return
-        entry = Entry(q.canonical, cost, q.semitones, q.labels, q.mask)
+        entry = Entry(q.canonical, cost, q.semitones, q.labels, q.mask, q)
         kept = best.get(q.mask)
         # one name per set of tones: the cheapest, then the shortest
         if kept is None or (cost, len(q.canonical)) < (kept.cost, len(kept.suffix)):
