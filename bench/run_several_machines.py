@@ -12,7 +12,7 @@ the per-round ratios, aim >= 0.8) and of the slow Redis's p99 to the fast one's 
 20 %). PostgreSQL and Redis are started here from Debian's ``postgresql`` and ``redis-server``,
 as ``tests/pg_server.py`` and ``tests/redis_server.py`` do for the tests, on the same cores.
 
-    .venv/bin/python bench/run_several_machines.py [--rounds 5] [--seconds 5]
+    .venv/bin/python bench/run_several_machines.py [--rounds 5] [--seconds 5] [--interface rsgi]
 """
 
 from __future__ import annotations
@@ -179,7 +179,8 @@ class Server:
         self.label = label
         self.tmp = Path(tempfile.mkdtemp(prefix="harmony-machines-"))
         env = {**os.environ, "HARMONY_DB": address, "HARMONY_STATE_DIR": str(self.tmp),
-               "HARMONY_FLOOD_PER_MINUTE": "1000000000", "HARMONY_REDIS_URL": redis_url}
+               "HARMONY_FLOOD_PER_MINUTE": "1000000000", "HARMONY_REDIS_URL": redis_url,
+               "HARMONY_INTERFACE": args.interface}
 
         def harmony(*command: str) -> str:
             return subprocess.run([*HARMONY, *command], env=env, cwd=REPO, capture_output=True,
@@ -234,7 +235,8 @@ def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespac
                 rps, p99, cpu = server.measure(args)
                 print(f"round {n + 1}: {server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
                       f"{cpu:4.0f} µs/call", flush=True)
-        print(f"\nmedians of {args.rounds} rounds (POST /v2/analyze, {args.workers} workers, "
+        print(f"\nmedians of {args.rounds} rounds (POST /v2/analyze, {args.interface.upper()}, "
+              f"{args.workers} workers, "
               f"{args.connections} connections, {args.seconds:g} s each):")
         for server in servers:
             rps, p99, cpu = (median(r[i] for r in server.rounds) for i in range(3))
@@ -259,6 +261,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--interface", choices=("wsgi", "rsgi"), default="wsgi",
+                        help="granian's interface for all three (wsgi: the local profile's "
+                             "default, its checks pipelined across threads; rsgi: the hosted "
+                             "profile's, its checks awaited, a loop tick's in one round trip)")
     parser.add_argument("--delay-ms", type=float, default=1.0,
                         help="how late the slow Redis answers")
     parser.add_argument("--proxy", nargs=3, metavar=("LISTEN", "UPSTREAM", "SECONDS"),

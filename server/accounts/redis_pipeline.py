@@ -28,6 +28,7 @@ back for those calls (``RedisCounters``).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -96,3 +97,71 @@ class Pipeliner:
     def close(self) -> None:
         with self._send:
             self.connection.disconnect()
+
+
+class LoopPipeliner:
+    """The same for the checks of an event loop (RSGI, ASGI), through redis-py's asyncio
+    client: a check awaits its reply instead of blocking the loop, and the checks queued in
+    one tick of the loop (every request the loop ran meanwhile) leave in one write; while a
+    batch is out, the next ones queue and leave together when it is back. One connection a
+    loop (a new loop, as each test's ``asyncio.run``, connects again)."""
+
+    def __init__(self, make_connection: Any) -> None:
+        self.make_connection = make_connection   # -> a redis.asyncio Connection, unconnected
+        self.connection: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: list[tuple[bytes, asyncio.Future[Any]]] = []
+        self._sending = False
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.commands = 0
+
+    async def call(self, packed: bytes) -> Any:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:                 # this loop's own connection
+            self._loop, self.connection = loop, self.make_connection()
+            self._queue, self._sending = [], False
+        future = loop.create_future()
+        self._queue.append((packed, future))
+        if not self._sending:                      # leaves after this tick's other checks
+            self._sending = True
+            self._task = loop.create_task(self._send())
+        return await future
+
+    async def _send(self) -> None:
+        from redis.exceptions import ResponseError
+
+        conn = self.connection
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                self.batches += 1
+                self.commands += len(batch)
+                try:
+                    if not conn.is_connected:
+                        await conn.connect()
+                    await conn.send_packed_command([b"".join([p for p, _ in batch])],
+                                                   check_health=False)
+                    for _, future in batch:
+                        try:
+                            reply = await conn.read_response()
+                        except ResponseError as error:   # this command's alone
+                            reply = error
+                        if not future.done():
+                            if isinstance(reply, BaseException):
+                                future.set_exception(reply)
+                            else:
+                                future.set_result(reply)
+                except Exception as error:  # the connection failed: every unanswered command
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                    await conn.disconnect(nowait=True)
+        finally:
+            self._sending = False
+
+    async def aclose(self) -> None:
+        """Close this loop's connection (before the loop ends: ``HarmonyApp.shutdown``)."""
+        if self.connection is not None and self._loop is asyncio.get_running_loop():
+            await self.connection.disconnect()
+        self._loop, self.connection = None, None
