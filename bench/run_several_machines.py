@@ -1,40 +1,45 @@
-"""Several machines against one, in one run (issue 20's figures): the limit counters' cost per
-call (this machine's shared file; Redis over a unix socket and over loopback TCP), request-log
+"""Several machines against one, in one run (issues 20 and 40): the limit counters' cost per
+call (this machine's shared file; Redis over a unix socket and over loopback TCP; Redis from
+several threads at once, each check its own round trip against the checks pipelined), request-log
 rows written per second by each store's batched writer, and ``POST /v2/analyze`` under load
-(``bench/load.py``'s measure: wrk, 32 connections, 2 workers) with SQLite and this machine's
-counters, then PostgreSQL and Redis. The servers are started here from Debian's
-``postgresql`` and ``redis-server``, as ``tests/pg_server.py`` and ``tests/redis_server.py``
-do for the tests.
+(wrk, 32 connections, 2 workers, ``harmony serve``'s defaults) on three servers started side by
+side: SQLite and this machine's counters (the embedded default), PostgreSQL and Redis, and
+PostgreSQL and a Redis that answers in 1 ms (behind a proxy on a unix socket that holds each
+answer back that long, started and stopped here). Every round measures the three one after the
+other, in alternating order; the report gives each one's median of the rounds (req/s, p99 under
+load, server CPU a call), the ratio of PostgreSQL + Redis to the default (median and range of
+the per-round ratios, aim >= 0.8) and of the slow Redis's p99 to the fast one's (aim within
+20 %). PostgreSQL and Redis are started here from Debian's ``postgresql`` and ``redis-server``,
+as ``tests/pg_server.py`` and ``tests/redis_server.py`` do for the tests, on the same cores.
 
-    .venv/bin/python bench/run_several_machines.py [--seconds 5]
+    .venv/bin/python bench/run_several_machines.py [--rounds 5] [--seconds 5] [--interface rsgi]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from statistics import quantiles
+from statistics import median, quantiles
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.load import (
-    HARMONY,
-    ONE_BODY,
-    REPO,
-    cpu_seconds,
-    free_port,
-    measure,
-    wait_healthy,
-)
+from bench.floor_app import ANALYZE_BODY
+from bench.load import HARMONY, REPO, cpu_seconds, free_port, wait_healthy, wrk, wrk_script
 from server.accounts import Counters, LogRow, RedisCounters, SharedCounters, Store, open_store
 from tests.pg_server import database, pg_bin, postgres_server
 from tests.redis_server import redis_binary, redis_server
+
+MONTH = 2027 * 12
 
 
 def log_rows_per_second(address: str, batch: int = 2048, seconds: float = 3.0) -> float:
@@ -58,66 +63,240 @@ def counter_check_us(counters: Counters, calls: int = 20_000) -> tuple[float, fl
     times = []
     for _ in range(calls):
         start = time.perf_counter()
-        counters.take("key_bench", 1, 10**9, 1, 2027 * 12, 10**12)
+        counters.take("key_bench", 1, 10**9, 1, MONTH, 10**12)
         times.append(time.perf_counter() - start)
     cuts = quantiles(times, n=100)
     return cuts[49] * 1e6, cuts[98] * 1e6
 
 
-def serve_and_measure(address: str, args: argparse.Namespace, label: str,
-                      redis_url: str = "") -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="harmony-machines-"))
-    env = {**os.environ, "HARMONY_DB": address, "HARMONY_STATE_DIR": str(tmp),
-           "HARMONY_FLOOD_PER_MINUTE": "1000000000", "HARMONY_REDIS_URL": redis_url}
+def threaded_checks(check: Callable[[int], object], threads: int = 10,
+                    seconds: float = 2.0) -> float:
+    """Checks a second made by ``threads`` threads at once (a WSGI worker's request threads
+    are 5 on this machine; two workers)."""
+    done = [0] * threads
+    stop = time.perf_counter() + seconds
 
-    def harmony(*command: str) -> str:
-        return subprocess.run([*HARMONY, *command], env=env, cwd=REPO, capture_output=True,
-                              text=True, check=True, timeout=120).stdout.strip()
+    def run(n: int) -> None:
+        while time.perf_counter() < stop:
+            check(n)
+            done[n] += 1
 
-    harmony("accounts", "create", "bench", "--plan", "enterprise")
-    harmony("accounts", "set-limits", "bench", "--per-minute", "100000000", "--per-month",
-            "1000000000")
-    secret = harmony("keys", "create", "bench")
-    port = free_port()
-    server = subprocess.Popen([*HARMONY, "serve", "--port", str(port), "--workers",
-                               str(args.workers)], env=env, cwd=REPO,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers = [threading.Thread(target=run, args=(n,)) for n in range(threads)]
+    start = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(done) / (time.perf_counter() - start)
+
+
+def machine_counters() -> SharedCounters:
+    return SharedCounters(Store(str(Path(tempfile.mkdtemp()) / "c.db")))
+
+
+def counter_figures(url: str) -> None:
+    """Checks a second from 10 threads: each its own round trip (redis-py's EVALSHA, the
+    path before issue 40) against the pipelined ``take``."""
+    counters = RedisCounters(url, machine_counters())
+
+    def alone(n: int) -> object:   # the path before issue 40: one EVALSHA, one round trip
+        return counters._take(keys=(f"harmony:{{a:{n}}}:m:k:1", f"harmony:{{a:{n}}}:M:{MONTH}",
+                                    f"harmony:{{a:{n}}}:V:{MONTH}"),
+                              args=(10**9, 10**12, 120, 86400))
+
+    def pipelined(n: int) -> object:
+        return counters.take("k", 1, 10**9, n, MONTH, 10**12)
+
+    for n in range(10):
+        pipelined(n)  # the months exist (seeded), as on a running service
+    before = threaded_checks(alone)
+    pipe = getattr(counters, "pipeliner", None)   # absent before issue 40: same as ``alone``
+    batches, commands = (pipe.batches, pipe.commands) if pipe else (0, 0)
+    after = threaded_checks(pipelined)
+    per_trip = (pipe.commands - commands) / max(1, pipe.batches - batches) if pipe else 1.0
+    print(f"limit checks from 10 threads at once, Redis over a unix socket: one round trip "
+          f"each {before:,.0f}/s, take() {after:,.0f}/s ({per_trip:.1f} checks a round trip)")
+    counters.close()
+
+
+# ---------------------------------------------------------------- a Redis that answers late
+
+
+async def _delay_proxy(listen: str, upstream: str, delay: float) -> None:
+    """Forward each connection on ``listen`` to ``upstream`` (unix sockets), holding each
+    chunk of the answer back ``delay`` seconds (order kept: every chunk waits as long)."""
+    loop = asyncio.get_running_loop()
+
+    async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                   wait: float) -> None:
+        try:
+            while data := await reader.read(65536):
+                if wait:
+                    loop.call_later(wait, writer.write, data)
+                else:
+                    writer.write(data)
+        finally:
+            await asyncio.sleep(wait)
+            writer.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_unix_connection(upstream)
+        await asyncio.gather(pump(reader, up_writer, 0.0), pump(up_reader, writer, delay),
+                             return_exceptions=True)
+
+    server = await asyncio.start_unix_server(serve, listen)
+    async with server:
+        await server.serve_forever()
+
+
+@contextlib.contextmanager
+def delay_proxy(upstream: Path, delay: float) -> Iterator[str]:
+    """A proxy process in front of the Redis socket ``upstream``: its unix socket's URL."""
+    listen = upstream.with_name("slow.sock")
+    proxy = subprocess.Popen([sys.executable, __file__, "--proxy", str(listen), str(upstream),
+                              str(delay)], cwd=REPO)
     try:
-        wait_healthy(port, server, 120, "server did not start")
-        measure(f"analyze, {label}", port, "/v2/analyze", secret, [ONE_BODY], args, tmp,
-                lambda: cpu_seconds(server.pid))
+        deadline = time.monotonic() + 30
+        while not listen.exists():
+            if proxy.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the delaying proxy did not start")
+            time.sleep(0.05)
+        yield f"unix://{listen}"
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(60)
+        proxy.terminate()
+        proxy.wait(30)
+
+
+# ---------------------------------------------------------------- the servers
+
+
+class Server:
+    """``harmony serve`` on ``address`` (and Redis at ``redis_url``), with one key of
+    unreachable limits, and its wrk script."""
+
+    def __init__(self, label: str, address: str, args: argparse.Namespace,
+                 redis_url: str = "") -> None:
+        self.label = label
+        self.tmp = Path(tempfile.mkdtemp(prefix="harmony-machines-"))
+        env = {**os.environ, "HARMONY_DB": address, "HARMONY_STATE_DIR": str(self.tmp),
+               "HARMONY_FLOOD_PER_MINUTE": "1000000000", "HARMONY_REDIS_URL": redis_url,
+               "HARMONY_INTERFACE": args.interface}
+
+        def harmony(*command: str) -> str:
+            return subprocess.run([*HARMONY, *command], env=env, cwd=REPO, capture_output=True,
+                                  text=True, check=True, timeout=120).stdout.strip()
+
+        harmony("accounts", "create", "bench", "--plan", "enterprise")
+        harmony("accounts", "set-limits", "bench", "--per-minute", "100000000", "--per-month",
+                "1000000000")
+        secret = harmony("keys", "create", "bench")
+        self.script = wrk_script(self.tmp, secret, [ANALYZE_BODY], 2)
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [*HARMONY, "serve", "--port", str(self.port), "--workers", str(args.workers)],
+            env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_healthy(self.port, self.process, 180, f"{label}: the server did not start")
+        self.rounds: list[tuple[float, float, float]] = []   # req/s, p99 ms, CPU µs a call
+
+    def measure(self, args: argparse.Namespace) -> tuple[float, float, float]:
+        before = cpu_seconds(self.process.pid)
+        figures = wrk(f"http://127.0.0.1:{self.port}/v2/analyze", self.script, 2,
+                      args.connections, args.seconds)
+        cpu = (cpu_seconds(self.process.pid) - before) / figures["N"] * 1e6
+        run = (figures["rps"], figures["P99"] / 1e3, cpu)
+        self.rounds.append(run)
+        return run
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def spread(values: list[float]) -> str:
+    return f"{median(values):.2f} (rounds {min(values):.2f}-{max(values):.2f})"
+
+
+def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespace) -> None:
+    sqlite = str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "h.db")
+    with contextlib.ExitStack() as stack:
+        servers = []
+        for label, address, url in (
+                ("SQLite + this machine's counters", sqlite, ""),
+                ("PostgreSQL + Redis", database(host), redis_url),
+                ("PostgreSQL + Redis answering in 1 ms", database(host), slow_url)):
+            server = Server(label, address, args, url)
+            stack.callback(server.stop)
+            servers.append(server)
+        for n in range(args.rounds):  # alternating order: no set-up always measured first
+            for server in servers if n % 2 == 0 else servers[::-1]:
+                rps, p99, cpu = server.measure(args)
+                print(f"round {n + 1}: {server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
+                      f"{cpu:4.0f} µs/call", flush=True)
+        print(f"\nmedians of {args.rounds} rounds (POST /v2/analyze, {args.interface.upper()}, "
+              f"{args.workers} workers, "
+              f"{args.connections} connections, {args.seconds:g} s each):")
+        for server in servers:
+            rps, p99, cpu = (median(r[i] for r in server.rounds) for i in range(3))
+            print(f"{server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  server CPU "
+                  f"{cpu:4.0f} µs/call")
+        default, fast, slow = servers
+        print("PostgreSQL + Redis / the embedded default, throughput: " + spread(
+            [f[0] / d[0] for f, d in zip(fast.rounds, default.rounds, strict=True)])
+            + " (aim >= 0.8)")
+        print("p99 with a Redis answering in 1 ms / with Redis at hand: " + spread(
+            [s[1] / f[1] for s, f in zip(slow.rounds, fast.rounds, strict=True)])
+            + " (aim <= 1.2); its throughput / Redis at hand's: " + spread(
+            [s[0] / f[0] for s, f in zip(slow.rounds, fast.rounds, strict=True)]))
+        print("p99 of PostgreSQL + Redis / the default's: " + spread(
+            [f[1] / d[1] for f, d in zip(fast.rounds, default.rounds, strict=True)]))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--interface", choices=("wsgi", "rsgi"), default="wsgi",
+                        help="granian's interface for all three (wsgi: the local profile's "
+                             "default, its checks pipelined across threads; rsgi: the hosted "
+                             "profile's, its checks awaited, a loop tick's in one round trip)")
+    parser.add_argument("--delay-ms", type=float, default=1.0,
+                        help="how late the slow Redis answers")
+    parser.add_argument("--proxy", nargs=3, metavar=("LISTEN", "UPSTREAM", "SECONDS"),
+                        help=argparse.SUPPRESS)   # the delaying proxy's own process
     args = parser.parse_args()
+    if args.proxy:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_delay_proxy(args.proxy[0], args.proxy[1], float(args.proxy[2])))
+        return 0
     if pg_bin() is None or redis_binary() is None:
         print("skipped: PostgreSQL or redis-server is not installed (Debian's postgresql, "
               "redis-server)")
         return 0
-    with postgres_server() as host, redis_server(free_port()) as redis:
-        local = SharedCounters(Store(str(Path(tempfile.mkdtemp()) / "c.db")))
+    with postgres_server() as host, redis_server(free_port()) as redis, \
+            delay_proxy(redis.socket, args.delay_ms / 1000) as slow_url:
+        local = machine_counters()
         print("limit check, p50 / p99 per call: this machine's file {:.1f} / {:.1f} µs".format(
             *counter_check_us(local)))
-        for label, url in (("unix socket", redis.url), ("loopback TCP", redis.tcp_url)):
-            counters = RedisCounters(url, local)
+        for label, url in (("unix socket", redis.url), ("loopback TCP", redis.tcp_url),
+                           (f"a unix socket, answering in {args.delay_ms:g} ms", slow_url)):
+            counters = RedisCounters(url, machine_counters())
             print(f"limit check, p50 / p99 per call: Redis over {label} "
-                  "{:.1f} / {:.1f} µs".format(*counter_check_us(counters)))
+                  "{:.1f} / {:.1f} µs".format(*counter_check_us(counters, 2000)))
+            counters.close()
+        local.close()
+        counter_figures(redis.url)
         sqlite = str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "harmony.db")
         print(f"request log into SQLite:     {log_rows_per_second(sqlite):,.0f} rows/s "
               "(2,048-row batches, one JSON text each)")
         print(f"request log into PostgreSQL: {log_rows_per_second(database(host)):,.0f} rows/s "
               "(2,048-row batches, COPY)")
-        serve_and_measure(str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "h.db"),
-                          args, "SQLite + this machine's counters")
-        serve_and_measure(database(host), args, "PostgreSQL + Redis (unix socket)", redis.url)
+        under_load(host, redis.url, slow_url + "?db=1", args)
     return 0
 
 

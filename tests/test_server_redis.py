@@ -174,12 +174,13 @@ def test_a_redis_that_lost_its_data_is_seeded_from_the_store(redis_url: str,
 
     store = Store(str(tmp_path / "harmony.db"))
     counters = RedisCounters(redis_url, SharedCounters(store))
+    admin = redis.Redis.from_url(redis_url)
     for _ in range(10):
         counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
     assert counters.seeded == 1                             # the month's first call: (0, 0)
     counters.flush()
     assert store.month_usage() == [(7, "2027-01", 10, 10)]
-    redis.Redis.from_url(redis_url).flushall()              # the data is gone
+    admin.flushall()              # the data is gone
     assert counters.peek("key_a", MINUTE, 7, MONTH).month_used == 10   # the store's figure
     taken = counters.take("key_a", MINUTE, 100, 7, MONTH, 1000)
     assert taken == Taken(1, 11, True) and counters.seeded == 2
@@ -189,7 +190,7 @@ def test_a_redis_that_lost_its_data_is_seeded_from_the_store(redis_url: str,
     assert store.month_usage() == [(7, "2027-01", 15, 15)]  # moving again, not frozen
     # another process (machine) seeing the same empty month seeds nothing twice
     other = RedisCounters(redis_url, SharedCounters(store))
-    redis.Redis.from_url(redis_url).flushall()
+    admin.flushall()
     assert other.take("key_a", MINUTE, 100, 7, MONTH, 1000).month_used == 16
     assert counters.take("key_a", MINUTE, 100, 7, MONTH, 1000).month_used == 17
     assert other.seeded + counters.seeded == 3
@@ -197,12 +198,13 @@ def test_a_redis_that_lost_its_data_is_seeded_from_the_store(redis_url: str,
     assert counters.take("key_b", MINUTE, 100, 8, MONTH, 3).month_used == 1
     counters.take("key_b", MINUTE, 100, 8, MONTH, 3)
     counters.flush()
-    redis.Redis.from_url(redis_url).flushall()
+    admin.flushall()
     taken = counters.take("key_b", MINUTE, 100, 8, MONTH, 3)
     assert taken == Taken(1, 3, True)
     assert not counters.take("key_b", MINUTE, 100, 8, MONTH, 3).reserved
     other.close()
     counters.close()
+    admin.close()
 
 
 def test_a_store_that_cannot_seed_leaves_the_call_to_this_machine(redis_url: str,

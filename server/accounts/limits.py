@@ -16,7 +16,7 @@ from __future__ import annotations
 import calendar
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import NamedTuple, Protocol
 
 from engine.errors import HarmonyError, QuotaExceeded, RateLimited
@@ -122,6 +122,8 @@ class Limiter:
     def __init__(self, counters: Counters, clock: Clock = time.time) -> None:
         self.counters = counters
         self.clock = clock
+        self._take_soon: Callable[..., Taken | Awaitable[Taken]] | None = getattr(
+            counters, "take_soon", None)
         # The current minute's window, its end (epoch seconds), UTC time and month: the
         # calendar part (``gmtime``) computed once a minute, not once a call.
         self._minute = self._turn(clock())
@@ -132,6 +134,29 @@ class Limiter:
         window, end, tm, month = minute if minute[0] == int(now // 60) else self._turn(now)
         taken = self.counters.take(key.key_id, window, key.per_minute, key.account_id, month,
                                    key.per_month)
+        return self._decide(key, now, end, tm, month, taken)
+
+    def admit_soon(self, key: KeyRecord) -> Admission | Awaitable[Admission]:
+        """``admit`` for a caller on an event loop: with counters that can answer later
+        (``take_soon``: Redis, its checks of a loop tick pipelined) an awaitable of the
+        admission, so the loop serves other requests meanwhile; else the admission."""
+        take_soon = self._take_soon
+        if take_soon is None:
+            return self.admit(key)
+        now = self.clock()
+        window, end, tm, month = self._current(now)
+        taken = take_soon(key.key_id, window, key.per_minute, key.account_id, month,
+                          key.per_month)
+        if isinstance(taken, Taken):
+            return self._decide(key, now, end, tm, month, taken)
+        return self._decide_later(key, now, end, tm, month, taken)
+
+    async def _decide_later(self, key: KeyRecord, now: float, end: int, tm: time.struct_time,
+                            month: int, taken: Awaitable[Taken]) -> Admission:
+        return self._decide(key, now, end, tm, month, await taken)
+
+    def _decide(self, key: KeyRecord, now: float, end: int, tm: time.struct_time, month: int,
+                taken: Taken) -> Admission:
         error: HarmonyError | None = None
         if taken.minute_count > key.per_minute:
             error = RateLimited(f"more than {key.per_minute} calls a minute on this key",

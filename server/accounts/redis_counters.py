@@ -39,12 +39,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server.accounts.counters import SharedCounters, month_text
 from server.accounts.limits import Taken
 from server.accounts.pgstore import outage_errors
+from server.accounts.redis_pipeline import LoopPipeliner, Pipeliner, head, tail
 from server.accounts.store import Store
 
 TAKE = """
@@ -110,10 +111,22 @@ class RedisCounters:
         self.retry_seconds = retry_seconds
         self.clock = clock
         self.fallbacks = 0
-        self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+        import redis.asyncio
+
+        self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+                        TimeoutError, OSError)
+        self._no_script = redis.exceptions.NoScriptError
         self.client = redis.Redis.from_url(url, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
         self._take = self.client.register_script(TAKE)
+        # the checks go through their own connection, pipelined (``redis_pipeline``): an
+        # EVALSHA of TAKE with 3 keys and 4 arguments, its head and fixed tail packed once
+        self.pipeliner = Pipeliner(self.client.connection_pool.make_connection())
+        pool = redis.asyncio.ConnectionPool.from_url(url, socket_timeout=timeout,
+                                                     socket_connect_timeout=timeout)
+        self.loop_pipeliner = LoopPipeliner(pool.make_connection)
+        self._take_head = head(b"EVALSHA", self._take.sha.encode(), b"3", count=10)
+        self._take_tail = tail(b"%d" % MINUTE_TTL, b"%d" % MONTH_TTL)
         self._seed = self.client.register_script(SEED)
         self._refund = self.client.register_script(REFUND)
         self.seeded = 0                                        # months seeded from the store
@@ -129,18 +142,61 @@ class RedisCounters:
     def take(self, key: str, minute: int, minute_limit: int, account: int, month: int,
              month_limit: int) -> Taken:
         if self._up():
-            keys = _keys(key, minute, account, month)
-            args = (minute_limit, month_limit, MINUTE_TTL, MONTH_TTL)
+            packed = self._pack(key, minute, minute_limit, account, month, month_limit)
             try:
-                count, used, reserved = self._take(keys=keys, args=args)
+                count, used, reserved = self._call(packed)
                 if reserved == -1 and self._seed_month(account, month):  # absent: seeded
-                    count, used, reserved = self._take(keys=keys, args=args)
+                    count, used, reserved = self._call(packed)
                 if reserved != -1:
                     self._touched.add((account, month))
                     return Taken(int(count), int(used), bool(reserved))
             except self._errors:
                 self._went_down()
         return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+
+    def take_soon(self, key: str, minute: int, minute_limit: int, account: int, month: int,
+                  month_limit: int) -> Taken | Awaitable[Taken]:
+        """``take`` for a caller on an event loop: the check to await, pipelined with the
+        other checks of the loop's tick (``LoopPipeliner``); the answer itself while Redis is
+        away (this machine's counters need no wait)."""
+        if not self._up():
+            return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+        return self._take_on_loop(key, minute, minute_limit, account, month, month_limit)
+
+    async def _take_on_loop(self, key: str, minute: int, minute_limit: int, account: int,
+                            month: int, month_limit: int) -> Taken:
+        packed = self._pack(key, minute, minute_limit, account, month, month_limit)
+        try:
+            try:
+                count, used, reserved = await self.loop_pipeliner.call(packed)
+            except self._no_script:
+                self.client.script_load(TAKE)  # once after a restart of Redis: blocking
+                count, used, reserved = await self.loop_pipeliner.call(packed)
+            if reserved == -1 and self._seed_month(account, month):  # once a month: blocking
+                count, used, reserved = await self.loop_pipeliner.call(packed)
+            if reserved != -1:
+                self._touched.add((account, month))
+                return Taken(int(count), int(used), bool(reserved))
+        except self._errors:
+            self._went_down()
+        return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+
+    def _pack(self, key: str, minute: int, minute_limit: int, account: int, month: int,
+              month_limit: int) -> bytes:
+        """The EVALSHA of TAKE for this check."""
+        keys = _keys(key, minute, account, month)
+        return b"".join((self._take_head, tail(*[k.encode() for k in keys],
+                                               b"%d" % minute_limit, b"%d" % month_limit),
+                         self._take_tail))
+
+    def _call(self, packed: bytes) -> Any:
+        """A TAKE through the pipeliner; loaded again when Redis no longer has it (a
+        restart): the first call after one pays a round trip more."""
+        try:
+            return self.pipeliner.call(packed)
+        except self._no_script:
+            self.client.script_load(TAKE)
+            return self.pipeliner.call(packed)
 
     def _seed_month(self, account: int, month: int) -> bool:
         """Set the account's absent month from the store's row; False when the store cannot
@@ -203,7 +259,15 @@ class RedisCounters:
         self.store.save_month_usage(rows)
         return written + len(rows)
 
+    async def aclose(self) -> None:
+        """Close the connections to Redis, the event loop's on that loop (the app's shutdown;
+        this machine's counters stay open, as the app leaves them)."""
+        await self.loop_pipeliner.aclose()
+        self.pipeliner.close()
+        self.client.connection_pool.disconnect()
+
     def close(self) -> None:
+        self.pipeliner.close()
         self.client.close()
         self.local.close()
 

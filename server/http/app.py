@@ -43,6 +43,7 @@ from engine.errors import (
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.accounts import (
+    Admission,
     Authenticator,
     Counters,
     FloodThrottle,
@@ -141,7 +142,8 @@ class HarmonyApp:
         client = scope.get("client")
         ctx = Context(scope["method"], scope["path"], headers,
                       client[0] if client else "unknown", time.perf_counter(),
-                      scope.get("query_string", b"").decode("latin-1"), asgi.Body(receive))
+                      scope.get("query_string", b"").decode("latin-1"), asgi.Body(receive),
+                      on_loop=True)
         response = await self._respond(ctx)
         if response is None:
             return
@@ -160,7 +162,7 @@ class HarmonyApp:
         headers = scope.headers
         body = rsgi.Body(protocol, headers)
         ctx = Context(scope.method, scope.path, headers, rsgi.client_host(scope.client),
-                      time.perf_counter(), scope.query_string, body)
+                      time.perf_counter(), scope.query_string, body, on_loop=True)
         response = await self._respond(ctx)
         if response is not None:
             rsgi.answer(protocol, ctx.method, response)
@@ -211,6 +213,10 @@ class HarmonyApp:
         response: Response | None = None
         try:
             response = self.guard(ctx)
+            if ctx.pending is not None:  # the limit check in flight (on a loop, Redis)
+                ctx.admission, ctx.pending = await ctx.pending, None
+                if ctx.admission.error is not None:
+                    raise ctx.admission.error
             if response is None:
                 assert ctx.route is not None
                 if ctx.method in _WITH_BODY:
@@ -277,6 +283,9 @@ class HarmonyApp:
         self.auth.close()
         await self.log.stop()
         self.jobs.close()
+        close_on_loop = getattr(self.counters, "aclose", None)  # Redis: the loop's connection
+        if close_on_loop is not None:
+            await close_on_loop()
         self.store.close()   # a PostgreSQL store's pool; SQLite: this thread's connection
 
     # ------------------------------------------------------------------ guards
@@ -369,9 +378,14 @@ class HarmonyApp:
 
     def _limit_guard(self, ctx: Context) -> Response | None:
         if ctx.key is not None:
-            ctx.admission = self.limiter.admit(ctx.key)
-            if ctx.admission.error is not None:
-                raise ctx.admission.error
+            admission = self.limiter.admit_soon(ctx.key) if ctx.on_loop \
+                else self.limiter.admit(ctx.key)
+            if not isinstance(admission, Admission):
+                ctx.pending = admission    # ``_respond`` awaits it
+                return None
+            ctx.admission = admission
+            if admission.error is not None:
+                raise admission.error
         return None
 
     # ------------------------------------------------------------------ after the answer

@@ -126,6 +126,9 @@ class Context:
     route: Route | None = None
     key: KeyRecord | None = None
     admission: Admission | None = None
+    # an admission still to come (its Redis check in flight): the pipeline awaits it
+    pending: Awaitable[Admission] | None = None
+    on_loop: bool = False             # served on the event loop (RSGI, ASGI), not WSGI's thread
     error: HarmonyError | None = None
     logged: bool = False              # the MCP gate logged its tool call itself
     flooded: bool = False             # refused by the flood throttle: not logged, no key lookup

@@ -1,0 +1,183 @@
+"""The Redis limit checks pipelined (issue 40, ``server.accounts.redis_pipeline``), against a
+real server: concurrent checks over a limit never pass it, on a loop (a tick's checks in one
+round trip), across threads and across processes that each pipeline; a Redis that forgot its
+script, or went away, with checks in flight; and the service over ASGI (its checks awaited)."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import threading
+from pathlib import Path
+from typing import Any
+
+from server.accounts import SharedCounters, Store
+from server.accounts.limits import Taken
+from server.accounts.redis_counters import RedisCounters
+
+MONTH = 2027 * 12
+MINUTE = 30_000_000
+
+
+def _counters(url: str, tmp_path: Path, **given: Any) -> RedisCounters:
+    return RedisCounters(url, SharedCounters(Store(str(tmp_path / "harmony.db"))), **given)
+
+
+async def _soon(counters: RedisCounters, key: str, n: int, minute_limit: int,
+                month_limit: int, account: int = 1) -> list[Taken]:
+    """``n`` checks started in one tick of the loop, awaited together."""
+    async def one() -> Taken:
+        taken = counters.take_soon(key, MINUTE, minute_limit, account, MONTH, month_limit)
+        return taken if isinstance(taken, Taken) else await taken
+
+    return list(await asyncio.gather(*(one() for _ in range(n))))
+
+
+def _on_a_loop(counters: RedisCounters, checks: Any) -> Any:
+    """Run ``checks`` on a new loop, closing its connection before the loop ends (as the
+    app's shutdown does)."""
+    async def run() -> Any:
+        try:
+            return await checks
+        finally:
+            await counters.aclose()
+
+    return asyncio.run(run())
+
+
+def test_a_loop_s_checks_over_the_minute_leave_together_and_stop_at_the_limit(
+        redis_url: str, tmp_path: Path) -> None:
+    counters = _counters(redis_url, tmp_path)
+    counters.take("key_free", MINUTE, 30, 1, MONTH, 10**6)   # the month exists (seeded)
+    taken = _on_a_loop(counters, _soon(counters, "key_free", 50, 30, 10**6))
+    pipe = counters.loop_pipeliner
+    assert (pipe.batches, pipe.commands) == (1, 50)          # one round trip for the tick
+    # Redis ran them in the order sent: counts 2..51, the first 29 within the minute's 30
+    assert [t.minute_count for t in taken] == list(range(2, 52))
+    assert sum(t.reserved for t in taken) == 29
+    assert [t.month_used for t in taken if t.reserved] == list(range(2, 31))
+    assert counters.peek("key_free", MINUTE, 1, MONTH) == Taken(51, 30, False)
+    counters.close()
+
+
+def test_a_loop_s_checks_over_the_month_never_pass_it(redis_url: str, tmp_path: Path) -> None:
+    counters = _counters(redis_url, tmp_path)
+    counters.take("key_ent", MINUTE, 10**6, 1, MONTH, 40)
+
+    async def rounds() -> list[Taken]:  # ticks after ticks, each a batch, all racing
+        batches = await asyncio.gather(*(_soon(counters, "key_ent", 25, 10**6, 40)
+                                         for _ in range(4)))
+        return [t for batch in batches for t in batch]
+
+    taken = _on_a_loop(counters, rounds())
+    assert sum(t.reserved for t in taken) == 39 and len(taken) == 100
+    assert max(t.month_used for t in taken) == 40
+    assert counters.fallbacks == 0
+    counters.close()
+
+
+def _loop_hammer(url: str, db: str, calls: int, start: Any, out: Any) -> None:
+    counters = RedisCounters(url, SharedCounters(Store(db)))
+    start.wait()
+    taken = _on_a_loop(counters, _soon(counters, "key_race", calls, 10**6, 100))
+    counters.close()
+    out.put(sum(t.reserved for t in taken))
+
+
+def test_processes_pipelining_at_once_share_the_month_exactly(redis_url: str,
+                                                               tmp_path: Path) -> None:
+    # three machines' loops, 60 checks each in flight together, on a month of 100
+    db = str(tmp_path / "harmony.db")
+    Store(db)
+    ctx = multiprocessing.get_context("spawn")
+    start, out = ctx.Barrier(3), ctx.Queue()
+    workers = [ctx.Process(target=_loop_hammer, args=(redis_url, db, 60, start, out))
+               for _ in range(3)]
+    for w in workers:
+        w.start()
+    reserved = sum(out.get(timeout=120) for _ in workers)
+    for w in workers:
+        w.join(60)
+    assert reserved == 100
+
+
+def test_threads_of_a_worker_share_one_pipelined_connection_exactly(redis_url: str,
+                                                                    tmp_path: Path) -> None:
+    # a WSGI worker's request threads: 8 at once, 40 calls each, on a minute of 150
+    counters = _counters(redis_url, tmp_path)
+    counters.take("key_threads", MINUTE, 150, 1, MONTH, 10**6)  # the month: absent, seeded
+    reserved = [0] * 8
+    start = threading.Barrier(8)
+
+    def hammer(n: int) -> None:
+        start.wait()
+        for _ in range(40):
+            reserved[n] += counters.take("key_threads", MINUTE, 150, 1, MONTH, 10**6).reserved
+
+    threads = [threading.Thread(target=hammer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(reserved) == 149
+    assert counters.pipeliner.commands == 2 + 320             # the first twice (the seed)
+    assert counters.peek("key_threads", MINUTE, 1, MONTH) == Taken(321, 150, False)
+    counters.close()
+
+
+def test_a_redis_that_forgot_the_script_answers_the_batch_after_loading_it(
+        redis_url: str, tmp_path: Path) -> None:
+    import redis
+
+    counters = _counters(redis_url, tmp_path)
+    counters.take("key_a", MINUTE, 100, 1, MONTH, 1000)
+    admin = redis.Redis.from_url(redis_url)
+    admin.script_flush()                                       # as a restart does
+    taken = _on_a_loop(counters, _soon(counters, "key_a", 5, 100, 1000))
+    assert sorted(t.month_used for t in taken) == [2, 3, 4, 5, 6]
+    admin.script_flush()
+    admin.close()
+    assert counters.take("key_a", MINUTE, 100, 1, MONTH, 1000).month_used == 7
+    assert counters.fallbacks == 0
+    counters.close()
+
+
+def test_checks_in_flight_when_redis_goes_fall_back_to_this_machine_s_share(
+        redis_service: Any, tmp_path: Path) -> None:
+    from tests.redis_server import flushed
+
+    url = flushed(redis_service.url)
+    counters = _counters(url, tmp_path, machines=2)
+    _on_a_loop(counters, _soon(counters, "key_a", 1, 30, 1000))
+    redis_service.stop()
+    try:
+        # 30 a minute over two machines: this one admits its 15 alone, never unlimited
+        taken = _on_a_loop(counters, _soon(counters, "key_a", 20, 30, 1000))
+        assert sum(t.reserved for t in taken) == 15
+        assert counters.fallbacks == 20
+    finally:
+        redis_service.start()
+    counters.close()
+
+
+def test_the_service_s_concurrent_calls_over_the_minute_get_429_past_it(
+        redis_url: str, tmp_path: Path) -> None:
+    from tests.server_fixtures import bearer, make, new_key, running
+
+    app, store = make(tmp_path, redis_url=redis_url)
+    _, secret = new_key(store)
+    store.set_limits("acme", 12, 1000)
+
+    async def scenario() -> list[int]:
+        async with running(app, headers=bearer(secret)) as http:
+            # the first call loads the script and seeds the month; then 20 at once
+            assert (await http.post("/v2/analyze", json={"chord": "C"})).status_code == 200
+            sent = app.counters.loop_pipeliner.commands  # type: ignore[attr-defined]
+            answers = await asyncio.gather(*(http.post("/v2/analyze", json={"chord": "C"})
+                                             for _ in range(20)))
+            assert app.counters.loop_pipeliner.commands == sent + 20  # type: ignore
+            return [a.status_code for a in answers]
+
+    statuses = asyncio.run(scenario())
+    assert sorted(statuses) == [200] * 11 + [429] * 9
+    assert isinstance(app.counters, RedisCounters) and app.counters.fallbacks == 0
