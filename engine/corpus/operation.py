@@ -26,7 +26,8 @@ import numpy.typing as npt
 from engine.analysis import analyze
 from engine.chords import parse, parse_key
 from engine.corpus.align import MATCH, align
-from engine.corpus.index import Index, build_index
+from engine.corpus.build import build_index
+from engine.corpus.index import Index
 from engine.corpus.loaders import fold_title, load_paths
 from engine.corpus.tokens import NO_MOTION, SEPARATOR, family_of, token
 from engine.errors import HarmonyError, InvalidChord, InvalidRequest
