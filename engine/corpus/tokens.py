@@ -157,4 +157,5 @@ def closing(songs: int) -> dict[str, npt.NDArray[Any]]:
     """The separator that ends the stream (numbered after the last song)."""
     return stream_piece(songs, ChordTable(), np.zeros(1, dtype=np.int64),
                         np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                        *(np.zeros(0, dtype=d) for d in (np.int64, np.int64, np.float64)))
+                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                        np.zeros(0, dtype=np.float64))
