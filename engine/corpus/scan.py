@@ -18,7 +18,7 @@ import numpy.typing as npt
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _holds(start: int, n: int, slot_at: npt.NDArray[np.int64],
            slot_family: npt.NDArray[np.int64], slot_pc: npt.NDArray[np.int64],
            slot_quality: npt.NDArray[np.int64], roman: bool, exact: bool,
@@ -40,7 +40,9 @@ def _holds(start: int, n: int, slot_at: npt.NDArray[np.int64],
             if degree[at] != slot_pc[q]:
                 return False, q + 2
         else:
-            here = (np.int64(root[at]) - slot_pc[q]) % 12
+            here = np.int64(root[at]) - slot_pc[q]     # both 0..11: no division
+            if here < 0:
+                here += 12
             if shift < 0:
                 shift = here
             elif here != shift:
@@ -49,8 +51,8 @@ def _holds(start: int, n: int, slot_at: npt.NDArray[np.int64],
 
 
 @njit(cache=True)
-def _count(places: npt.NDArray[np.int32], scan_family: int, offset: int, n: int,
-           slot_at: npt.NDArray[np.int64], slot_family: npt.NDArray[np.int64],
+def _count(places: npt.NDArray[np.int32], scan: npt.NDArray[np.int8], value: int, offset: int,
+           n: int, slot_at: npt.NDArray[np.int64], slot_family: npt.NDArray[np.int64],
            slot_pc: npt.NDArray[np.int64], slot_quality: npt.NDArray[np.int64], roman: bool,
            exact: bool, tokens: npt.NDArray[np.uint8], song: npt.NDArray[np.int32],
            song_start: npt.NDArray[np.int64], family: npt.NDArray[np.int8],
@@ -59,12 +61,13 @@ def _count(places: npt.NDArray[np.int32], scan_family: int, offset: int, n: int,
            budget: int) -> int:  # pragma: no cover (jitted)
     """Adds to ``counts`` (songs,) the starts of the pattern in each song; returns the work
     done (places and checks), or -1 once it passes ``budget`` (``counts`` then partial).
-    The places are ``places - offset``, or with ``scan_family`` >= 0 every chord of that
-    family less ``offset`` (a pass over the stream, no array of places)."""
+    The places are ``places - offset`` (sorted: the stream is then read in order), or, when
+    ``scan`` is not empty, every ``i - offset`` where ``scan[i] == value`` (a pass over a
+    column of the stream, the tokens or the families: read in order, no array of places)."""
     work = 0
-    if scan_family >= 0:
-        for i in range(family.shape[0]):
-            if family[i] != scan_family:
+    if scan.shape[0] > 0:
+        for i in range(scan.shape[0]):
+            if scan[i] != value:
                 continue
             ok, checks = _holds(i - offset, n, slot_at, slot_family, slot_pc, slot_quality,
                                 roman, exact, tokens, song, song_start, family, root, degree,
