@@ -434,8 +434,7 @@ def test_every_standard_without_its_key_is_read_in_the_key_chart_key_finds() -> 
     # the index finds the keys of keyless charts in one kernel pass over the corpus
     # (keyfind_batch); it must name chart_key's key for every chart, the iReal standards and
     # jazz-ccp read without the keys they give
-    from engine.analysis import chart_key
-    from engine.analysis.keyfind_batch import chart_key_names
+    from engine.analysis import chart_key, chart_key_names
     from engine.corpus.tokens import ChordTable
 
     songs, _ = shared()

@@ -1,5 +1,5 @@
 """Analysis: the rule grid (every chord class read in every key), the chord-scale catalogue,
-the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``), a chart read in context (``in_context``, what the
+the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``; of a whole corpus at once, ``keyfind_batch``), a chart read in context (``in_context``, what the
 voicing needs of it), ``analyze_batch`` over whole corpora as arrays and
 ``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too).
 """
@@ -18,6 +18,7 @@ from engine.analysis.frames import (
 )
 from engine.analysis.grid import CLASSES, quality_class
 from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys
+from engine.analysis.keyfind_batch import chart_key_names
 from engine.analysis.operation import analyze
 from engine.analysis.operations import TUNING_RANGE, resolve, role_of
 from engine.analysis.readings import heard_as
@@ -26,7 +27,7 @@ __all__ = [
     "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult",
     "Bracket", "Chart", "ChartChord", "ChartSection", "InContext", "KeyReading", "Placed",
     "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "bars_of",
-    "chart_key", "chart_keys",
+    "chart_key", "chart_key_names", "chart_keys",
     "find_brackets", "frame_meta", "heard_as", "in_context", "pair_columns",
     "quality_class", "resolve", "result_table", "role_of",
 ]
