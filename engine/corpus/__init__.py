@@ -7,7 +7,8 @@ forms and charts of songs in the US public domain) lives in ``data/``.
 
 from pathlib import Path
 
-from engine.corpus.index import Index, build_index, open_index, save_index
+from engine.corpus.build import build_index, write_index
+from engine.corpus.index import Index, open_index, save_index
 from engine.corpus.loaders import load_paths
 from engine.corpus.operation import DATA, search, shipped_index
 from engine.corpus.songs import Problem, Song
@@ -23,4 +24,4 @@ def corpus_index(paths: list[str], *, shipped: bool = True) -> Index:
 
 
 __all__ = ["DATA", "Index", "Problem", "Song", "build_index", "corpus_index", "load_paths",
-           "open_index", "save_index", "search", "shipped_index"]
+           "open_index", "save_index", "search", "shipped_index", "write_index"]

@@ -1,5 +1,5 @@
-"""The index of a corpus: its token stream (``tokens``), a suffix array over the tokens and the
-songs' metadata, written once as ``.npy`` files and a ``songs.json`` in one folder and opened
+"""The index of a corpus (built by ``build``): its token stream (``tokens``), a suffix array
+over the tokens and the songs' metadata, written once as ``.npy`` files and a ``songs.json`` in one folder and opened
 with ``np.load(mmap_mode="r")``, so every worker process shares the same pages.
 
 The suffix array comes from ``pydivsufsort`` (libdivsufsort): measured here, 5 M tokens in
@@ -16,11 +16,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pydivsufsort
 
 from engine.corpus.loaders import fold_title
-from engine.corpus.songs import Song, canonical_key, reading_key
-from engine.corpus.tokens import Stream, stream_of
+from engine.corpus.tokens import Stream
 
 # 2: each song's reading key (its own, or the one found from the chart); 3: a song's sections
 # follow on in the token stream (one separator per song, not per section)
@@ -82,15 +80,16 @@ def _bound(tokens: npt.NDArray[np.uint8], suffixes: npt.NDArray[np.int32],
     return lo
 
 
-def build_index(songs: Sequence[Song]) -> Index:
-    keys = [reading_key(s) for s in songs]  # found once: a chart without a key costs ~0.2 ms
-    stream = stream_of(songs, keys)
-    suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
-    infos = tuple(SongInfo(s.id, s.title, s.composer, canonical_key(s.key)[0], s.source,
-                           tuple(sec.name for sec in s.sections), None if k is None else k.name)
-                  for s, k in zip(songs, keys, strict=True))
-    return Index(stream, suffixes, infos, _starts(stream), _order(infos),
-                 tuple(fold_title(s.title) for s in infos))
+def finish(stream: Stream, suffixes: npt.NDArray[np.int32], songs: tuple[SongInfo, ...]
+           ) -> Index:
+    """The index of a stream, its suffix array and its songs (what every index derives)."""
+    return Index(stream, suffixes, songs, _starts(stream), _order(songs),
+                 tuple(fold_title(s.title) for s in songs))
+
+
+def song_row(s: SongInfo) -> list[Any]:
+    """A song as ``songs.json`` lists it."""
+    return [s.id, s.title, s.composer, s.key, s.source, list(s.sections), s.reading]
 
 
 def _starts(stream: Stream) -> npt.NDArray[np.int64]:
@@ -113,8 +112,7 @@ def save_index(index: Index, folder: Path) -> None:
     meta: dict[str, Any] = {
         "format": FORMAT, "qualities": index.stream.qualities,
         "symbols": index.stream.symbols,
-        "songs": [[s.id, s.title, s.composer, s.key, s.source, list(s.sections), s.reading]
-                  for s in index.songs]}
+        "songs": [song_row(s) for s in index.songs]}
     (folder / "songs.json").write_text(json.dumps(meta, ensure_ascii=False))
 
 
@@ -128,5 +126,4 @@ def open_index(folder: Path) -> Index:
                     symbols=tuple(meta["symbols"]))
     songs = tuple(SongInfo(i, t, c, k, src, tuple(secs), reading)
                   for i, t, c, k, src, secs, reading in meta["songs"])
-    return Index(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs,
-                 _starts(stream), _order(songs), tuple(fold_title(s.title) for s in songs))
+    return finish(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs)

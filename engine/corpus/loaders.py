@@ -165,6 +165,8 @@ def _song_id(file: str, title: str, taken: _Taken) -> str:
 
 
 def fold_title(text: str) -> str:
+    if text.isascii():     # nothing to decompose: the same string, without a pass a letter
+        return text.casefold()
     return "".join(c for c in unicodedata.normalize("NFKD", text.casefold())
                    if not unicodedata.combining(c))
 

@@ -14,9 +14,8 @@ with it by local alignment. Order: score (highest first), then title, then id.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,10 @@ import numpy.typing as npt
 from engine.analysis import analyze
 from engine.chords import parse, parse_key
 from engine.corpus.align import MATCH, align
-from engine.corpus.index import Index, build_index
+from engine.corpus.build import build_index
+from engine.corpus.index import Index
 from engine.corpus.loaders import fold_title, load_paths
+from engine.corpus.scan import _bounds, _count, _gram_songs, _starts_in
 from engine.corpus.tokens import NO_MOTION, SEPARATOR, family_of, token
 from engine.errors import HarmonyError, InvalidChord, InvalidRequest
 from engine.requests import MAX_PROGRESSION, as_int, get_str, require_object
@@ -36,6 +37,7 @@ DATA = Path(__file__).resolve().parent / "data"
 MAX_LIMIT, DEFAULT_LIMIT = 100, 10
 MAX_MATCHES = 20          # occurrences listed per song (all are counted in its score)
 CANDIDATES = 300          # songs aligned for similarTo
+MAX_ALIGN_CELLS = 1 << 25  # their alignment tables' cells, at most (~2 ns a cell)
 NAMES = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
 _ROMAN = re.compile(r"^([b#]?)(VII|VI|IV|V|III|II|I|vii|vi|iv|v|iii|ii|i)(.*)$")
 DEGREES = {"I": 0, "II": 2, "III": 4, "IV": 5, "V": 7, "VI": 9, "VII": 11}
@@ -82,15 +84,14 @@ def search(request: Any, index: Index | None = None) -> dict[str, Any]:
                              field="pattern")
     idx = index or shipped_index()
     allowed = _filter(idx, title, key_text)
-    hits = np.zeros(0, dtype=np.int64)
     scores = np.zeros(len(idx.songs), dtype=np.float64)
     chosen = allowed.copy()
+    plan: Plan | None = None
     if pattern and pattern.strip():
-        hits = _hits(idx, pattern, bool(exact))
-        songs, counts = _runs(np.asarray(idx.stream.song[hits]))
-        found = np.zeros(len(idx.songs), dtype=bool)
-        found[songs] = True
-        scores[songs] = counts
+        plan = _plan(idx, pattern, bool(exact))
+        counts = _count_songs(idx, plan)
+        found = counts > 0
+        scores[found] = counts[found]
         chosen &= found
     if similar and similar.strip():
         likeness = _similar(idx, similar)
@@ -98,37 +99,41 @@ def search(request: Any, index: Index | None = None) -> dict[str, Any]:
         for s, v in likeness.items():
             scores[s] += v
             liked[s] = True
-        if not (pattern and pattern.strip()):
+        if plan is None:
             chosen &= liked
-    elif not (pattern and pattern.strip()):
+    elif plan is None:
         scores[chosen] = 1.0
     candidates = np.flatnonzero(chosen)
-    ranked = candidates[np.lexsort((idx.order[candidates], -scores[candidates]))]
-    page = ranked[offset: offset + limit]
-    hit_songs = np.asarray(idx.stream.song[hits])  # non-decreasing: hits are sorted
-    n = len(read_pattern(pattern)[0]) if pattern and pattern.strip() else 0
+    page = _page(candidates, scores, idx.order, offset, limit, whole=not similar)
+    numerals: dict[tuple[str, str], str | None] = {}   # this answer's, by (symbol, key)
     results = []
     for s in (int(x) for x in page):
         info = idx.songs[s]
-        lo = int(np.searchsorted(hit_songs, s, "left"))
-        hi = int(np.searchsorted(hit_songs, s, "right"))
-        starts = hits[lo:min(hi, lo + MAX_MATCHES)] if n else hits[:0]
+        starts = _song_starts(idx, plan, s, MAX_MATCHES) if plan else []
         results.append({"id": info.id, "title": info.title, "composer": info.composer,
                         "key": info.key, "source": info.source,
                         "score": round(float(scores[s]), 3),
-                        "matches": [_match(idx, s, int(p), n) for p in starts]})
-    return {"total": len(ranked), "results": results}
+                        "matches": [_match(idx, s, p, plan.n, numerals)
+                                    for p in starts] if plan else []})
+    return {"total": len(candidates), "results": results}
 
 
-def _runs(values: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The distinct values of a sorted array and how often each occurs (np.unique's hash
-    path took 2.4 s on 2.5 M sorted hits; this is one pass)."""
-    if len(values) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    edges = np.flatnonzero(np.diff(values)) + 1
-    starts = np.concatenate(([0], edges))
-    counts = np.diff(np.concatenate((starts, [len(values)])))
-    return values[starts].astype(np.int64), counts.astype(np.int64)
+def _page(candidates: npt.NDArray[np.int64], scores: npt.NDArray[np.float64],
+          order: npt.NDArray[np.int64], offset: int, limit: int, whole: bool
+          ) -> npt.NDArray[np.int64]:
+    """The songs ranked ``offset`` to ``offset + limit`` by score (highest first), then title
+    order. Whole-number scores (no ``similarTo``) make one distinct integer key a song, so
+    the page is partitioned out and only it sorted (ranking 100,000 songs by two keys cost
+    ~15 ms a query)."""
+    end = offset + limit
+    if not whole:
+        ranked = candidates[np.lexsort((order[candidates], -scores[candidates]))]
+        return ranked[offset:end]
+    key = -scores[candidates].astype(np.int64) * len(order) + order[candidates]
+    if end < len(key):
+        top = np.argpartition(key, end - 1)[:end]
+        return candidates[top[np.argsort(key[top])]][offset:end]
+    return candidates[np.argsort(key)][offset:end]
 
 
 def _int(req: dict[str, Any], field: str, default: int, low: int, high: int) -> int:
@@ -206,122 +211,162 @@ def _numeral(item: str, index: int) -> tuple[str, int]:
     return NAMES[pc] + quality, 0
 
 
-# A pattern's work: the places it checks times its chords. The longest run of known chords
-# picks the places (the suffix array), else the rarest known chord's family; past this budget
-# the search is refused before it checks anything (issue 35: '? C7 ? G7 ?' x 51 took 2.5 s
-# of a worker on 100,000 songs).
+# A pattern's work: the places it may start at, and at each the checks until one fails (its
+# named chords: a '?' costs nothing, the window's song is one comparison). The longest run of
+# named neighbours picks the places (the suffix array), else the rarest named chord's family
+# (issue 35: '? C7 ? G7 ?' x 51 took 2.5 s of a worker on 100,000 songs). Past this budget the
+# search stops and is refused, naming the field (docs/search.md: what a budget's worth costs).
 MAX_SEARCH_WORK = 1 << 24
 
 
-def _hits(idx: Index, text: str, exact: bool) -> npt.NDArray[np.int64]:
-    """Every start of the pattern in the stream, sorted."""
+# Places from the suffix array are read in the stream's order once sorted; past this share of
+# the stream, a pass over a column of it (the rarest token of the run, or the family) reads the
+# same places in order without sorting them (measured: 70,000 places checked at random cost
+# 14 ms of CPU, sorted 4.6 ms).
+SCAN_SHARE = 32
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A pattern compiled for the scan (``engine.corpus.scan``)."""
+
+    n: int                                  # chords, '?' included
+    roman: bool
+    exact: bool
+    named: tuple[npt.NDArray[np.int64], ...]   # offsets, families, pitch classes, qualities
+    places: npt.NDArray[np.int32]           # sorted suffix-array places (empty when scanning)
+    column: str                             # the stream's column scanned ("" for places)
+    value: int                              # the value whose places are scanned
+    offset: int                             # a place's offset in the pattern
+    count: int                              # how many places
+
+    def arrays(self, idx: Index) -> tuple[Any, ...]:
+        st = idx.stream
+        return (*self.named, self.roman, self.exact, np.asarray(st.tokens),
+                np.asarray(st.song), idx.starts, np.asarray(st.family), np.asarray(st.root),
+                np.asarray(st.degree), np.asarray(st.quality))
+
+    def scan(self, idx: Index) -> tuple[Any, ...]:
+        column = np.asarray(getattr(idx.stream, self.column)) if self.column else _NONE
+        return self.places, column, self.value, self.offset, self.n
+
+
+_NONE = np.zeros(0, dtype=np.uint8)
+
+
+def _plan(idx: Index, text: str, exact: bool) -> Plan:
     slots, roman = read_pattern(text)
-    starts = _candidates(idx, slots)
-    work = len(starts) * len(slots)
-    if work > MAX_SEARCH_WORK:
-        raise InvalidRequest(
-            f"the pattern would check {len(starts):,} places x {len(slots)} chords = "
-            f"{work:,}; a search checks at most {MAX_SEARCH_WORK:,}: name two neighbouring "
-            "chords, a rarer chord, or fewer '?'", field="pattern")
-    return verify(idx, slots, starts, roman, exact)
-
-
-def _pattern(idx: Index, text: str, exact: bool) -> dict[int, list[tuple[int, int]]]:
-    """Song -> [(start, length)] of every occurrence of the pattern."""
-    n = len(read_pattern(text)[0])
-    found: dict[int, list[tuple[int, int]]] = {}
-    for s in _hits(idx, text, exact):
-        found.setdefault(idx.song_of(int(s)), []).append((int(s), n))
-    return found
-
-
-def _candidates(idx: Index, slots: list[Slot | None]) -> npt.NDArray[np.int64]:
-    """Starts that satisfy the longest run of consecutive known chords (from the suffix
-    array), or the first known chord's family (a scan) when no two known chords touch."""
+    quality_ids = {q: i for i, q in enumerate(idx.stream.qualities)}
+    known = [(p, s) for p, s in enumerate(slots) if s is not None]
+    named = (np.array([p for p, _ in known], dtype=np.int64),
+             np.array([s.family for _, s in known], dtype=np.int64),
+             np.array([s.pc for _, s in known], dtype=np.int64),
+             np.array([quality_ids.get(s.quality, -2) for _, s in known], dtype=np.int64))
+    plan = partial(Plan, len(slots), roman, exact, named)
     best: tuple[int, int] = (0, 0)  # (length, end) of the longest run of tokens
     run = 0
     for p in range(1, len(slots)):
         run = run + 1 if slots[p] is not None and slots[p - 1] is not None else 0
         if run > best[0]:
             best = (run, p)
+    tokens_, families = _counts(idx)
     if best[0] > 0:
         length, end = best
-        tokens = []
+        tokens = {}
         for p in range(end - length + 1, end + 1):
             a, b = slots[p - 1], slots[p]
             assert a is not None and b is not None
-            tokens.append(token((b.pc - a.pc) % 12, b.family))
-        return idx.positions(tokens) - (end - length + 1)
-    counts = _family_counts(idx)
-    first = min((p for p, s in enumerate(slots) if s is not None),
-                key=lambda p: (int(counts[slots[p].family]), p))  # type: ignore[union-attr]
-    slot = slots[first]
-    assert slot is not None
-    return np.flatnonzero(np.asarray(idx.stream.family) == slot.family).astype(np.int64) - first
+            tokens[p] = token((b.pc - a.pc) % 12, b.family)
+        lo, hi = _bounds(np.asarray(idx.stream.tokens), np.asarray(idx.suffixes),
+                         np.array(list(tokens.values()), dtype=np.uint8))
+        if (hi - lo) * SCAN_SHARE <= len(idx.stream.tokens):
+            return plan(np.sort(np.asarray(idx.suffixes[lo:hi])), "", 0, end - length + 1,
+                        int(hi - lo))
+        rarest = min(tokens, key=lambda p: (int(tokens_[tokens[p]]), p))
+        return plan(_NO_PLACES, "tokens", tokens[rarest], rarest,
+                    int(tokens_[tokens[rarest]]))
+    family_at = {p: s.family for p, s in known}
+    first = min(family_at, key=lambda p: (int(families[family_at[p]]), p))
+    return plan(_NO_PLACES, "family", family_at[first], first,
+                int(families[family_at[first]]))
 
 
-# id of an index's family array -> (the array, kept so that its id is not reused, its counts)
-_COUNTS: dict[int, tuple[Any, npt.NDArray[np.int64]]] = {}
+_NO_PLACES = np.zeros(0, dtype=np.int32)
 
 
-def _family_counts(idx: Index) -> npt.NDArray[np.int64]:
-    """How many chords of each family the index holds (counted once per index)."""
-    family = idx.stream.family
-    kept = _COUNTS.get(id(family))
+def _refuse(plan: Plan) -> InvalidRequest:
+    return InvalidRequest(
+        f"the pattern may start at {plan.count:,} places, each checked at its "
+        f"{len(plan.named[0])} named chords: more than the {MAX_SEARCH_WORK:,} checks a search "
+        "does at most; name two neighbouring chords or a rarer chord", field="pattern")
+
+
+def _count_songs(idx: Index, plan: Plan) -> npt.NDArray[np.int32]:
+    """How often the pattern starts in each song (songs,); refused past the budget."""
+    if plan.count > MAX_SEARCH_WORK:
+        raise _refuse(plan)
+    counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
+    args = (*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
+    work = _count(*args)
+    if work < 0:
+        raise _refuse(plan)
+    return counts[:-1]
+
+
+def _song_starts(idx: Index, plan: Plan, song: int, most: int) -> list[int]:
+    """The first ``most`` starts of the pattern in a song, in order."""
+    first, last = int(idx.starts[song]) + 1, int(idx.starts[song + 1])
+    return [int(p) for p in _starts_in(first, last, most, plan.n, *plan.arrays(idx))]
+
+
+def _pattern(idx: Index, text: str, exact: bool) -> dict[int, list[tuple[int, int]]]:
+    """Song -> [(start, length)] of every occurrence of the pattern."""
+    plan = _plan(idx, text, exact)
+    counts = _count_songs(idx, plan)
+    return {int(s): [(p, plan.n) for p in _song_starts(idx, plan, int(s), int(counts[s]))]
+            for s in np.flatnonzero(counts)}
+
+
+# id of an index's token array -> (the array, kept so that its id is not reused, the counts
+# of its tokens, of its families)
+_COUNTS: dict[int, tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
+
+
+def _counts(idx: Index) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """How many chords of each token and of each family the index holds (counted once per
+    index; the last 8 indexes kept)."""
+    tokens = idx.stream.tokens
+    kept = _COUNTS.get(id(tokens))
     if kept is None:
         if len(_COUNTS) >= 8:
             _COUNTS.clear()
-        values = np.asarray(family)
-        kept = _COUNTS[id(family)] = (family, np.bincount(
-            values[values >= 0].astype(np.int64), minlength=256))
-    return kept[1]
+        family = np.asarray(idx.stream.family)
+        kept = _COUNTS[id(tokens)] = (
+            tokens, np.bincount(np.asarray(tokens), minlength=256).astype(np.int64),
+            np.bincount(family[family >= 0].astype(np.int64), minlength=256))
+    return kept[1], kept[2]
 
 
-def verify(idx: Index, slots: list[Slot | None], starts: npt.NDArray[np.int64], roman: bool,
-           exact: bool) -> npt.NDArray[np.int64]:
-    """The ``starts`` where every slot of the pattern holds."""
-    st = idx.stream
-    n = len(slots)
-    size = len(st.tokens)
-    starts = starts[(starts >= 0) & (starts + n <= size)]
-    ok = np.ones(len(starts), dtype=bool)
-    known = [p for p, s in enumerate(slots) if s is not None]
-    tokens, root, family = st.tokens, st.root, st.family
-    shift: npt.NDArray[np.int64] | None = None
-    quality_ids = {q: i for i, q in enumerate(st.qualities)}
-    for p in range(n):
-        ok &= np.asarray(tokens[starts + p]) != SEPARATOR
-    for p in known:
-        slot = slots[p]
-        assert slot is not None
-        at = starts + p
-        ok &= np.asarray(family[at]) == slot.family
-        if exact:
-            ok &= np.asarray(st.quality[at]) == quality_ids.get(slot.quality, -2)
-        if roman:
-            ok &= np.asarray(st.degree[at]).astype(np.int64) == slot.pc
-        else:
-            here = (np.asarray(root[at]).astype(np.int64) - slot.pc) % 12
-            if shift is None:
-                shift = here
-            else:
-                ok &= here == shift
-    return starts[ok]  # sorted and distinct already: both candidate paths give them so
-
-
-def _match(idx: Index, song: int, start: int, length: int) -> dict[str, Any]:
+def _match(idx: Index, song: int, start: int, length: int,
+           numerals: dict[tuple[str, str], str | None]) -> dict[str, Any]:
     st = idx.stream
     info = idx.songs[song]
-    symbols = [st.symbols[int(st.symbol[start + p])] for p in range(length)]
-    numerals: list[str | None] = []
-    for sym in symbols:
-        try:
-            numerals.append(analyze({"chord": sym, "key": info.reading})["numeral"]
-                            if info.reading else None)
-        except HarmonyError:
-            numerals.append(None)
+    symbols = [st.symbols[int(i)] for i in st.symbol[start:start + length]]
     return {"section": info.sections[int(st.section[start])], "bar": int(st.bar[start]),
-            "beat": round(float(st.beat[start]), 3), "chords": symbols, "numerals": numerals}
+            "beat": round(float(st.beat[start]), 3), "chords": symbols,
+            "numerals": [_numeral_of(sym, info.reading, numerals) if info.reading else None
+                         for sym in symbols]}
+
+
+def _numeral_of(symbol: str, key: str, seen: dict[tuple[str, str], str | None]) -> str | None:
+    """A chord's numeral in a key, once per answer (a page of 256-chord matches repeats its
+    few symbols thousands of times)."""
+    if (symbol, key) not in seen:
+        try:
+            seen[symbol, key] = analyze({"chord": symbol, "key": key})["numeral"]
+        except HarmonyError:
+            seen[symbol, key] = None
+    return seen[symbol, key]
 
 
 # ------------------------------------------------------------------ similarity
@@ -348,20 +393,29 @@ def _query_tokens(idx: Index, text: str) -> tuple[npt.NDArray[np.uint8], int | N
 
 def _similar(idx: Index, text: str) -> dict[int, float]:
     query, own = _query_tokens(idx, text)
-    hits: Counter[int] = Counter()
-    grams = {tuple(int(t) for t in query[i:i + 3]) for i in range(len(query) - 2)}
-    for gram in sorted(grams):
-        if SEPARATOR in gram:
-            continue
-        songs, _ = _runs(np.asarray(idx.stream.song[idx.positions(gram)]))
-        hits.update(int(s) for s in songs)
+    grams = sorted({tuple(int(t) for t in query[i:i + 3]) for i in range(len(query) - 2)})
+    grams = [g for g in grams if SEPARATOR not in g]
+    counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
+    if grams and _gram_songs(np.asarray(idx.stream.tokens), np.asarray(idx.suffixes),
+                             np.asarray(idx.stream.song), np.array(grams, dtype=np.uint8),
+                             counts, MAX_SEARCH_WORK) < 0:
+        raise InvalidRequest(f"'similarTo' shares its three-chord runs with more than "
+                             f"{MAX_SEARCH_WORK:,} places; give a shorter or rarer "
+                             "progression", field="similarTo")
     if own is not None:
-        hits.pop(own, None)
-    hits.pop(len(idx.songs), None)
-    chosen = sorted(hits, key=lambda s: (-hits[s], s))[:CANDIDATES]
+        counts[own] = 0
+    counts[len(idx.songs)] = 0
+    held = np.flatnonzero(counts)
+    chosen = held[np.lexsort((held, -counts[held]))][:CANDIDATES]
+    cells = len(query) * int(np.sum(idx.starts[chosen + 1] - idx.starts[chosen]))
+    if cells > MAX_ALIGN_CELLS:
+        raise InvalidRequest(f"'similarTo' would align {cells:,} cells (its chords x the "
+                             f"chords of the {len(chosen)} songs nearest it); at most "
+                             f"{MAX_ALIGN_CELLS:,}: give a shorter progression",
+                             field="similarTo")
     best = MATCH * max(1, int(np.count_nonzero(query)))
     scores = {}
-    for s in chosen:
+    for s in (int(x) for x in chosen):
         a, b = int(idx.starts[s]), int(idx.starts[s + 1])
         scores[s] = align(query, np.asarray(idx.stream.tokens[a:b])) / best
     return scores

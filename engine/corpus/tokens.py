@@ -15,15 +15,16 @@ the key is unknown) and the chord symbol as written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from engine.analysis import CLASSES, quality_class
-from engine.chords import Chord, Key
-from engine.corpus.songs import Song, reading_key
+from engine.chords import Chord
 
 SEPARATOR = 0
 NO_MOTION = 12
@@ -71,33 +72,90 @@ class Stream:
               "symbol")
 
 
-def stream_of(songs: Sequence[Song], keys: Sequence[Key | None] | None = None) -> Stream:
-    """The token stream of ``songs``; ``keys``: each song's reading key when the caller has
-    found them already (``reading_key``, which finds a key for a chart that gives none)."""
-    rows: list[tuple[int, int, int, int, float, int, int, int, int, int]] = []
-    qualities: dict[str, int] = {}
-    symbols: dict[str, int] = {}
-    for s, song in enumerate(songs):
-        # the chart's own key, else the one found from the whole chart
-        key = reading_key(song) if keys is None else keys[s]
-        tonic = key.tonic.pc if key is not None else None
-        rows.append((SEPARATOR, s, 0, 0, 0.0, -1, -1, -1, -1, -1))
-        previous: int | None = None   # the form goes on from section to section
-        for k, section in enumerate(song.sections):
-            for placed in section.chords:
-                chord = placed.chord
-                root = chord.root_pc
-                fam = family_of(chord)
-                motion = NO_MOTION if previous is None else (root - previous) % 12
-                rows.append((token(motion, fam), s, k, placed.bar, placed.beat, root, fam,
-                             qualities.setdefault(chord.quality, len(qualities)),
-                             -1 if tonic is None else (root - tonic) % 12,
-                             symbols.setdefault(chord.symbol, len(symbols))))
-                previous = root
-    rows.append((SEPARATOR, len(songs), 0, 0, 0.0, -1, -1, -1, -1, -1))
-    columns = list(zip(*rows, strict=True))
-    dtypes = (np.uint8, np.int32, np.int16, np.int16, np.float32, np.int8, np.int8, np.int16,
-              np.int8, np.int32)
-    arrays = [np.array(c, dtype=d) for c, d in zip(columns, dtypes, strict=True)]
-    return Stream(**dict(zip(Stream.ARRAYS, arrays, strict=True)), qualities=tuple(qualities),
-                  symbols=tuple(symbols))
+class ChordTable:
+    """The distinct chords of a corpus, numbered in order of first appearance, with what the
+    stream needs of each (root, family, quality and symbol numbers). A chord is looked up by
+    its ``id()``: the parser's cache gives one object per symbol, and hashing the object
+    (a Python ``__hash__``) cost more than the rest of a chord's work. The table keeps every
+    chord it has numbered, so no id is reused while it lives."""
+
+    def __init__(self) -> None:
+        self.number: dict[int, int] = {}
+        self.chords: list[Chord] = []
+        self.qualities: dict[str, int] = {}
+        self.symbols: dict[str, int] = {}
+        self._rows: list[tuple[int, int, int, int]] = []
+        self.columns = np.zeros((0, 4), dtype=np.int64)   # root, family, quality, symbol
+
+    def numbers(self, placed: list[Any]) -> npt.NDArray[np.int64]:
+        """The number of each placed chord's chord (new chords numbered in the order they
+        come): one lookup a chord, the new ones numbered afterwards."""
+        known = self.number
+        found = np.fromiter(map(known.get, map(id, map(_CHORD, placed)), repeat(-1)),
+                            dtype=np.int64, count=len(placed))
+        new = np.flatnonzero(found < 0)
+        if len(new):
+            for i in new.tolist():
+                chord = placed[i].chord
+                number = known.get(id(chord))
+                if number is None:
+                    number = known[id(chord)] = len(self.chords)
+                    self.chords.append(chord)
+                    self._rows.append((chord.root_pc, family_of(chord),
+                                       self.qualities.setdefault(chord.quality,
+                                                                 len(self.qualities)),
+                                       self.symbols.setdefault(chord.symbol,
+                                                               len(self.symbols))))
+                found[i] = number
+            self.columns = np.array(self._rows, dtype=np.int64).reshape(len(self._rows), 4)
+        return found
+
+
+_CHORD = attrgetter("chord")
+DTYPES = {"tokens": np.uint8, "song": np.int32, "section": np.int16, "bar": np.int16,
+          "beat": np.float32, "root": np.int8, "family": np.int8, "quality": np.int16,
+          "degree": np.int8, "symbol": np.int32}
+
+
+def stream_piece(first: int, table: ChordTable, tonics: npt.NDArray[np.int64],
+                 offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
+                 sections: npt.NDArray[np.int64], bars: npt.NDArray[np.int64],
+                 beats: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[Any]]:
+    """The stream of songs numbered from ``first``, each after its separator: the columns of
+    ``Stream.ARRAYS``. ``offsets`` (songs + 1,): where each song's chords start in the (n,)
+    arrays ``ids`` (numbers in ``table``), ``sections``, ``bars`` and ``beats``; ``tonics``
+    (songs,): each song's tonic pitch class, -1 unknown. Array operations only."""
+    k = len(offsets) - 1
+    n = len(ids)
+    counts = np.diff(offsets)
+    owner = np.repeat(np.arange(k, dtype=np.int64), counts)
+    at = np.arange(n, dtype=np.int64) + owner + 1          # after the song's separator
+    columns = table.columns[ids]
+    root = columns[:, 0]
+    family = columns[:, 1]
+    previous = np.empty(n, dtype=np.int64)
+    previous[1:] = root[:-1]
+    motion = (root - previous) % 12
+    motion[offsets[:-1][counts > 0]] = NO_MOTION
+    tonic = tonics[owner]
+    out: dict[str, npt.NDArray[Any]] = {}
+    for name, fill, values in (
+            ("tokens", SEPARATOR, 1 + motion * len(FAMILIES) + family),
+            ("song", 0, owner + first), ("section", 0, sections), ("bar", 0, bars),
+            ("beat", 0, beats), ("root", -1, root), ("family", -1, family),
+            ("quality", -1, columns[:, 2]),
+            ("degree", -1, np.where(tonic >= 0, (root - tonic) % 12, -1)),
+            ("symbol", -1, columns[:, 3])):
+        column = np.full(n + k, fill, dtype=DTYPES[name])
+        column[at] = values
+        out[name] = column
+    out["song"][offsets[:-1] + np.arange(k)] = np.arange(first, first + k)
+    return out
+
+
+def closing(songs: int) -> dict[str, npt.NDArray[Any]]:
+    """The separator that ends the stream (numbered after the last song)."""
+    return stream_piece(songs, ChordTable(), np.zeros(1, dtype=np.int64),
+                        np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                        np.zeros(0, dtype=np.float64))

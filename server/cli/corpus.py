@@ -47,7 +47,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_import(ns: argparse.Namespace) -> int:
-    from engine.corpus import DATA, build_index, load_paths, save_index
+    from engine.corpus import DATA, load_paths, write_index
 
     started = time.perf_counter()
     songs, problems = load_paths([*([DATA] if ns.shipped else []), *ns.paths])
@@ -60,8 +60,7 @@ def cmd_import(ns: argparse.Namespace) -> int:
     if not songs:
         print("harmony: no songs to index", file=sys.stderr)
         return 1
-    index = build_index(songs)
-    save_index(index, ns.out)
+    write_index(songs, ns.out)
     _json({"index": str(ns.out), "songs": len(songs), "chords": sum(s.chords for s in songs),
            "skipped": len(problems.items),
            "seconds": round(time.perf_counter() - started, 3)})

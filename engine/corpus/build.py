@@ -1,0 +1,189 @@
+"""Songs -> the index's arrays, a few thousand songs at a time: each piece's chords are read
+out of their records in a few C-level passes (``map`` over the chords), every other step is an
+array operation, and the keys of the songs whose chart gives none are found by one kernel pass
+over the piece (``engine.analysis.keyfind_batch``). ``build_index`` keeps the pieces in memory;
+``write_index`` writes them to the index folder as they come, so that building from a
+generator of songs holds one piece of songs at a time (the suffix array needs the tokens
+alone, one byte a chord).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import numpy.typing as npt
+import pydivsufsort
+
+from engine.analysis import chart_key_names
+from engine.chords import Key, parse_key
+from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_row
+from engine.corpus.songs import Song, canonical_key
+from engine.corpus.tokens import DTYPES, ChordTable, Stream, closing, stream_piece
+
+PIECE = 4096            # songs read into arrays at a time
+_BAR, _BEAT = attrgetter("bar"), attrgetter("beat")
+
+
+@dataclass
+class _Reader:
+    """Reads pieces of songs into stream columns, numbering the chords of all of them."""
+
+    table: ChordTable = field(default_factory=ChordTable)
+    songs: int = 0
+    keys: dict[str | None, tuple[str | None, Key | None]] = field(default_factory=dict)
+
+    def piece(self, songs: list[Song]) -> tuple[dict[str, npt.NDArray[Any]], list[SongInfo]]:
+        placed: list[Any] = []
+        numbers: list[int] = []
+        sizes: list[int] = []
+        counts = np.zeros(len(songs), dtype=np.int64)
+        for s, song in enumerate(songs):
+            before = len(placed)
+            for k, section in enumerate(song.sections):
+                placed.extend(section.chords)
+                numbers.append(k)
+                sizes.append(len(section.chords))
+            counts[s] = len(placed) - before
+        n = len(placed)
+        offsets = np.zeros(len(songs) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        sections = np.repeat(np.array(numbers, dtype=np.int64), np.array(sizes, dtype=np.int64))
+        ids = self.table.numbers(placed)
+        bars = np.fromiter(map(_BAR, placed), dtype=np.int64, count=n)
+        beats = np.fromiter(map(_BEAT, placed), dtype=np.float64, count=n)
+        del placed
+        given = [self._canonical(s.key) for s in songs]
+        keys = [k for _, k in given]
+        keyless = np.array([k is None for k in keys], dtype=bool)
+        if keyless.any():
+            chosen = np.repeat(keyless, counts)
+            starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
+            np.cumsum(counts[keyless], out=starts[1:])
+            names = iter(chart_key_names(self.table.chords, ids[chosen], bars[chosen],
+                                         beats[chosen], starts))
+            keys = [k if not missing else _key(next(names))
+                    for k, missing in zip(keys, keyless, strict=True)]
+        tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
+        columns = stream_piece(self.songs, self.table, tonics, offsets, ids, sections, bars,
+                               beats)
+        infos = [SongInfo(s.id, s.title, s.composer, name, s.source,
+                          tuple(sec.name for sec in s.sections), None if k is None else k.name)
+                 for s, (name, _), k in zip(songs, given, keys, strict=True)]
+        self.songs += len(songs)
+        return columns, infos
+
+    def _canonical(self, text: str | None) -> tuple[str | None, Key | None]:
+        found = self.keys.get(text)
+        if found is None:
+            found = self.keys[text] = canonical_key(text)
+        return found
+
+
+def _key(name: str | None) -> Key | None:
+    return None if name is None else parse_key(name)
+
+
+def _pieces(songs: Iterable[Song]) -> Iterator[list[Song]]:
+    it = iter(songs)
+    while piece := list(islice(it, PIECE)):
+        yield piece
+
+
+def build_index(songs: Iterable[Song]) -> Index:
+    """The index of ``songs``, in memory."""
+    reader = _Reader()
+    parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in Stream.ARRAYS}
+    infos: list[SongInfo] = []
+    for piece in _pieces(songs):
+        columns, more = reader.piece(piece)
+        for name in Stream.ARRAYS:
+            parts[name].append(columns[name])
+        infos.extend(more)
+    for name, column in closing(reader.songs).items():
+        parts[name].append(column)
+    arrays = {name: np.concatenate(parts.pop(name)) for name in Stream.ARRAYS}
+    stream = Stream(**arrays, qualities=tuple(reader.table.qualities),
+                    symbols=tuple(reader.table.symbols))
+    suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
+    return finish(stream, suffixes, tuple(infos))
+
+
+def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
+    """Writes the index of ``songs`` to ``folder`` (the files ``save_index`` writes, byte for
+    byte), one piece of songs in memory at a time; returns the songs and chords written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    reader = _Reader()
+    files = {name: _NpyWriter(folder / f"{name}.npy", DTYPES[name]) for name in Stream.ARRAYS}
+    tokens: list[npt.NDArray[np.uint8]] = []
+    with tempfile.TemporaryFile("w+", encoding="utf-8", dir=folder) as rows:
+        try:
+            for piece in _pieces(songs):
+                columns, infos = reader.piece(piece)
+                for name, writer in files.items():
+                    writer.write(columns[name])
+                tokens.append(columns["tokens"])
+                if infos:
+                    rows.write((", " if rows.tell() else "") +
+                               ", ".join(json.dumps(song_row(i), ensure_ascii=False)
+                                         for i in infos))
+            end = closing(reader.songs)
+            for name, writer in files.items():
+                writer.write(end[name])
+        finally:
+            for writer in files.values():
+                writer.close()
+        tokens.append(end["tokens"])
+        stream = np.concatenate(tokens)
+        del tokens
+        np.save(folder / "suffixes.npy",
+                np.asarray(pydivsufsort.divsufsort(stream), dtype=np.int32))
+        head = json.dumps({"format": FORMAT, "qualities": list(reader.table.qualities),
+                           "symbols": list(reader.table.symbols)}, ensure_ascii=False)
+        rows.seek(0)
+        with (folder / "songs.json").open("w", encoding="utf-8") as out:
+            out.write(head[:-1] + ', "songs": [')
+            while chunk := rows.read(1 << 20):
+                out.write(chunk)
+            out.write("]}")
+    return {"songs": reader.songs, "chords": int(len(stream) - reader.songs - 1)}
+
+
+class _NpyWriter:
+    """A ``.npy`` file of one dimension written piece by piece: its header (128 bytes for any
+    length, as ``np.save`` pads it) is written again with the length at the end."""
+
+    HEADER = 128
+
+    def __init__(self, path: Path, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+        self.length = 0
+        self.file: BinaryIO = path.open("wb")
+        self._header()
+
+    def _header(self) -> None:
+        self.file.seek(0)
+        header = {"descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
+                  "shape": (self.length,)}
+        buffer = io.BytesIO()
+        np.lib.format.write_array_header_1_0(buffer, header)
+        if len(buffer.getvalue()) != self.HEADER:
+            raise ValueError(f"an index column of {self.length:,} entries")
+        self.file.write(buffer.getvalue())
+
+    def write(self, values: npt.NDArray[Any]) -> None:
+        self.file.write(np.ascontiguousarray(values, dtype=self.dtype).data)
+        self.length += len(values)
+
+    def close(self) -> None:
+        if not self.file.closed:
+            self._header()
+            self.file.close()
