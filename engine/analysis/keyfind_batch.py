@@ -23,7 +23,9 @@ import numpy.typing as npt
 from numba import njit
 
 from engine.analysis.keyfind import (
+    CUES,
     MAX_ARRIVAL,
+    PHRASE,
     TONIC_NAMES,
     WEIGHTS,
     ChartChord,
@@ -35,6 +37,12 @@ from engine.analysis.keyfind import (
 from engine.chords import Chord, parse_spelled
 
 MODES = ("major", "minor")
+# the cues the kernel computes, by index: ``keyfind.CUES`` must list the same, in this order
+KERNEL_CUES = ("fit", "fit_triads", "tonic_time", "first", "first_dominant", "blues", "minor",
+               "end_downbeat", "cadences", "first_arrival", "final", "cadence_share",
+               "phrase_ends")
+if tuple(CUES) != KERNEL_CUES:
+    raise RuntimeError("keyfind.CUES changed: teach keyfind_batch._chart_keys the same cues")
 TIE = 1e-9          # best two candidates closer than this (relative): chart_key decides
 
 
@@ -59,7 +67,7 @@ def chart_key_names(chords: Sequence[Chord], ids: npt.NDArray[np.int64],
     best, spell, tied = _chart_keys(offsets.astype(np.int64), ids.astype(np.int64),
                                     bars.astype(np.int64), beats.astype(np.float64), root, bass,
                                     flags, shares4, shares3, WEIGHTS.astype(np.float64), scale,
-                                    beats_per_bar, MAX_ARRIVAL, TIE)
+                                    beats_per_bar, MAX_ARRIVAL, PHRASE, TIE)
     names: list[str | None] = []
     for c in range(len(offsets) - 1):
         b = int(best[c])
@@ -89,8 +97,8 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
                 root: npt.NDArray[np.int64], bass: npt.NDArray[np.int64],
                 flags: npt.NDArray[np.bool_], shares4: npt.NDArray[np.float64],
                 shares3: npt.NDArray[np.float64], weights: npt.NDArray[np.float64],
-                scale: npt.NDArray[np.float64], bpb: int, max_arrival: float, tie: float
-                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                scale: npt.NDArray[np.float64], bpb: int, max_arrival: float, phrase: int,
+                tie: float) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
                            npt.NDArray[np.bool_]]:  # pragma: no cover (jitted)
     """Per chart: the best candidate (mode * 12 + tonic; -1 without chords), the chord that
     spells its tonic (2 * index + 1 for its bass, 2 * index for its root; -1 none) and whether
@@ -106,7 +114,10 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
     lengths = np.empty(longest)
     roots = np.empty(longest, dtype=np.int64)
     arrive = np.zeros(longest, dtype=np.bool_)
-    cues = np.zeros((2, 12, 12))
+    following = np.zeros(longest, dtype=np.int64)
+    ii = np.zeros(longest, dtype=np.bool_)
+    sounding = np.zeros(12, dtype=np.bool_)
+    cues = np.zeros((2, 12, weights.shape[0]))
     held4 = np.zeros(12)
     held3 = np.zeros(12)
     scores = np.zeros(24)
@@ -156,6 +167,23 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
             arrive[i] = flags[k0, 4] and (roots[i - 1] - roots[i]) % 12 == 7 and not flags[k1, 4]
             if arrive[i] and first < 0 and i - 1 < 8 and bars[a + i] <= 4:
                 first = i
+        # the ii of a ii-V: a minor chord whose next different chord (the last's: the first)
+        # is the dominant a fourth above, its target sounding in the chart
+        following[n - 1] = 0
+        for i in range(n - 2, -1, -1):
+            following[i] = i + 1 if ids[a + i + 1] != ids[a + i] else following[i + 1]
+        sounding[:] = False
+        for i in range(n):
+            if not flags[ids[a + i], 4]:
+                sounding[roots[i]] = True
+        for i in range(n):
+            f = following[i]
+            ii[i] = flags[ids[a + i], 1] and flags[ids[a + f], 4] and \
+                (roots[f] - roots[i]) % 12 == 5 and sounding[(roots[i] + 10) % 12]
+        ends = 0
+        for i in range(n):
+            if beats[a + i] == 1 and (bars[a + i] - 1) % phrase >= phrase - 2:
+                ends += 1
         # the first chord of bars 1, 5 and 7 (the blues's landmarks)
         bar1 = -1
         bar5 = -1
@@ -181,7 +209,7 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
                 cues[m, t, 1] = f3
             for i in range(n):
                 k = ids[a + i]
-                like = (flags[k, 1] and not flags[k, 2]) if m == 1 else \
+                like = (flags[k, 1] and not flags[k, 2] and not ii[i]) if m == 1 else \
                     (flags[k, 0] and not flags[k, 3])
                 if not like:
                     continue
@@ -196,6 +224,8 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
                     cues[m, roots[i], 9] = 1.0
                 if i == final:
                     cues[m, roots[i], 10] = 1.0
+                if beats[a + i] == 1 and (bars[a + i] - 1) % phrase >= phrase - 2:
+                    cues[m, roots[i], 12] += 1.0 / ends
             if flags[first_k, 4]:
                 cues[m, roots[0], 4] = 1.0
             if m == 0 and last_bar >= 12 and flags[first_k, 4] and bar1 >= 0 and bar5 >= 0 \
