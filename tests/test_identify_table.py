@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine.chords import parse, parse_key, parse_spelled
+from engine.errors import InvalidRequest
 from engine.identify.answer import answer_of, copy_answer, plain_answer
 from engine.identify.naming import DEFAULT_ROOTS, UNNAMED
 from engine.identify.notes import Sounding
@@ -64,3 +65,20 @@ def test_every_quality_on_every_default_root_is_spelled_as_parse_spells_it() -> 
             for bass in (0, 4, 7, 10, (root + 6) % 12):
                 slash = parse(f"{chord.symbol}/{DEFAULT_ROOTS[bass].name}")
                 assert slash.inversion == chord.inversions[bass]
+
+
+def test_pitch_classes_read_by_the_plain_path_answer_as_the_full_request() -> None:
+    # identify()'s short path for {"pcs": [...], "bass": n} must answer as the checked one,
+    # in the order the pitch classes are given, with a bass in or out of the set or a MIDI
+    # number; anything else (a bool, 12, a string) takes the full path and its error
+    from engine.identify.operation import _identify, identify
+    for mask in range(1, 4096, 7):
+        pcs = [p for p in range(12) if mask >> p & 1]
+        for request in ({"pcs": pcs}, {"pcs": pcs[::-1], "bass": pcs[-1]},
+                        {"pcs": pcs, "bass": (pcs[0] + 5) % 12}, {"pcs": pcs, "bass": 60}):
+            assert identify(request) == _identify(request)
+    for bad in ({"pcs": [0, 4, 12]}, {"pcs": [0, True]}, {"pcs": [0, 4], "bass": 128},
+                {"pcs": []}):
+        with pytest.raises(InvalidRequest) as raised:
+            identify(bad)
+        assert raised.value.field in ("pcs", "bass")

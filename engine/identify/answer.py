@@ -63,7 +63,7 @@ def plain_answer(notes: Sequence[Sounding], bass: Sounding | None) -> dict[str, 
         heard.append(b)
     readings = []
     first = None
-    for v in row(mask, None if bass is None else b)[:MAX_READINGS]:
+    for v in row(mask, None if bass is None else b, MAX_READINGS):
         if v == NONE:
             break
         chord = UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS]

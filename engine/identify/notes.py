@@ -109,6 +109,21 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
+def plain_pcs(value: list[Any], bass: int | None) -> tuple[list[Sounding], Sounding | None] | None:
+    """``read_pcs`` and the bass as ``read_note`` reads a number, for a list of plain pitch
+    classes 0..11 and a bass 0..127 (or None); None for anything else (read it in full)."""
+    if not 0 < len(value) <= MAX_NOTES:
+        return None
+    notes = []
+    for p in value:
+        if type(p) is not int or not 0 <= p <= 11:
+            return None
+        notes.append(_PITCH_CLASSES[p])
+    if bass is not None and not 0 <= bass <= 127:
+        return None
+    return notes, None if bass is None else _MIDI[bass]
+
+
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
 _MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
 

@@ -128,9 +128,10 @@ _CHORD: tuple[int, ...] = tuple(
     ((m << r) | (m >> (12 - r))) & 0xFFF for r in range(12) for m in ENTRY_MASK.tolist())
 
 
-def row(mask: int, bass: int | None) -> list[int]:
-    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
-    values: list[int] = RANKED[mask * 13 + (NO_BASS if bass is None else bass)].tolist()
+def row(mask: int, bass: int | None, n: int | None = None) -> list[int]:
+    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first; the
+    first ``n`` alone when given (sliced before it is read out of the array)."""
+    values: list[int] = RANKED[mask * 13 + (NO_BASS if bass is None else bass), :n].tolist()
     return values
 
 
