@@ -67,18 +67,20 @@ def test_every_quality_on_every_default_root_is_spelled_as_parse_spells_it() -> 
                 assert slash.inversion == chord.inversions[bass]
 
 
-def test_pitch_classes_read_by_the_plain_path_answer_as_the_full_request() -> None:
-    # identify()'s short path for {"pcs": [...], "bass": n} must answer as the checked one,
+def test_numbers_read_by_the_plain_path_answer_as_the_full_request() -> None:
+    # identify()'s short path for {"pcs"/"notes": [numbers], "bass": n} answers as the full one,
     # in the order the pitch classes are given, with a bass in or out of the set or a MIDI
     # number; anything else (a bool, 12, a string) takes the full path and its error
     from engine.identify.operation import _identify, identify
     for mask in range(1, 4096, 7):
         pcs = [p for p in range(12) if mask >> p & 1]
+        midi = [48 + p + 12 * (i % 3) for i, p in enumerate(pcs)]
         for request in ({"pcs": pcs}, {"pcs": pcs[::-1], "bass": pcs[-1]},
-                        {"pcs": pcs, "bass": (pcs[0] + 5) % 12}, {"pcs": pcs, "bass": 60}):
+                        {"pcs": pcs, "bass": (pcs[0] + 5) % 12}, {"pcs": pcs, "bass": 60},
+                        {"notes": midi}, {"notes": midi[::-1], "bass": 40}):
             assert identify(request) == _identify(request)
     for bad in ({"pcs": [0, 4, 12]}, {"pcs": [0, True]}, {"pcs": [0, 4], "bass": 128},
-                {"pcs": []}):
+                {"pcs": []}, {"notes": [60, 128]}, {"notes": [60, 64], "bass": -1}):
         with pytest.raises(InvalidRequest) as raised:
             identify(bad)
-        assert raised.value.field in ("pcs", "bass")
+        assert raised.value.field in ("pcs", "notes", "bass")

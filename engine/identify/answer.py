@@ -76,10 +76,13 @@ def plain_answer(notes: Sequence[Sounding], bass: Sounding | None) -> dict[str, 
                 chord.inversions[b]
             explains = [names[pc] for pc in heard if tones >> pc & 1 or pc == b]
             added = [names[pc] for pc in heard if not (tones >> pc & 1 or pc == b)]
-        else:
+        elif mask & ~tones:
             symbol, bass_name, inversion = chord.symbol, None, 0
             explains = [names[pc] for pc in heard if tones >> pc & 1]
             added = [names[pc] for pc in heard if not tones >> pc & 1]
+        else:       # the chord explains every note heard
+            symbol, bass_name, inversion = chord.symbol, None, 0
+            explains, added = [names[pc] for pc in heard], []
         readings.append({
             "symbol": symbol, "root": chord.root, "quality": chord.quality,
             "bass": bass_name, "inversion": inversion,

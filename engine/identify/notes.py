@@ -10,6 +10,7 @@ from).
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from engine.chords import Spelled, parse_note_octave, parse_spelled
@@ -109,23 +110,28 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
-def plain_pcs(value: list[Any], bass: int | None) -> tuple[list[Sounding], Sounding | None] | None:
-    """``read_pcs`` and the bass as ``read_note`` reads a number, for a list of plain pitch
-    classes 0..11 and a bass 0..127 (or None); None for anything else (read it in full)."""
-    if not 0 < len(value) <= MAX_NOTES:
+def plain_numbers(field: str, value: list[Any], bass: int | None
+                  ) -> tuple[list[Sounding], Sounding | None] | None:
+    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") and ``read_note`` for a
+    bass number read, with the bass as sounded when none is given, for plain numbers alone
+    (pitch classes 0..11, MIDI numbers 0..127, a bass 0..127); None for anything else (read
+    it in full, where its error is named)."""
+    table = _PITCH_CLASSES if field == "pcs" else _MIDI
+    if not 0 < len(value) <= MAX_NOTES or (bass is not None and not 0 <= bass <= 127):
         return None
     notes = []
-    for p in value:
-        if type(p) is not int or not 0 <= p <= 11:
+    for item in value:
+        if type(item) is not int or not 0 <= item < len(table):
             return None
-        notes.append(_PITCH_CLASSES[p])
-    if bass is not None and not 0 <= bass <= 127:
-        return None
-    return notes, None if bass is None else _MIDI[bass]
+        notes.append(table[item])
+    if bass is not None:
+        return notes, _MIDI[bass]
+    return notes, None if table is _PITCH_CLASSES else min(notes, key=_MIDI_NUMBER)  # lowest
 
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
 _MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
+_MIDI_NUMBER = attrgetter("midi")
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:

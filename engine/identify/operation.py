@@ -14,7 +14,7 @@ from typing import Any
 from engine.chords import parse_key
 from engine.errors import HarmonyError, InvalidRequest
 from engine.identify.answer import copy_answer, identify_notes, plain_answer
-from engine.identify.notes import lowest, plain_pcs, read_note, read_notes, read_pcs
+from engine.identify.notes import lowest, plain_numbers, read_note, read_notes, read_pcs
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
 IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
@@ -22,13 +22,16 @@ IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxm
 
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
-    # Pitch classes (and a bass as a number) without a key: read and answered from the tables
-    # alone, the request's checks folded into one pass over its items (a third of the call).
-    if type(request) is dict and type(request.get("pcs")) is list and (len(request) == 1 or (
-            len(request) == 2 and type(request.get("bass")) is int)):
-        plain = plain_pcs(request["pcs"], request.get("bass"))
-        if plain is not None:
-            return plain_answer(*plain)
+    # Pitch classes or MIDI numbers (and a bass number) without a key: read and answered from
+    # the tables alone, the request's checks folded into one pass over its items (they were a
+    # third of the call).
+    if type(request) is dict and len(request) <= 2:
+        field = "pcs" if "pcs" in request else "notes"
+        value = request.get(field)
+        if type(value) is list and (len(request) == 1 or type(request.get("bass")) is int):
+            plain = plain_numbers(field, value, request.get("bass"))
+            if plain is not None:
+                return plain_answer(*plain)
     # A request of plain names (and numbers) is answered from the answers kept by its values:
     # reading the names again costs more than the rest of a repeated call. MIDI numbers alone
     # without a key are read and answered from the tables faster than a kept answer is copied.
