@@ -370,7 +370,7 @@ def test_autumn_leaves_an_eighth_late_is_written_on_the_beat_after(tunes: Any) -
     assert exported(late, "leadsheet").splitlines()[1] == \
         "| . Am7b5 . . | . D7b13 . . | . Gm6 . . | . Gm6 . . |"
     music = urllib.parse.unquote(exported(late, "ireal")).split("=")[5]
-    assert music.startswith("[T44n,C-7  |C-7,F7  |F7,Bb^7  |")   # n: no chord before it
+    assert music.startswith("[*AT44n,C-7  |C-7,F7  |F7,Bb^7  |")   # n: no chord before it
 
 
 def test_giant_steps_from_midi_keeps_its_triplet_changes_one_a_cell() -> None:
@@ -446,3 +446,17 @@ def test_blue_monday_musicxml_has_note_types_rests_and_barlines() -> None:
             for d in sus.findall("degree")] == [("7", "-1", "add"), ("9", "0", "add"),
                                                 ("13", "0", "add")]
     assert document.findtext(".//score-part/score-instrument/instrument-name") == "Piano"
+
+
+@pytest.mark.parametrize("fmt", ["chordpro", "leadsheet"])
+def test_eye_of_the_hurricane_a_bar_holding_the_last_of_two_chords_names_it(tunes: Any,
+                                                                            fmt: str) -> None:
+    # Bar 3 is Dbmaj7 C7 and bar 4 holds the C7: "%" would repeat both chords, so the held
+    # bar is written C7; a bar holding a bar of one chord is still "%".
+    from tests.compose_tunes import composition
+    text = exported(composition(*tunes["Eye of the Hurricane"]), fmt)
+    first = next(line for line in text.splitlines() if line.startswith("| Fm6"))
+    bars = [b.split() for b in first.strip("| ").split(" | ")]
+    assert [c for c in bars[2] if c != "."] == ["Dbmaj7", "C7"]
+    assert [c for c in bars[3] if c != "."] == ["C7"]
+    assert "| % |" in text or "| % " in text

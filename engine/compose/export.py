@@ -105,16 +105,22 @@ def bars_of(comp: Composition, section: dict[str, Any], grid: bool) -> list[str]
     compound meter (6/8, 9/8, 12/8) whose chords all fall on its dotted-quarter beats has a
     cell a dotted quarter. Without ``grid`` (the lead sheet), a bar whose chords share it as
     a reader assumes (one; two in halves; three on 1, 3, 4 of 4/4) lists them plainly; a bar
-    with no chord is ``%``; more chords than cells are listed plainly."""
+    with no chord is ``%`` (the bar before repeated), or its last chord written when the bar
+    before had several; more chords than cells are listed plainly."""
     top, bottom = meter(section_meter(comp, section), "timeSignature")
     per_bar: list[list[tuple[float, str]]] = [[] for _ in range(section["bars"])]
     for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
         per_bar[chord["bar"] - 1].append((float(chord["beat"]),
                                           parse(chord["symbol"]).canonical))
     grids = [_grid(chords, top, bottom) for chords in per_bar]
-    return [_bar_text(row, chords, top, grid, cells_unit)
-            for row, chords, cells_unit in zip(place(per_bar, grids), per_bar, grids,
-                                                strict=True)]
+    texts: list[str] = []
+    held: str | None = None     # the chord a bar of several ended on: ``%`` would repeat all
+    for row, chords, cells_unit in zip(place(per_bar, grids), per_bar, grids, strict=True):
+        if not chords and held is not None:     # a bar that holds it writes it (Autumn Leaves)
+            row, chords, cells_unit = [(0, held)], [(1.0, held)], (top, 1)
+        texts.append(_bar_text(row, chords, top, grid, cells_unit))
+        held = chords[-1][1] if len(chords) > 1 else None
+    return texts
 
 
 def _grid(chords: list[tuple[float, str]], top: int, bottom: int) -> tuple[int, int]:

@@ -145,12 +145,16 @@ def _time(top_bottom: tuple[int, int]) -> str:
 
 
 def _mark(section: dict[str, Any]) -> str:
+    """iReal's rehearsal mark: ``*i`` and ``*v`` by the section's name; ``*A``-``*D`` by its
+    name when the name is a letter (a corpus chart's sections: ids ``S1``, names ``A``, ``B``),
+    else by its id's first letter."""
     name = str(section.get("name") or "").strip().lower()
     for word, mark in MARKS.items():
         if name.startswith(word):
             return "*" + mark
-    first = str(section["id"])[0].upper()
-    return "*" + first if first in "ABCD" else ""
+    letter = name[:1].upper() if name.rstrip("0123456789'") in ("a", "b", "c", "d") else \
+        str(section["id"])[0].upper()
+    return "*" + letter if letter in ("A", "B", "C", "D") else ""
 
 
 def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], None]
