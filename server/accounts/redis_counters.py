@@ -144,12 +144,11 @@ class RedisCounters:
         if self._up():
             packed = self._pack(key, minute, minute_limit, account, month, month_limit)
             try:
-                count, used, reserved = self._call(packed)
-                if reserved == -1 and self._seed_month(account, month):  # absent: seeded
-                    count, used, reserved = self._call(packed)
-                if reserved != -1:
-                    self._touched.add((account, month))
-                    return Taken(int(count), int(used), bool(reserved))
+                reply = self._call(packed)
+                if reply[2] == -1 and self._seed_month(account, month):  # absent: seeded
+                    reply = self._call(packed)
+                if (taken := self._taken(account, month, reply)) is not None:
+                    return taken
             except self._errors:
                 self._went_down()
         return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
@@ -168,18 +167,26 @@ class RedisCounters:
         packed = self._pack(key, minute, minute_limit, account, month, month_limit)
         try:
             try:
-                count, used, reserved = await self.loop_pipeliner.call(packed)
+                reply = await self.loop_pipeliner.call(packed)
             except self._no_script:
                 self.client.script_load(TAKE)  # once after a restart of Redis: blocking
-                count, used, reserved = await self.loop_pipeliner.call(packed)
-            if reserved == -1 and self._seed_month(account, month):  # once a month: blocking
-                count, used, reserved = await self.loop_pipeliner.call(packed)
-            if reserved != -1:
-                self._touched.add((account, month))
-                return Taken(int(count), int(used), bool(reserved))
+                reply = await self.loop_pipeliner.call(packed)
+            if reply[2] == -1 and self._seed_month(account, month):  # once a month: blocking
+                reply = await self.loop_pipeliner.call(packed)
+            if (taken := self._taken(account, month, reply)) is not None:
+                return taken
         except self._errors:
             self._went_down()
         return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+
+    def _taken(self, account: int, month: int, reply: Any) -> Taken | None:
+        """TAKE's reply (count, used, reserved) as ``Taken``; None when the month's counter
+        was absent (reserved -1) even after seeding: the machine's own share answers."""
+        count, used, reserved = reply
+        if reserved == -1:
+            return None
+        self._touched.add((account, month))
+        return Taken(int(count), int(used), bool(reserved))
 
     def _pack(self, key: str, minute: int, minute_limit: int, account: int, month: int,
               month_limit: int) -> bytes:
