@@ -33,12 +33,18 @@ def unknown_field(name: Any, fields: Collection[str]) -> InvalidRequest:
     """The error for a field the operation does not take: it names the field, the nearest
     field when one is close (case ignored), and every field taken."""
     text = str(name)
-    lowered = {f.lower(): f for f in fields}
-    near = lowered.get(text.lower()) or next(
-        iter(difflib.get_close_matches(text, list(fields), n=1, cutoff=0.6)), None)
+    near = nearest_field(text, fields)
     hint = f" (did you mean '{near}'?)" if near else ""
     return InvalidRequest(f"unknown field '{text}'{hint}; the fields taken are "
                           + ", ".join(fields), field=text)
+
+
+def nearest_field(name: str, fields: Collection[str]) -> str | None:
+    """The field taken that ``name`` most likely meant: the same name in another case, else
+    the closest spelling (difflib, ratio >= 0.6), else None."""
+    lowered = {f.lower(): f for f in fields}
+    return lowered.get(name.lower()) or next(
+        iter(difflib.get_close_matches(name, list(fields), n=1, cutoff=0.6)), None)
 
 
 def get_str(request: dict[str, Any], field: str, *, default: str | None = None,

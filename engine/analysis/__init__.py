@@ -21,7 +21,7 @@ from engine.analysis.frames import (
     result_table,
 )
 from engine.analysis.grid import CLASSES, quality_class
-from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys
+from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys, key_of_symbols
 from engine.analysis.keyfind_batch import chart_key_names
 from engine.analysis.operation import analyze
 from engine.analysis.operations import TUNING_RANGE, resolve, role_of
@@ -34,6 +34,6 @@ __all__ = [
     "PairTable", "Placed",
     "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
     "bars_of", "chart_key", "chart_key_names", "chart_keys", "column",
-    "find_brackets", "frame_meta", "heard_as", "in_context", "pair_columns",
+    "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "pair_columns",
     "quality_class", "resolve", "result_table", "role_of",
 ]

@@ -35,14 +35,14 @@ all): they are data, kept in ``CUES``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.chords import SCALE_STEPS, Chord, Spelled, parse_spelled
+from engine.chords import NO_CHORD, SCALE_STEPS, Chord, Spelled, parse, parse_spelled
 
 # cue -> weight (per unit of the cue as defined above)
 CUES: dict[str, float] = {
@@ -119,6 +119,15 @@ def chart_key(chords: Sequence[ChartChord], beats: int = 4,
     i = int(np.argmax(flat))  # the first of equal scores: the earlier mode, the lower tonic
     return KeyReading(_spelling(chords, i % 12, modes[i // 12]), modes[i // 12],
                       round(float(shares[i]), 3))
+
+
+def key_of_symbols(placed: Iterable[tuple[int, float, str]], beats: int = 4,
+                   modes: tuple[str, ...] = ("major", "minor")) -> KeyReading | None:
+    """``chart_key`` of a user's chart given as (bar, beat, symbol), both 1-based, no-chord
+    marks skipped; None when the chart has no chord. Conduct and reharmonize read keyless
+    charts through it."""
+    chart = [ChartChord(bar, beat, parse(s)) for bar, beat, s in placed if s not in NO_CHORD]
+    return chart_key(chart, beats, modes) if chart else None
 
 
 def _shares(chords: Sequence[ChartChord], beats: int, modes: tuple[str, ...]

@@ -13,7 +13,7 @@ import math
 import random
 from typing import Any
 
-from engine.analysis import ChartChord, chart_key
+from engine.analysis import key_of_symbols
 from engine.chords import NO_CHORD, Chord, Spelled, parse, parse_progression
 from engine.conduct import endings, forms, midi
 from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
@@ -189,13 +189,10 @@ def _key_of(plan: Plan, bars: list[list[str]], beats: int) -> tuple[Spelled, str
     tonic), else major or minor. A bar's chords share it equally."""
     if plan.key_given:
         return plan.tonic, plan.mode
-    chart = [ChartChord(b + 1, 1 + i * beats / len(bar), parse(s))
-             for b, bar in enumerate(bars) for i, s in enumerate(bar) if s not in NO_CHORD]
-    if not chart:
-        return plan.tonic, plan.mode
     modes = (plan.mode,) if plan.mode_given else ("major", "minor")
-    found = chart_key(chart, beats, modes)
-    return found.tonic, found.mode
+    found = key_of_symbols(((b + 1, 1 + i * beats / len(bar), s) for b, bar in enumerate(bars)
+                            for i, s in enumerate(bar)), beats, modes)
+    return (found.tonic, found.mode) if found else (plan.tonic, plan.mode)
 
 
 def _fit(plan: Plan, stops: tuple[int, ...], factor: float, quarters: float,

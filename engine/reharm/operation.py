@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.analysis import ChartChord, chart_key
-from engine.chords import NO_CHORD, Key, parse, parse_key, parse_progression
+from engine.analysis import key_of_symbols
+from engine.chords import Key, parse_key, parse_progression
 from engine.errors import InvalidRequest
 from engine.reharm import rules
 from engine.reharm.bars import Timed, lay_out, placed, read_bars
@@ -63,12 +63,9 @@ def _key(req: dict[str, Any], symbols: list[str], times: list[Timed]) -> Key:
     given = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
     if given is not None:
         return parse_key(given)
-    chart = [ChartChord(t.bar + 1, t.start + 1, parse(s))
-             for s, t in zip(symbols, times, strict=True) if s not in NO_CHORD]
-    if not chart:
-        return parse_key("C")
-    found = chart_key(chart)
-    return parse_key(found.name)
+    found = key_of_symbols((t.bar + 1, t.start + 1, s)
+                           for s, t in zip(symbols, times, strict=True))
+    return parse_key(found.name if found else "C")
 
 
 def reharmonize(request: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,6 @@ name (``check_arguments``).
 from __future__ import annotations
 
 import copy
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import mcp_types as types
 
 from engine.errors import InvalidRequest
+from engine.requests import nearest_field
 from server.mcp.portable import portable
 from server.mcp.tools import answer_text, error_text
 
@@ -67,8 +67,7 @@ def check_arguments(descriptor: dict[str, Any], arguments: Mapping[str, Any]) ->
     for name in arguments:
         if name in known:
             continue
-        near = [k for k in known if k.lower() == name.lower()] or \
-            difflib.get_close_matches(name, known, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        near = nearest_field(name, known)
+        hint = f" (did you mean {near!r}?)" if near else ""
         raise InvalidRequest(f"unknown argument {name!r}{hint}; {descriptor['name']} takes "
                              f"{', '.join(known) or 'no arguments'}", field=name)
