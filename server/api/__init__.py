@@ -16,7 +16,8 @@ from server.api.responses import (
     internal_error,
     size_text,
 )
-from server.api.schemas import ERROR, OPERATIONS, Operation
+from server.api.result_schemas import ERROR
+from server.api.schemas import OPERATIONS, Operation
 
 __all__ = [
     "ERROR",
