@@ -60,7 +60,8 @@ def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[i
                                     guide, register, offsets, STEP, centre2, split,
                                     np.array(leaps or [leap] * len(chords), dtype=np.int64),
                                     np.array(units or [kernels.LEAP_UNIT] * len(chords),
-                                             dtype=np.int64))
+                                             dtype=np.int64),
+                                    np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64))
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 

@@ -21,6 +21,7 @@ from engine.voicing.styles import (
     ADDED_TONES,
     ALTERATIONS,
     CLASH_INTERVALS,
+    DIM_SEVENTHS,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
     FOURTH,
@@ -266,6 +267,10 @@ class _Picker:
                                      and all(t.label == "5" for t in fams["5"])):
                 return None
             if role == "+11" and ("b3" not in self.chord.intervals or fams["11"]):
+                return None
+            if role in DIM_SEVENTHS and not (not fams["7"] and not fams["13"]
+                                             and "b3" in self.chord.intervals and fams["5"]
+                                             and all(t.label == "b5" for t in fams["5"])):
                 return None
             if role == "+6triad" and (fams["7"] or fams["13"] or not fams["3"]
                                       or not all(t.label == "5" for t in fams["5"])

@@ -116,8 +116,8 @@ def voicing(request: Any) -> dict[str, Any]:
     low, high, bass_low = _range(req)
     played = [c for c in chords if c is not None]
     tables, leaps, units = _prepare(played, style, low, high, bass_low, led=bool(previous))
-    rows, moved = _solve(tables, previous, low, high, style, leaps, units) if played \
-        else ([], [])
+    rows, moved = _solve(tables, previous, low, high, style, leaps, units, _turns(played)) \
+        if played else ([], [])
     sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
     # the guide tones of the voicing before (an NC keeps the last sounding ones)
@@ -168,20 +168,29 @@ def _no_chord(style: Style) -> dict[str, Any]:
 
 
 def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", low: int = 48,
-                      high: int = 84, previous: list[int] | None = None) -> list[list[int]]:
+                      high: int = 84, previous: list[int] | None = None,
+                      starts: Sequence[int] = ()) -> list[list[int]]:
     """MIDI notes (lowest first) per chord, with the least total motion over the progression.
     A ``None`` (no chord, ``NC``) gets ``[]`` and the voicing before it carries over it.
+    ``starts``: the indices of ``chords`` where a section of the chart starts (conduct's
+    choruses and form sections, compose's sections), phrase starts for the progression
+    analysis (bill_evans moves its register freely there: ``styles.PLACES``); a start on an
+    ``NC`` falls on the next sounding chord.
     Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit, and
     ``InvalidRequest(field="progression")`` beyond ``kernels.MAX_CHORDS`` sounding chords (the
     most the search's keys hold exactly; conduct stays far below it)."""
     played = [c for c in chords if c is not None]
     if not played:
         return [[] for _ in chords]
+    sounding = list(accumulate((c is not None for c in chords), initial=0))
+    starts = tuple(sorted({sounding[i] for i in starts if 0 < sounding[i] < len(played)}))
     if len(played) > kernels.MAX_CHORDS:
         raise InvalidRequest(f"cannot voice more than {kernels.MAX_CHORDS} chords in one search",
                              field="progression")
-    tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous))
-    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units)
+    tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous),
+                                    starts=starts)
+    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units,
+                     _turns(played))
     voiced = iter([int(m) for m in t.midi[r, :t.count[r]]]
                   for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
@@ -192,27 +201,29 @@ def warm_up() -> None:
     a = np.array([60, 64, 67, 71], dtype=np.int64)
     b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
     kernels._motion(a, 4, b[0], 3)
-    kernels._step(a, 4, b[0], 3, True, 6, kernels.LEAP_UNIT)
+    kernels._step(a, 4, b[0], 3, True, 6, kernels.LEAP_UNIT, kernels.STEP_LEAP_UNIT)
     flags = np.ones(4, dtype=np.int8)
     kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
     for split in (False, True):
         kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
                         np.ones((2, 4), dtype=np.int8), np.zeros(2, dtype=np.int64),
                         np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP, 132, split,
-                        np.array([6, 6], dtype=np.int64), np.full(2, 32, dtype=np.int64))
+                        np.array([6, 6], dtype=np.int64), np.full(2, 32, dtype=np.int64),
+                        np.full(2, kernels.STEP_LEAP_UNIT, dtype=np.int64))
     kernels._register(a, 4, 132, False)
 
 
 def _prepare(chords: list[Chord], style: Style, low: int, high: int,
-             bass_low: int | None = None, led: bool = False
+             bass_low: int | None = None, led: bool = False, starts: tuple[int, ...] = ()
              ) -> tuple[list[Candidates], np.ndarray, np.ndarray]:
     """The search's inputs for ``chords`` (at least one): each chord's candidates, with the
     colour tones of its place (``colour.coloured``; a line not ``led`` from a previous voicing
     starts on its style's tone, ``starting``), and per chord the motion beyond which each
     semitone costs more and that cost (``kernels._search``: the style's leap, or the price of
-    the chord's place in the progression, ``Register.places``)."""
+    the chord's place in the progression, ``Register.places``; ``starts``: the chords a
+    section starts on, besides the first)."""
     register = REGISTERS[style.name]
-    context = progression_context(chords) \
+    context = progression_context(chords, starts) \
         if style.name in COLOUR_STYLES or register.places else None
     scales = [c.mask for c in context] if context is not None else None
     leaps = np.full(len(chords), register.leap, dtype=np.int64)
@@ -251,8 +262,22 @@ def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int
     return tables
 
 
+def _turns(chords: list[Chord]) -> np.ndarray:
+    """Per chord, what each semitone a stepwise bass line leaps beyond the step into it costs
+    (``kernels._step``): less where the chord's root leaps from the root before (a new harmony:
+    a run too long for the bass's register turns there, never over a chord held above its
+    moving bass, Fascinating Rhythm's ``Cm Cm/Bb``)."""
+    turns = np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64)
+    for t in range(1, len(chords)):
+        d = (chords[t].root.pc - chords[t - 1].root.pc) % 12
+        if min(d, 12 - d) > kernels.BASS_STEP:
+            turns[t] = kernels.TURN_UNIT
+    return turns
+
+
 def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, style: Style,
-           leaps: np.ndarray, units: np.ndarray) -> tuple[list[int], list[int]]:
+           leaps: np.ndarray, units: np.ndarray, turns: np.ndarray
+           ) -> tuple[list[int], list[int]]:
     """Row per chord (into its table) and semitones moved into each chord."""
     offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
                           count=len(tables) + 1)
@@ -273,7 +298,7 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, s
     prev_guide[:len(_guide_line(previous))] = 1
     choice, moved = kernels._search(prev, len(previous), prev_guide, notes, counts, guide,
                                     register, offsets, GUIDE_STEP, low + high,
-                                    REGISTERS[style.name].split, leaps, units)
+                                    REGISTERS[style.name].split, leaps, units, turns)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
