@@ -50,7 +50,7 @@ Decisions where API.md is silent:
   analysis (``engine.voicing.context``) for each chord's primary scale, which the colour
   styles' added tones keep to (``engine.voicing.colour``), and for its arrivals, where
   bill_evans does not move its register (``kernels.ARRIVAL_UNIT``); without ``range`` the
-  shell and pad bass may go down to E2 (``styles.BASS_FLOOR``); notes are named as a pianist
+  shell and pad bass may go down to E2 (on to C2, ``styles.BASS_FLOOR``, grid 9); notes are named as a pianist
   reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
   not sound.
 - Grid 8 (issue 37, docs/voicing.md): a split style's bass line that moves by step never leaps
@@ -59,6 +59,12 @@ Decisions where API.md is silent:
   priced by each chord's place (``styles.PLACES``, ``Register.places``: bill_evans free where
   a phrase starts); bill_evans's three-voice shapes on an arrival and the dominant before it
   (``Register.thin``).
+- Grid 9 (issue 37's last figures, docs/voicing.md): bill_evans plays a diminished triad with
+  the seventh its scale in context holds (``styles.DIM_SEVENTHS``); a shell or pad bass walks
+  on under E2 to C2 (``Register.deep``), the root an octave under its shape below F2
+  (``styles.DEEP_SPAN``); a run too long for the register turns where the root moves
+  (``kernels.TURN_UNIT``); ``voice_progression`` takes the chart's section starts (conduct,
+  compose), where a phrase starts.
 """
 
 from __future__ import annotations
@@ -346,7 +352,8 @@ def _midi_of(name: str) -> int:
 
 def _range(req: dict[str, Any]) -> tuple[int, int, int]:
     """(lowest, highest, lowest bass): without ``range`` the default, whose shell and pad
-    roots may go down to E2 (``BASS_FLOOR``, API.md 5); a given range bounds every note."""
+    roots may go down to E2, and on to C2 in a stepwise run (``BASS_FLOOR``, API.md 5); a
+    given range bounds every note."""
     value = req.get("range")
     if value is None:
         return (*DEFAULT_RANGE, BASS_FLOOR)

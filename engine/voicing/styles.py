@@ -375,9 +375,10 @@ class Register:
 # left-hand rootless voicings (bill_evans too) have their lowest note about D3-G4 and their top
 # at most about G5; drop2/drop3 lead with the top voice, G4-G5; a triad and the guide tones
 # sit around the middle; shell and pad roots lie in E2-B3 (the default range lets them go under
-# its lowest note, to E2 = 40: ``BASS_FLOOR``), so that root motion moves by step, not by a
-# seventh (C7 B7 Bb7: C3 B2 Bb2, not C3 B3 Bb3); the shell's 3rd and 7th lie within a tenth of
-# its root (a left hand), a pad's upper structure above its root.
+# its lowest note, to E2 = 40 and in a stepwise run on to C2: ``BASS_FLOOR``, ``Register.deep``),
+# so that root motion moves by step, not by a seventh (C7 B7 Bb7: C3 B2 Bb2, not C3 B3 Bb3);
+# the shell's 3rd and 7th lie within a tenth of its root (a left hand; under F2 the root alone,
+# an octave under them), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
     "bill_evans": Register(low=(50, 67), top=(58, 79), places=BILL_EVANS_PLACES, off_form=96,
