@@ -21,6 +21,7 @@ from engine.voicing.styles import (
     ADDED_TONES,
     ALTERATIONS,
     CLASH_INTERVALS,
+    DEEP_REACH,
     DIM_SEVENTHS,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
@@ -483,13 +484,16 @@ def starting(table: Candidates, style: Style) -> Candidates:
 
 @lru_cache(maxsize=8192)
 def candidates(chord: Chord, style: Style, low: int, high: int,
-               bass_low: int | None = None, thin: bool = False) -> Candidates:
+               bass_low: int | None = None, thin: bool = False, deep: bool = False
+               ) -> Candidates:
     """Every placement of every shape inside [low, high] and inside the style's register
     windows (all placements in range when none lies inside them), shape by shape, lowest
     first, each with its register cost. A style with a bass places its upper structure by
     octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
     (None: ``low``) up; a slash bass may lie an octave further under the chord than
-    ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival)."""
+    ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival).
+    ``deep``: a bass may lie ``Register.deep`` under its window (a chord a stepwise bass line
+    runs through; elsewhere those placements would only slow the search)."""
     bass_low = low if bass_low is None else bass_low
     pitch, tone, extra, count = shapes(chord, style, thin)
     register = REGISTERS[style.name]
@@ -516,9 +520,14 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
         tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
         added = np.broadcast_to(extra[:, None], placed.shape[:2])[ok]
         counts = np.broadcast_to(count[:, None], placed.shape[:2])[ok]
-    cost, outside = register_cost(midi, register, low, high, bass_low)
+    cost, outside = register_cost(midi, register if deep else replace(register, deep=0), low,
+                                  high, bass_low)
     if len(added):
         cost = cost + added
+    if register.split and deep and register.bass is not None and midi.shape[1] > 1:
+        # under its window a bass carries the upper voices at their lowest (DEEP_REACH)
+        outside = outside + ((midi[:, 0] < register.bass[0])
+                             & (midi[:, 1] >= register.low[0] + DEEP_REACH))
     if (outside == 0).any():
         inside = outside == 0
         midi, tones, cost, counts = midi[inside], tones[inside], cost[inside], counts[inside]

@@ -94,6 +94,7 @@ from engine.voicing.context import progression_context
 from engine.voicing.spelling import read_as_pianist
 from engine.voicing.styles import (
     BASS_FLOOR,
+    DEEP_RUN,
     GUIDE_LINE_MAX,
     GUIDE_STEP,
     REGISTERS,
@@ -122,7 +123,8 @@ def voicing(request: Any) -> dict[str, Any]:
     low, high, bass_low = _range(req)
     played = [c for c in chords if c is not None]
     tables, leaps, units = _prepare(played, style, low, high, bass_low, led=bool(previous))
-    rows, moved = _solve(tables, previous, low, high, style, leaps, units, _turns(played)) \
+    rows, moved = _solve(tables, previous, low, high, style, leaps, units,
+                          _turns(played, REGISTERS[style.name].split)) \
         if played else ([], [])
     sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
@@ -196,7 +198,7 @@ def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", l
     tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous),
                                     starts=starts)
     rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units,
-                     _turns(played))
+                     _turns(played, REGISTERS[style].split))
     voiced = iter([int(m) for m in t.midi[r, :t.count[r]]]
                   for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
@@ -241,8 +243,31 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
             leaps[t], units[t] = priced.get(_place(reading), (register.leap, kernels.LEAP_UNIT))
             if register.thin and reading.arrival:   # the arrival and the dominant before it
                 thin[t] = thin[t - 1 if t else 0] = True
-    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led, thin), \
+    deep = _walks(chords) if register.deep else [False] * len(chords)
+    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led, thin,
+                   deep), \
         leaps, units
+
+
+def _walks(chords: list[Chord]) -> list[bool]:
+    """Per chord, whether it lies on a stepwise bass line (its bass, the slash bass else the
+    root, a step or less from the one before, chord after chord) spanning more than
+    ``styles.DEEP_RUN`` semitones: only there may the bass go under its window
+    (``Register.deep``); a shorter run always fits E2-B3."""
+    pcs = [(c.bass or c.root).pc for c in chords]
+    out = [False] * len(pcs)
+    start, place, low, high = 0, 0, 0, 0
+    for t in range(1, len(pcs) + 1):
+        d = (pcs[t] - pcs[t - 1]) % 12 if t < len(pcs) else 6
+        move = d if d <= 6 else d - 12
+        if abs(move) <= kernels.BASS_STEP:
+            place += move
+            low, high = min(low, place), max(high, place)
+            continue
+        if high - low > DEEP_RUN:
+            out[start:t] = [True] * (t - start)
+        start, place, low, high = t, 0, 0, 0
+    return out
 
 
 def _place(reading: InContext) -> str:
@@ -251,13 +276,14 @@ def _place(reading: InContext) -> str:
 
 
 def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,
-            bass_low: int | None, led: bool, thin: list[bool]) -> list[Candidates]:
+            bass_low: int | None, led: bool, thin: list[bool], deep: list[bool]
+            ) -> list[Candidates]:
     """Each (coloured) chord's candidates in its style (with its three-voice shapes where
     ``thin``: an arrival and the dominant before it); a line not ``led`` starts on its
     style's tone."""
     tables: list[Candidates] = []
-    for (chord, played), fewer in zip(chords, thin, strict=True):
-        table = candidates(chord, played, low, high, bass_low, fewer)
+    for (chord, played), fewer, under in zip(chords, thin, deep, strict=True):
+        table = candidates(chord, played, low, high, bass_low, fewer, under)
         if len(table.midi) == 0:
             raise InvalidRequest(
                 f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
@@ -268,17 +294,17 @@ def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int
     return tables
 
 
-def _turns(chords: list[Chord]) -> np.ndarray:
+def _turns(chords: list[Chord], split: bool) -> np.ndarray:
     """Per chord, what each semitone a stepwise bass line leaps beyond the step into it costs
     (``kernels._step``): less where the chord's root leaps from the root before (a new harmony:
     a run too long for the bass's register turns there, never over a chord held above its
-    moving bass, Fascinating Rhythm's ``Cm Cm/Bb``)."""
-    turns = np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64)
-    for t in range(1, len(chords)):
-        d = (chords[t].root.pc - chords[t - 1].root.pc) % 12
-        if min(d, 12 - d) > kernels.BASS_STEP:
-            turns[t] = kernels.TURN_UNIT
-    return turns
+    moving bass, Fascinating Rhythm's ``Cm Cm/Bb``); the same everywhere unless ``split``."""
+    if not split:
+        return np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64)
+    roots = np.fromiter((c.root.pc for c in chords), dtype=np.int64, count=len(chords))
+    d = np.diff(roots, prepend=roots[:1]) % 12
+    leaps = np.minimum(d, 12 - d) > kernels.BASS_STEP
+    return np.where(leaps, kernels.TURN_UNIT, kernels.STEP_LEAP_UNIT).astype(np.int64)
 
 
 def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, style: Style,

@@ -316,6 +316,13 @@ DEEP_UNIT = 16
 # ``Register.max_span`` (a pad's span holds it already).
 DEEP_BELOW = LOW_INTERVAL_LIMITS[10]
 DEEP_SPAN = 12
+# A bass under its window carries its upper voices at their lowest: the voice above it lies
+# less than DEEP_REACH above the bottom of the style's ``low`` window (the placements a run
+# needs; the higher ones would only slow the search).
+DEEP_REACH = 12
+# A stepwise bass line spanning at most this many semitones always fits E2-B3 above F2 (the
+# lowest root under a 7th): only a longer run may take the bass under E2.
+DEEP_RUN = 7
 
 
 @dataclass(frozen=True, slots=True)
