@@ -492,8 +492,9 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
     octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
     (None: ``low``) up; a slash bass may lie an octave further under the chord than
     ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival).
-    ``deep``: a bass may lie ``Register.deep`` under its window (a chord a stepwise bass line
-    runs through; elsewhere those placements would only slow the search)."""
+    ``deep``: a bass may lie ``Register.deep`` under its window, its upper voices at their
+    lowest (a chord of a long stepwise bass run, ``operation._walks``; elsewhere those
+    placements would only slow the search)."""
     bass_low = low if bass_low is None else bass_low
     pitch, tone, extra, count = shapes(chord, style, thin)
     register = REGISTERS[style.name]

@@ -59,7 +59,7 @@ def register_cost(midi: np.ndarray, register: Register, low: int, high: int,
     """Per row of ``midi`` (int64[C, V], ascending): the register cost (search units) and the
     semitones outside the windows. Each window is first clamped to [low, high] (the bass's to
     [bass_low, high]), so a range away from a window pulls the voicing to the window's nearest
-    edge inside the range. A bass may lie ``register.deep`` under its window (not above
+    edge inside the range. A bass may lie ``register.deep`` under its window (never under
     ``bass_low``), each semitone there costing DEEP_UNIT."""
     upper = 1 if register.split and midi.shape[1] > 1 else 0
     notes = [(midi[:, upper], register.low, low, 0), (midi[:, -1], register.top, low, 0)]
