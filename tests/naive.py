@@ -52,19 +52,20 @@ def _at(value: Leap, t: int) -> int:
     return value if isinstance(value, int) else value[t]
 
 
-def step_cost(a: Voicing, b: Voicing, split: bool, leap: int = 0, unit: int = LEAP_UNIT
-              ) -> int:
+def step_cost(a: Voicing, b: Voicing, split: bool, leap: int = 0, unit: int = LEAP_UNIT,
+              turn: int = 2048) -> int:
     """The search's cost of moving from ``a`` to ``b``: 16 per semitone of motion; with ``split``
     (the lowest note of each is a bass) 16 per semitone of the upper voices' motion and 4 per
-    semitone the bass moves (256 more a semitone beyond a fifth, and 2048 more a semitone beyond
-    the step where the bass moves a step or less as pitch classes but leaps beyond a fifth);
+    semitone the bass moves (256 more a semitone beyond a fifth, and ``turn`` more a semitone
+    beyond the step where the bass moves a step or less as pitch classes but leaps beyond a
+    fifth);
     with ``leap`` ``unit`` (32)
     more per semitone of that motion beyond it."""
     if split and len(a) > 1 and len(b) > 1:
         jump = abs(a[0] - b[0])
         moved, bass = motion(a[1:], b[1:]), BASS_UNIT * jump + 256 * max(0, jump - 7)
         line = min(jump % 12, 12 - jump % 12)    # a stepwise bass line that leaps
-        bass += 2048 * (jump - line) if jump > 7 and line <= 2 else 0
+        bass += turn * (jump - line) if jump > 7 and line <= 2 else 0
     else:
         moved, bass = motion(a, b), 0
     return MOTION_UNIT * moved + unit * max(0, moved - leap if leap else 0) + bass

@@ -392,3 +392,22 @@ def test_a_progression_without_a_sounding_chord_is_played_by_the_drums(
     assert {lane: bool(notes) for lane, notes in result["lanes"].items()} == \
         {"harmony": False, "pattern": False, "bass": False, "drums": True}
     assert {c["symbol"] for c in result["chords"]} == {"NC"}
+
+
+def test_autumn_leaves_conduct_passes_its_choruses_to_the_voicing(monkeypatch: Any) -> None:
+    # conduct gave the voicing a flat list of chords: only cadences marked phrase starts, so
+    # bill_evans could not move its register where a chorus starts again; now every chorus
+    # (and each section of a form) starts a section of the chart the voicing reads
+    from engine.conduct import operation
+    seen: list[list[int]] = []
+    real = operation.voice_progression
+
+    def spy(chords: Any, style: str, low: int, high: int, **kw: Any) -> Any:
+        seen.append(list(kw.get("starts", ())))
+        return real(chords, style, low, high, **kw)
+    monkeypatch.setattr(operation, "voice_progression", spy)
+    leaves = "Cm7 | F7 | Bbmaj7 | Ebmaj7 | Am7b5 | D7 | Gm6 | Gm6"
+    out = conduct({"prompt": "medium swing, 16 bars", "progression": leaves, "seed": 1,
+                   "detail": "summary"})
+    bars = [c["bar"] for c in out["chords"]]
+    assert seen and [bars[i] for i in seen[0]] == [1, 9], (seen, bars)

@@ -60,7 +60,8 @@ def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[i
                                     guide, register, offsets, STEP, centre2, split,
                                     np.array(leaps or [leap] * len(chords), dtype=np.int64),
                                     np.array(units or [kernels.LEAP_UNIT] * len(chords),
-                                             dtype=np.int64))
+                                             dtype=np.int64),
+                                    np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64))
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -192,6 +193,17 @@ def test_split_styles_weigh_the_bass_lightly() -> None:
     assert _run(prev, chords, flags, split=True)[0] == [1]
     assert naive.step_cost(prev, stepwise, True) == 16 * 4 + 4 * 5
     assert naive.step_cost(prev, parallel, True) == 16 * 15 + 4 * 5
+
+
+def test_fascinating_rhythm_a_stepwise_bass_turns_cheaper_where_the_root_leaps() -> None:
+    # Cm -> Cm/Bb, C3 to Bb3 (the bass line steps, the bass leaps 10): 2048 a semitone beyond
+    # the step over a held chord, 1024 (TURN_UNIT) where the root leaps; kernel and twin agree
+    a = np.array([48, 60, 63, 67], dtype=np.int64)
+    b = np.array([58, 60, 63, 67], dtype=np.int64)
+    for turn in (kernels.STEP_LEAP_UNIT, kernels.TURN_UNIT):
+        got = kernels._step(a, 4, b, 4, True, 0, kernels.LEAP_UNIT, turn)
+        assert got == naive.step_cost(a.tolist(), b.tolist(), True, turn=turn)
+        assert got == 4 * 10 + 256 * 3 + turn * 8
 
 
 def test_a_leap_costs_more_than_the_same_motion_in_steps() -> None:

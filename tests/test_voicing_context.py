@@ -301,3 +301,114 @@ def test_autumn_leaves_phrases_start_at_its_sections_and_after_each_cadence_home
                   tuple(Placed(i + 1, 1.0, s, parse(s)) for i, s in enumerate(symbols)),
                   len(symbols), True)
     assert [i for i, r in enumerate(in_context(chart, parse_key("Gm"))) if r.phrase] == [0, 8, 11]
+
+
+# issue 37, the last figures: resolutions of 8, forced bass leaps, sections in conduct --------
+
+def _resolutions(chords: list[Chord], entries: list[dict]) -> list[tuple[str, int]]:
+    """(chord, motion into it) of every chord a dominant resolves to (down a fifth, or down a
+    half step from its subV), as bench/run_voicing_context.py counts them."""
+    return [(chords[i].symbol, entries[i]["voiceLeading"]) for i in range(1, len(chords))
+            if "b7" in chords[i - 1].intervals and "3" in chords[i - 1].intervals
+            and (chords[i].root.pc - chords[i - 1].root.pc) % 12 in (5, 11)]
+
+
+@needs_corpus
+def test_and_the_angels_sing_bill_evans_plays_b_diminished_as_b_dim7() -> None:
+    # And The Angels Sing's C7 | B0 | Cm: the diminished triad a jazz pianist reads as B°7, its
+    # bb7 (Ab) in the whole-half diminished scale analyze gives it there; three voices (D C# F)
+    # moved 8 from C7b9b13, four (Ab C# D F) move 7 at most
+    chords = tune("And The Angels Sing")
+    entries = voiced(chords, "bill_evans")
+    at = next(i for i, c in enumerate(chords) if c.symbol == "B0")
+    assert chords[at - 1].symbol == "C7"
+    assert len(entries[at]["notes"]) == 4 and "Ab" in names(entries[at]), entries[at]["notes"]
+    moves = _resolutions(chords, entries)
+    assert moves and max(m for _, m in moves) <= 7, moves
+
+
+@needs_corpus
+def test_toy_tune_bill_evans_plays_c_diminished_read_as_a_ii_with_its_b7() -> None:
+    # Toy Tune's G7#5#9 | C0 | B7alt: analyze reads the C° as locrian (a iiø), whose 7th is Bb,
+    # not the A of C°7; the four tones of G7#5#9 are all written, so the C° takes its Bb and
+    # the resolution moves 5, not 8 into three voices (Eb F Gb)
+    chords = tune("Toy Tune")
+    entries = voiced(chords, "bill_evans")
+    at = next(i for i, c in enumerate(chords) if c.symbol == "C0")
+    assert "Bb" in names(entries[at]) and "A" not in names(entries[at]), entries[at]["notes"]
+    moves = _resolutions(chords, entries)
+    assert moves and max(m for _, m in moves) <= 7, moves
+
+
+def test_a_diminished_triad_takes_only_the_seventh_its_scale_holds() -> None:
+    # the added seventh is a colour tone: it agrees with analyze's scale in context (no A on a
+    # C° read as locrian, no Bb on a B° read as whole-half diminished), and rootless (no 7th
+    # slot of its own for a triad) adds none
+    for progression in ("C7 B0 Cm", "Dm7b9 G7#5#9 C0 B7alt Bbm9"):
+        chords = [parse(s) for s in progression.split()]
+        entries = voiced(chords, "bill_evans")
+        for chord, entry, scale in zip(chords, entries, primary_scales(chords), strict=True):
+            added = {m % 12 for m in entry["midi"]} - set(chord.pcs)
+            assert all(scale >> pc & 1 for pc in added), (chord.symbol, entry["notes"])
+    assert len(voicing({"chord": "B0", "style": "rootless"})["notes"]) == 3
+
+
+def _root_step_leaps(chords: list[Chord], bass: list[int]) -> list[tuple[str, int, int]]:
+    """The issue's figure: the bass leaps over a sixth where the roots move a step or less."""
+    return [(chords[i].symbol, bass[i - 1], bass[i]) for i in range(1, len(chords))
+            if min((d := (chords[i].root.pc - chords[i - 1].root.pc) % 12), 12 - d) <= 2
+            and abs(bass[i] - bass[i - 1]) > 9]
+
+
+@needs_corpus
+@pytest.mark.parametrize("title", ["Goodbye", "Duke, The", "Harlem Nocturne",
+                                   "On A Misty Night", "Punjab", "Here's To My Lady",
+                                   "How My Heart Sings", "I'll Be Around"])
+def test_goodbye_stepwise_bass_runs_walk_on_below_e2(title: str) -> None:
+    # Goodbye's Cm7 Cm7/Bb Am7b5 Ab7#11 Cm7/G Ab7/Gb G7b9/F Cm7/Eb Dm7b5 (C3 down to D2), The
+    # Duke's Bbm7 Ab6 Gm7b5 Fm7 Ebsus Db7#11 Cmaj7 (to C2), Harlem Nocturne's Eb9 Db9 B9 A9 G9
+    # F9 Eb9 Db9: runs longer than E2-B3 leapt back an octave in the middle; the bass walks on
+    # to C2 (styles.BASS_FLOOR), the shell's 3rd a tenth above a root under F2
+    chords = tune(title)
+    for style in ("shell", "pad"):
+        entries = voiced(chords, style)
+        bass = [v["midi"][0] for v in entries]
+        assert not _root_step_leaps(chords, bass), (style, _root_step_leaps(chords, bass))
+        assert min(bass) >= 36
+        for entry in entries:
+            low, above = entry["midi"][0], entry["midi"][1]
+            assert low >= 41 or above - low >= 12 or above - low == 7, (style, entry["notes"])
+
+
+def test_goodbye_line_cliche_reaches_d2_with_a_tenth_above_it() -> None:
+    line = "Cm7 Cm7/Bb Am7b5 Ab7#11 Cm7/G Ab7/Gb G7b9/F Cm7/Eb Dm7b5"
+    entries = voicing({"progression": line, "style": "shell"})["voicings"]
+    assert [e["notes"][0] for e in entries] == ["C3", "Bb2", "A2", "Ab2", "G2", "Gb2", "F2",
+                                                "Eb2", "D2"], [e["notes"] for e in entries]
+    # over D2 nothing within an octave (D2 C3 would be a muddy 7th): D2 Ab3 C4 F4
+    low, above = entries[-1]["midi"][:2]
+    assert above - low > 12, entries[-1]["notes"]
+
+
+@needs_corpus
+def test_fascinating_rhythm_turns_its_long_bass_run_where_the_harmony_moves() -> None:
+    # Fascinating Rhythm's Cm Cm/Bb Am7b5 Ab7 Cm/G F#07 F7 Cm/Eb G7/D Cm Cm/Bb Am7b5 Fm/Ab G7:
+    # a bass line 17 semitones long from C3, more than C2-B3 holds; it must turn back once, and
+    # turns where the root moves (kernels.TURN_UNIT), never over the Cm held above its bass
+    chords = tune("Fascinating Rhythm")
+    for style in ("shell", "pad"):
+        bass = [v["midi"][0] for v in voiced(chords, style)]
+        assert not _root_step_leaps(chords, bass), (style, _root_step_leaps(chords, bass))
+
+
+def test_conduct_sections_reach_the_voicing_as_phrase_starts() -> None:
+    # conduct voices the whole piece in one search; each chorus and each A/B section of an AABA
+    # starts a phrase there (engine.analysis.context.phrase_starts), as in analyze's chart
+    from engine.conduct import forms
+    from engine.conduct.operation import _section_starts
+    assert _section_starts(64, 32, forms.sections("aaba"), 0) == {0, 8, 16, 24, 32, 40, 48, 56}
+    assert _section_starts(26, 12, forms.sections("blues"), 2) == {0, 12, 24}
+    chords = [parse(s) for s in ["Cmaj7", "Am7", "Dm7", "G7"] * 4]
+    plain = [r.phrase for r in progression_context(chords)]
+    sectioned = [r.phrase for r in progression_context(chords, (8,))]
+    assert not plain[8] and sectioned[8]

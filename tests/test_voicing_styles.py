@@ -39,7 +39,7 @@ def _voice(chord: Chord, style: str) -> list[int]:
     assert [parse_note_octave(n)[1] for n in result["notes"]] == midi, chord.symbol
     assert midi == sorted(set(midi)) or style.startswith("drop"), (chord.symbol, midi)
     assert midi == sorted(midi), (chord.symbol, midi)
-    # the default range bounds the upper voices; a shell or pad bass may go down to E2
+    # the default range bounds the upper voices; a shell or pad bass may go down to C2
     floor = BASS_FLOOR if STYLES[style].bass and len(midi) > 1 else LOW
     assert midi[0] >= floor and midi[1:] == [m for m in midi[1:] if m >= LOW] \
         and midi[-1] <= HIGH, (chord.symbol, midi)

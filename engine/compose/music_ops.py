@@ -4,6 +4,7 @@ composition's own form) and add_notes (a melody or a fill)."""
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Any
 
 from engine.chords import parse
@@ -41,7 +42,11 @@ def voice(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any]]:
     spans = [(sid, span) for sid in order for span in chord_spans(comp, sections[sid])]
     if not spans:
         raise InvalidRequest("those sections have no chords", field="sections")
-    voiced = voice_progression([parse(span[2]) for _, span in spans], style, 48, 84)
+    # each section's first chord starts a phrase: the voicing may move its register there
+    counts = [len(chord_spans(comp, sections[sid])) for sid in order]
+    starts = list(accumulate(counts))[:-1]
+    voiced = voice_progression([parse(span[2]) for _, span in spans], style, 48, 84,
+                               starts=starts)
     track = _track(comp, "harmony")
     done: set[str] = set()
     position = 0

@@ -224,6 +224,21 @@ STOPS: dict[str, tuple[int, ...]] = {
     "aaba": (8, 16), "rhythm_changes": (8, 16),
     "bossa": (8,), "waltz": (8,), "samba": (8,),
 }
+# Where a section of a form starts inside its chorus (bars into it), besides the chorus's first
+# bar: an AABA's and rhythm changes's A A B A, the two halves of the 16-bar songs; the other
+# forms are one section (a blues is one 12-bar chorus). The voicing moves its register freely
+# there (engine.voicing: a phrase starts on a section's first chord).
+SECTIONS: dict[str, tuple[int, ...]] = {
+    "aaba": (8, 16, 24), "rhythm_changes": (8, 16, 24),
+    "bossa": (8,), "waltz": (8,), "samba": (8,),
+}
+
+
+def sections(name: str) -> tuple[int, ...]:
+    """The bars into a chorus of the form where its sections start, besides bar 0."""
+    return SECTIONS.get(name, ())
+
+
 # How far a duration may move the asked (or the style's) tempo to reach a stop before the
 # nearest one is taken whatever its tempo: a blues plays faster or slower rather than be cut.
 TEMPO_FACTOR = 1.25

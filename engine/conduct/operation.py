@@ -63,6 +63,7 @@ def conduct(request: Any) -> dict[str, Any]:
             tail, ending = [], "open"
             bars, tempo = _fit_user(plan, form_len, quarters, duration)
         piece = [symbol_bars[b % form_len] for b in range(bars - len(tail))] + tail
+        inner: tuple[int, ...] = ()
     else:
         form = forms.choose_form(plan.form, plan.style, plan.mode)
         tonic, mode = plan.tonic, plan.mode
@@ -75,6 +76,7 @@ def conduct(request: Any) -> dict[str, Any]:
         tail = forms.ending(form, mode, tonic, bars)
         piece[bars - len(tail):] = tail
         ending = "tonic"
+        inner = forms.sections(form)
     chord_bars = _place(piece, meter[0])
 
     groove = _groove(plan)
@@ -95,7 +97,8 @@ def conduct(request: Any) -> dict[str, Any]:
     timing = Timing(meter, swing)
     segs = segments(chord_bars, timing)
     energy = energy_curve(bars, form_len, plan.energy, plan.builds)
-    voiced = _voice(segs, groove.voicing)
+    starts = _section_starts(bars, form_len, inner, len(tail))
+    voiced = _voice(segs, groove.voicing, starts)
     lanes = Arranger(segs, voiced, groove, timing, energy, form_len, plan.bass, tonic.pc,
                      random.Random(seed), plan.clave).lanes()
 
@@ -314,9 +317,22 @@ def _place(piece: list[list[str]], beats: int) -> Bars:
              for i, s in enumerate(symbols)] for symbols in piece]
 
 
-def _voice(segs: list[Segment], style: str) -> dict[int, list[int]]:
-    """Voicings of every sounding segment, searched over the whole piece at once."""
-    voiced = voice_progression([s.chord for s in segs], style, 48, 84)
+def _section_starts(bars: int, form_len: int, inner: tuple[int, ...], tail: int
+                    ) -> frozenset[int]:
+    """The bars (0-based) where a section of the piece starts: each chorus, each section
+    inside a chorus of the form (``forms.sections``), and the ending's bars."""
+    starts = {b for b in range(bars) if b % form_len == 0 or b % form_len in inner}
+    return frozenset(starts | ({bars - tail} if 0 < tail < bars else set()))
+
+
+def _voice(segs: list[Segment], style: str, starts: frozenset[int] = frozenset()
+           ) -> dict[int, list[int]]:
+    """Voicings of every sounding segment, searched over the whole piece at once; the first
+    segment of each bar of ``starts`` starts a section of the chart (a phrase, where the
+    voicing may move its register: ``voice_progression``)."""
+    firsts = [i for i, s in enumerate(segs) if s.bar in starts
+              and (i == 0 or segs[i - 1].bar != s.bar)]
+    voiced = voice_progression([s.chord for s in segs], style, 48, 84, starts=firsts)
     return {i: notes for i, notes in enumerate(voiced) if segs[i].chord is not None}
 
 

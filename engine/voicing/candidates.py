@@ -21,6 +21,8 @@ from engine.voicing.styles import (
     ADDED_TONES,
     ALTERATIONS,
     CLASH_INTERVALS,
+    DEEP_REACH,
+    DIM_SEVENTHS,
     FAMILY_OF_DEGREE,
     FAMILY_ORDER,
     FOURTH,
@@ -267,6 +269,10 @@ class _Picker:
                 return None
             if role == "+11" and ("b3" not in self.chord.intervals or fams["11"]):
                 return None
+            if role in DIM_SEVENTHS and not (not fams["7"] and not fams["13"]
+                                             and "b3" in self.chord.intervals and fams["5"]
+                                             and all(t.label == "b5" for t in fams["5"])):
+                return None
             if role == "+6triad" and (fams["7"] or fams["13"] or not fams["3"]
                                       or not all(t.label == "5" for t in fams["5"])
                                       or fams["3"][0].label not in ("3", "b3")):
@@ -478,13 +484,17 @@ def starting(table: Candidates, style: Style) -> Candidates:
 
 @lru_cache(maxsize=8192)
 def candidates(chord: Chord, style: Style, low: int, high: int,
-               bass_low: int | None = None, thin: bool = False) -> Candidates:
+               bass_low: int | None = None, thin: bool = False, deep: bool = False
+               ) -> Candidates:
     """Every placement of every shape inside [low, high] and inside the style's register
     windows (all placements in range when none lies inside them), shape by shape, lowest
     first, each with its register cost. A style with a bass places its upper structure by
     octaves and the bass by octaves below it (``Register.split``), the bass from ``bass_low``
     (None: ``low``) up; a slash bass may lie an octave further under the chord than
-    ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival)."""
+    ``Register.max_span``. ``thin``: the three-voice shapes too (``shapes``; an arrival).
+    ``deep``: a bass may lie ``Register.deep`` under its window, its upper voices at their
+    lowest (a chord of a long stepwise bass run, ``operation._walks``; elsewhere those
+    placements would only slow the search)."""
     bass_low = low if bass_low is None else bass_low
     pitch, tone, extra, count = shapes(chord, style, thin)
     register = REGISTERS[style.name]
@@ -511,9 +521,14 @@ def candidates(chord: Chord, style: Style, low: int, high: int,
         tones = np.broadcast_to(tone[:, None, :], placed.shape)[ok]
         added = np.broadcast_to(extra[:, None], placed.shape[:2])[ok]
         counts = np.broadcast_to(count[:, None], placed.shape[:2])[ok]
-    cost, outside = register_cost(midi, register, low, high, bass_low)
+    cost, outside = register_cost(midi, register if deep else replace(register, deep=0), low,
+                                  high, bass_low)
     if len(added):
         cost = cost + added
+    if register.split and deep and register.bass is not None and midi.shape[1] > 1:
+        # under its window a bass carries the upper voices at their lowest (DEEP_REACH)
+        outside = outside + ((midi[:, 0] < register.bass[0])
+                             & (midi[:, 1] >= register.low[0] + DEEP_REACH))
     if (outside == 0).any():
         inside = outside == 0
         midi, tones, cost, counts = midi[inside], tones[inside], cost[inside], counts[inside]

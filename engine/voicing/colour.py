@@ -55,7 +55,8 @@ THIRTEENTH_LABELS = frozenset({"b13", "13", "6", "#5"})
 # above the root each sounds, and the role that takes its slot where the scale lacks that tone
 # ("": none).
 ADDED_NEEDS: dict[str, tuple[int, str]] = {"+9": (2, "11"), "+13": (9, ""), "+6": (9, ""),
-                                            "+6triad": (9, "+11"), "+11": (5, "")}
+                                            "+6triad": (9, "+11"), "+11": (5, ""),
+                                            "+dim7": (9, ""), "+dimb7": (10, "")}
 # the labels of a chord's plain tones, not tensions (a tension may not be put out)
 PLAIN = frozenset({"1", "3", "b3", "5", "b7", "7", "bb7", "6", "4", "2", "bass"})
 

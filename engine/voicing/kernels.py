@@ -35,7 +35,8 @@ BASS_UNIT = 4
 BASS_LEAP = 7               # a split style's bass moves at most a fifth before it costs more
 BASS_LEAP_UNIT = 256        # (each semitone beyond: a leap only where no fifth will do)
 BASS_STEP = 2               # a bass line moving by this much or less (as pitch classes) is a
-STEP_LEAP_UNIT = 2048       # step: each semitone it leaps beyond it (C3 Bb3) costs this more
+STEP_LEAP_UNIT = 2048       # step: each semitone it leaps beyond it (C3 Bb3) costs this more,
+TURN_UNIT = 1024            # or this where the chord's root leaps (``turns``: a new harmony)
 LEAP_UNIT = 32
 ARRIVAL_UNIT = 1024         # bill_evans on an arrival: a register move there is all but barred
 _INF = np.int64(1 << 40)
@@ -77,15 +78,16 @@ def _motion(a: np.ndarray, na: int, b: np.ndarray, nb: int) -> int:
 
 @njit(cache=True)
 def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int,
-          unit: int) -> int:
+          unit: int, turn: int) -> int:
     """The search's cost of moving from ``a[:na]`` to ``b[:nb]``: MOTION_UNIT per semitone of
     ``_motion``; with ``split`` (voice 0 of each is a bass, and both have upper voices) the upper
     voices' motion at MOTION_UNIT and the bass's at BASS_UNIT per semitone, BASS_LEAP_UNIT
     more per semitone beyond BASS_LEAP (any root motion fits in a fifth: C7 B7 is C3 B2, not
     C3 B3), and where the bass line moves by a step or less (BASS_STEP, as pitch classes) but
-    the bass leaps beyond a fifth, STEP_LEAP_UNIT more per semitone beyond the step: a stepwise
-    line that must turn back into its register (a long descent reaching E2) turns where the
-    roots leap anyway, a fourth or a fifth, not in the middle of the run. With ``leap > 0``
+    the bass leaps beyond a fifth, ``turn`` more per semitone beyond the step (STEP_LEAP_UNIT;
+    TURN_UNIT where the chord's root leaps beyond a step): a stepwise line that must turn back
+    into its register (a run longer than E2-B3 and the two semitones under it hold) turns
+    where the harmony moves, not over a chord held above its moving bass (Cm Cm/Bb). With ``leap > 0``
     every semitone of (upper) motion beyond ``leap`` costs ``unit`` more: a style whose
     voices move by step spreads a long way over several changes rather than leaping once
     (LEAP_UNIT), and bill_evans moves its register anywhere but on an arrival (ARRIVAL_UNIT)."""
@@ -98,7 +100,7 @@ def _step(a: np.ndarray, na: int, b: np.ndarray, nb: int, split: bool, leap: int
             bass += BASS_LEAP_UNIT * (jump - BASS_LEAP)
             line = min(jump % 12, 12 - jump % 12)
             if line <= BASS_STEP:
-                bass += STEP_LEAP_UNIT * (jump - line)
+                bass += turn * (jump - line)
     else:
         moved = _motion(a, na, b, nb)
     over = moved - leap if leap > 0 and moved > leap else 0
@@ -141,8 +143,8 @@ def _register(row: np.ndarray, n_row: int, centre2: int, anchored: bool) -> int:
 @njit(cache=True)
 def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.ndarray,
             counts: np.ndarray, guide: np.ndarray, register: np.ndarray, offsets: np.ndarray,
-            step: int, centre2: int, split: bool, leaps: np.ndarray, units: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray]:
+            step: int, centre2: int, split: bool, leaps: np.ndarray, units: np.ndarray,
+            turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Choose one candidate voicing per chord so that the motion plus the register cost is
     least over the whole progression (dynamic programming, not greedy).
 
@@ -153,7 +155,8 @@ def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.nda
     (each candidate's register cost); ``offsets`` int64[T+1], chord t owning rows
     ``offsets[t]:offsets[t+1]`` (none empty); ``split``: voice 0 is a bass; ``leaps`` int64[T]
     and ``units`` int64[T]: the motion into chord t beyond which each semitone costs
-    ``units[t]`` more (``_step``; a leap of 0: none).
+    ``units[t]`` more (``_step``; a leap of 0: none); ``turns`` int64[T]: per semitone a split
+    style's stepwise bass line leaps beyond the step into chord t, the cost (``_step``).
 
     Objective, lexicographic over the whole path: least cost (``_step`` from the voicing
     before, chord 0 from ``prev`` when there is one, plus ``register``); then most guide tones
@@ -180,7 +183,7 @@ def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.nda
         best_cost[j] = register[j]
         if anchored:
             best_cost[j] += _step(prev, n_prev, notes[j], counts[j], split, leaps[0],
-                                  units[0])
+                                  units[0], turns[0])
             rest -= _guides_near(prev, n_prev, prev_guide, notes[j], counts[j], guide[j],
                                  step) * KEY_GUIDE
         best_rest[j] = rest
@@ -192,7 +195,7 @@ def _search(prev: np.ndarray, n_prev: int, prev_guide: np.ndarray, notes: np.nda
             arg = -1
             for i in range(offsets[t - 1], offsets[t]):
                 cost = best_cost[i] + _step(notes[i], counts[i], notes[j], counts[j], split,
-                                            leaps[t], units[t])
+                                            leaps[t], units[t], turns[t])
                 if cost > top_cost:
                     continue
                 rest = best_rest[i] + tie - _guides_near(

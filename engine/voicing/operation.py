@@ -50,7 +50,7 @@ Decisions where API.md is silent:
   analysis (``engine.voicing.context``) for each chord's primary scale, which the colour
   styles' added tones keep to (``engine.voicing.colour``), and for its arrivals, where
   bill_evans does not move its register (``kernels.ARRIVAL_UNIT``); without ``range`` the
-  shell and pad bass may go down to E2 (``styles.BASS_FLOOR``); notes are named as a pianist
+  shell and pad bass may go down to E2 (on to C2, ``styles.BASS_FLOOR``, grid 9); notes are named as a pianist
   reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
   not sound.
 - Grid 8 (issue 37, docs/voicing.md): a split style's bass line that moves by step never leaps
@@ -59,6 +59,12 @@ Decisions where API.md is silent:
   priced by each chord's place (``styles.PLACES``, ``Register.places``: bill_evans free where
   a phrase starts); bill_evans's three-voice shapes on an arrival and the dominant before it
   (``Register.thin``).
+- Grid 9 (issue 37's last figures, docs/voicing.md): bill_evans plays a diminished triad with
+  the seventh its scale in context holds (``styles.DIM_SEVENTHS``); a shell or pad bass walks
+  on under E2 to C2 (``Register.deep``), the root an octave under its shape below F2
+  (``styles.DEEP_SPAN``); a run too long for the register turns where the root moves
+  (``kernels.TURN_UNIT``); ``voice_progression`` takes the chart's section starts (conduct,
+  compose), where a phrase starts.
 """
 
 from __future__ import annotations
@@ -88,6 +94,7 @@ from engine.voicing.context import progression_context
 from engine.voicing.spelling import read_as_pianist
 from engine.voicing.styles import (
     BASS_FLOOR,
+    DEEP_RUN,
     GUIDE_LINE_MAX,
     GUIDE_STEP,
     REGISTERS,
@@ -116,8 +123,9 @@ def voicing(request: Any) -> dict[str, Any]:
     low, high, bass_low = _range(req)
     played = [c for c in chords if c is not None]
     tables, leaps, units = _prepare(played, style, low, high, bass_low, led=bool(previous))
-    rows, moved = _solve(tables, previous, low, high, style, leaps, units) if played \
-        else ([], [])
+    rows, moved = _solve(tables, previous, low, high, style, leaps, units,
+                          _turns(played, REGISTERS[style.name].split)) \
+        if played else ([], [])
     sounding = iter(zip(played, tables, rows, moved, strict=True))
     voicings = []
     # the guide tones of the voicing before (an NC keeps the last sounding ones)
@@ -168,20 +176,29 @@ def _no_chord(style: Style) -> dict[str, Any]:
 
 
 def voice_progression(chords: Sequence[Chord | None], style: str = "rootless", low: int = 48,
-                      high: int = 84, previous: list[int] | None = None) -> list[list[int]]:
+                      high: int = 84, previous: list[int] | None = None,
+                      starts: Sequence[int] = ()) -> list[list[int]]:
     """MIDI notes (lowest first) per chord, with the least total motion over the progression.
     A ``None`` (no chord, ``NC``) gets ``[]`` and the voicing before it carries over it.
+    ``starts``: the indices of ``chords`` where a section of the chart starts (conduct's
+    choruses and form sections, compose's sections), phrase starts for the progression
+    analysis (bill_evans moves its register freely there: ``styles.PLACES``); a start on an
+    ``NC`` falls on the next sounding chord.
     Raises ``InvalidRequest(field="range")`` when a chord's voicing does not fit, and
     ``InvalidRequest(field="progression")`` beyond ``kernels.MAX_CHORDS`` sounding chords (the
     most the search's keys hold exactly; conduct stays far below it)."""
     played = [c for c in chords if c is not None]
     if not played:
         return [[] for _ in chords]
+    sounding = list(accumulate((c is not None for c in chords), initial=0))
+    starts = tuple(sorted({sounding[i] for i in starts if 0 < sounding[i] < len(played)}))
     if len(played) > kernels.MAX_CHORDS:
         raise InvalidRequest(f"cannot voice more than {kernels.MAX_CHORDS} chords in one search",
                              field="progression")
-    tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous))
-    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units)
+    tables, leaps, units = _prepare(played, style_named(style), low, high, led=bool(previous),
+                                    starts=starts)
+    rows, _ = _solve(tables, sorted(previous or []), low, high, style_named(style), leaps, units,
+                     _turns(played, REGISTERS[style].split))
     voiced = iter([int(m) for m in t.midi[r, :t.count[r]]]
                   for t, r in zip(tables, rows, strict=True))
     return [[] if c is None else next(voiced) for c in chords]
@@ -192,27 +209,29 @@ def warm_up() -> None:
     a = np.array([60, 64, 67, 71], dtype=np.int64)
     b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
     kernels._motion(a, 4, b[0], 3)
-    kernels._step(a, 4, b[0], 3, True, 6, kernels.LEAP_UNIT)
+    kernels._step(a, 4, b[0], 3, True, 6, kernels.LEAP_UNIT, kernels.STEP_LEAP_UNIT)
     flags = np.ones(4, dtype=np.int8)
     kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
     for split in (False, True):
         kernels._search(a, 4, flags, b, np.array([3, 4], dtype=np.int64),
                         np.ones((2, 4), dtype=np.int8), np.zeros(2, dtype=np.int64),
                         np.array([0, 1, 2], dtype=np.int64), GUIDE_STEP, 132, split,
-                        np.array([6, 6], dtype=np.int64), np.full(2, 32, dtype=np.int64))
+                        np.array([6, 6], dtype=np.int64), np.full(2, 32, dtype=np.int64),
+                        np.full(2, kernels.STEP_LEAP_UNIT, dtype=np.int64))
     kernels._register(a, 4, 132, False)
 
 
 def _prepare(chords: list[Chord], style: Style, low: int, high: int,
-             bass_low: int | None = None, led: bool = False
+             bass_low: int | None = None, led: bool = False, starts: tuple[int, ...] = ()
              ) -> tuple[list[Candidates], np.ndarray, np.ndarray]:
     """The search's inputs for ``chords`` (at least one): each chord's candidates, with the
     colour tones of its place (``colour.coloured``; a line not ``led`` from a previous voicing
     starts on its style's tone, ``starting``), and per chord the motion beyond which each
     semitone costs more and that cost (``kernels._search``: the style's leap, or the price of
-    the chord's place in the progression, ``Register.places``)."""
+    the chord's place in the progression, ``Register.places``; ``starts``: the chords a
+    section starts on, besides the first)."""
     register = REGISTERS[style.name]
-    context = progression_context(chords) \
+    context = progression_context(chords, starts) \
         if style.name in COLOUR_STYLES or register.places else None
     scales = [c.mask for c in context] if context is not None else None
     leaps = np.full(len(chords), register.leap, dtype=np.int64)
@@ -224,8 +243,31 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
             leaps[t], units[t] = priced.get(_place(reading), (register.leap, kernels.LEAP_UNIT))
             if register.thin and reading.arrival:   # the arrival and the dominant before it
                 thin[t] = thin[t - 1 if t else 0] = True
-    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led, thin), \
+    deep = _walks(chords) if register.deep else [False] * len(chords)
+    return _tables(coloured(chords, style, scales), style, low, high, bass_low, led, thin,
+                   deep), \
         leaps, units
+
+
+def _walks(chords: list[Chord]) -> list[bool]:
+    """Per chord, whether it lies on a stepwise bass line (its bass, the slash bass else the
+    root, a step or less from the one before, chord after chord) spanning more than
+    ``styles.DEEP_RUN`` semitones: only there may the bass go under its window
+    (``Register.deep``); a shorter run always fits E2-B3."""
+    pcs = [(c.bass or c.root).pc for c in chords]
+    out = [False] * len(pcs)
+    start, place, low, high = 0, 0, 0, 0
+    for t in range(1, len(pcs) + 1):
+        d = (pcs[t] - pcs[t - 1]) % 12 if t < len(pcs) else 6
+        move = d if d <= 6 else d - 12
+        if abs(move) <= kernels.BASS_STEP:
+            place += move
+            low, high = min(low, place), max(high, place)
+            continue
+        if high - low > DEEP_RUN:
+            out[start:t] = [True] * (t - start)
+        start, place, low, high = t, 0, 0, 0
+    return out
 
 
 def _place(reading: InContext) -> str:
@@ -234,13 +276,14 @@ def _place(reading: InContext) -> str:
 
 
 def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int,
-            bass_low: int | None, led: bool, thin: list[bool]) -> list[Candidates]:
+            bass_low: int | None, led: bool, thin: list[bool], deep: list[bool]
+            ) -> list[Candidates]:
     """Each (coloured) chord's candidates in its style (with its three-voice shapes where
     ``thin``: an arrival and the dominant before it); a line not ``led`` starts on its
     style's tone."""
     tables: list[Candidates] = []
-    for (chord, played), fewer in zip(chords, thin, strict=True):
-        table = candidates(chord, played, low, high, bass_low, fewer)
+    for (chord, played), fewer, under in zip(chords, thin, deep, strict=True):
+        table = candidates(chord, played, low, high, bass_low, fewer, under)
         if len(table.midi) == 0:
             raise InvalidRequest(
                 f"no placement of the {style.name} voicing of {chord.symbol} fits in range "
@@ -251,8 +294,22 @@ def _tables(chords: list[tuple[Chord, Style]], style: Style, low: int, high: int
     return tables
 
 
+def _turns(chords: list[Chord], split: bool) -> np.ndarray:
+    """Per chord, what each semitone a stepwise bass line leaps beyond the step into it costs
+    (``kernels._step``): less where the chord's root leaps from the root before (a new harmony:
+    a run too long for the bass's register turns there, never over a chord held above its
+    moving bass, Fascinating Rhythm's ``Cm Cm/Bb``); the same everywhere unless ``split``."""
+    if not split:
+        return np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64)
+    roots = np.fromiter((c.root.pc for c in chords), dtype=np.int64, count=len(chords))
+    d = np.diff(roots, prepend=roots[:1]) % 12
+    leaps = np.minimum(d, 12 - d) > kernels.BASS_STEP
+    return np.where(leaps, kernels.TURN_UNIT, kernels.STEP_LEAP_UNIT).astype(np.int64)
+
+
 def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, style: Style,
-           leaps: np.ndarray, units: np.ndarray) -> tuple[list[int], list[int]]:
+           leaps: np.ndarray, units: np.ndarray, turns: np.ndarray
+           ) -> tuple[list[int], list[int]]:
     """Row per chord (into its table) and semitones moved into each chord."""
     offsets = np.fromiter(accumulate((len(t.midi) for t in tables), initial=0), dtype=np.int64,
                           count=len(tables) + 1)
@@ -273,7 +330,7 @@ def _solve(tables: list[Candidates], previous: list[int], low: int, high: int, s
     prev_guide[:len(_guide_line(previous))] = 1
     choice, moved = kernels._search(prev, len(previous), prev_guide, notes, counts, guide,
                                     register, offsets, GUIDE_STEP, low + high,
-                                    REGISTERS[style.name].split, leaps, units)
+                                    REGISTERS[style.name].split, leaps, units, turns)
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
 
 
@@ -321,7 +378,8 @@ def _midi_of(name: str) -> int:
 
 def _range(req: dict[str, Any]) -> tuple[int, int, int]:
     """(lowest, highest, lowest bass): without ``range`` the default, whose shell and pad
-    roots may go down to E2 (``BASS_FLOOR``, API.md 5); a given range bounds every note."""
+    roots may go down to E2, and on to C2 in a stepwise run (``BASS_FLOOR``, API.md 5); a
+    given range bounds every note."""
     value = req.get("range")
     if value is None:
         return (*DEFAULT_RANGE, BASS_FLOOR)

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.voicing.styles import LOW_BASS, LOW_BASS_GAP, LOW_INTERVAL_LIMITS, Register
+from engine.voicing.styles import (
+    DEEP_BELOW,
+    DEEP_SPAN,
+    DEEP_UNIT,
+    LOW_BASS,
+    LOW_BASS_GAP,
+    LOW_INTERVAL_LIMITS,
+    Register,
+)
 
 # In units of the search's first key (engine.voicing.kernels: a semitone of motion costs
 # MOTION_UNIT = 16; a split style's bass, which follows the roots and may leap, BASS_UNIT = 4):
@@ -28,15 +36,17 @@ def split_placements(pitch: np.ndarray, tone: np.ndarray, low: int, high: int,
     the bass within [bass_low, high], at most ``max_span`` (one, or int64[S] per shape) from
     bass to top, a bass under
     LOW_BASS at least ``gap`` under the next voice, and the bass and the voice above it not
-    under their LOW_INTERVAL_LIMITS."""
+    under their LOW_INTERVAL_LIMITS; a bass under DEEP_BELOW (F2: no 7th clear right above it)
+    may lie DEEP_SPAN further under the shape (the root alone, the shell's 3rd a tenth up)."""
     octaves = np.arange(0, 11, dtype=np.int64)
     m, k = np.meshgrid(octaves, octaves, indexing="ij")
     keep = m <= k
     m, k = m[keep], k[keep]                                           # [P]
     placed = np.concatenate([pitch[:, None, :1] + 12 * m[None, :, None],
                              pitch[:, None, 1:] + 12 * k[None, :, None]], axis=2)  # [S, P, V]
+    span = np.reshape(max_span, (-1, 1)) + DEEP_SPAN * (placed[:, :, 0] < DEEP_BELOW)
     ok = ((placed[:, :, 0] >= bass_low) & (placed[:, :, -1] <= high)
-          & (placed[:, :, -1] - placed[:, :, 0] <= np.reshape(max_span, (-1, 1))))
+          & (placed[:, :, -1] - placed[:, :, 0] <= span))
     if placed.shape[2] > 1:   # a low bass keeps a fifth under the upper voices
         ok &= placed[:, :, 1] >= low
         ok &= (placed[:, :, 0] >= LOW_BASS) | (placed[:, :, 1] - placed[:, :, 0] >= gap)
@@ -49,17 +59,20 @@ def register_cost(midi: np.ndarray, register: Register, low: int, high: int,
     """Per row of ``midi`` (int64[C, V], ascending): the register cost (search units) and the
     semitones outside the windows. Each window is first clamped to [low, high] (the bass's to
     [bass_low, high]), so a range away from a window pulls the voicing to the window's nearest
-    edge inside the range."""
+    edge inside the range. A bass may lie ``register.deep`` under its window (never under
+    ``bass_low``), each semitone there costing DEEP_UNIT."""
     upper = 1 if register.split and midi.shape[1] > 1 else 0
-    notes = [(midi[:, upper], register.low, low), (midi[:, -1], register.top, low)]
+    notes = [(midi[:, upper], register.low, low, 0), (midi[:, -1], register.top, low, 0)]
     if register.split:
         assert register.bass is not None
-        notes.append((midi[:, 0], register.bass, bass_low))
+        notes.append((midi[:, 0], register.bass, bass_low, register.deep))
     cost = np.zeros(len(midi), dtype=np.int64)
     outside = np.zeros(len(midi), dtype=np.int64)
-    for note, (lo, hi), floor in notes:
+    for note, (lo, hi), floor, deep in notes:
         lo, hi = min(max(lo, floor), high), max(min(hi, high), floor)
-        out = np.maximum(0, np.maximum(lo - note, note - hi))
+        under = np.clip(lo - note, 0, min(deep, max(0, lo - floor)))
+        out = np.maximum(0, np.maximum(lo - under - note, note - hi))
         outside += out
-        cost += OUTSIDE_UNIT * out + register.pull * np.abs(2 * note - lo - hi)
+        cost += (OUTSIDE_UNIT * out + DEEP_UNIT * under
+                 + register.pull * np.abs(2 * note - lo - hi))
     return cost, outside

@@ -15,7 +15,11 @@ A chord's tones are first sorted into *roles* (``ROLE_KEYS``):
 - ``+11`` an added 11 on a chord with a minor third (the So What voicing's fourth above the
   root); ``+6`` an added 13 on any chord with a major third and a plain 5 (quartal);
 - ``+6triad`` an added 6 on a triad (no 7th or 6th; bill_evans plays D as D6/9, F# A B E, in
-  four voices, not three).
+  four voices, not three);
+- ``+dim7`` / ``+dimb7`` the seventh a diminished triad takes from its scale in context: the bb7
+  of the whole-half diminished scale (``B°`` played as the ``B°7`` a jazz pianist reads it as:
+  And The Angels Sing's ``C7 B° Cm``), else the b7 of locrian (a ``C°`` read as iiø: Cø7,
+  Toy Tune); each only where the scale holds it (``engine.voicing.colour.ADDED_NEEDS``).
 
 A style is a tuple of *slots*, highest priority first; each slot lists roles as alternatives and
 takes the first one the chord can fill with a tone not used yet. Tones no slot takes are the
@@ -110,7 +114,7 @@ from engine.voicing.kernels import ARRIVAL_UNIT, LEAP_UNIT
 Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
 ROLE_KEYS = ("R", "R2", "3", "7", "5", "9", "11", "13", "+9", "+13", "b5", "+11", "+6",
-             "+6triad")
+             "+6triad", "+dim7", "+dimb7")
 
 # Degree number of an interval label -> role family. 2 and 4 fold into 9 and 11; 6 into 13
 # (a 6 without a seventh is promoted to the "7" role by engine.voicing).
@@ -168,7 +172,9 @@ SUS_LABELS = ("4", "11", "2", "9")
 
 # The added tones of "+9" and "+13": (label, semitones above the root).
 ADDED_TONES = {"+9": ("9", 14), "+13": ("13", 21), "+11": ("11", 17), "+6": ("13", 21),
-               "+6triad": ("6", 9)}
+               "+6triad": ("6", 9), "+dim7": ("bb7", 9), "+dimb7": ("b7", 10)}
+# The added roles that fill only on a diminished triad (b3, b5, no 6th or 7th): its seventh.
+DIM_SEVENTHS = ("+dim7", "+dimb7")
 
 # Pad spacing, tried tier by tier until one gives a shape: (lowest upper voice at least this
 # far above the bass, upper voices at least this far apart, upper structure at least this wide
@@ -221,7 +227,8 @@ STYLES: dict[str, Style] = {s.name: s for s in (
     # 3 7 + ninth (the 9 replaces the root) + 13/11/5; any close inversion.
     Style("rootless", _UPPER4, "close", alterations=True),
     # A form 3-5-7-9, B form 7-9-3-5; 13 for 5 on dominants (a chord's own 13 or #11 first).
-    Style("bill_evans", (("3",), ("7", "+6triad"), ("9", "+9"), ("13", "11", "+13", "5")),
+    Style("bill_evans", (("3",), ("7", "+dim7", "+dimb7", "+6triad"), ("9", "+9"),
+                         ("13", "11", "+13", "5")),
           "forms",
           orders=((0, 3, 1, 2), (1, 2, 0, 3)), alterations=True, avoid=(13,)),
     # a left-hand shell (API.md 5): 1-3-7 or 1-7-3 within a tenth, root lowest (a slash bass
@@ -296,8 +303,26 @@ BILL_EVANS_PLACES = (("arrival", 7, ARRIVAL_UNIT), ("phrase", 0, 0), ("inside", 
 THIN_FROM = 4
 THIN_LEAVES = ("5", "13", "b13", "6", "9", "b9", "#9")
 
-# With the default range, the lowest note of a shell or pad bass (E2): API.md 5.
-BASS_FLOOR = 40
+# With the default range, the lowest note of a shell or pad bass (C2): API.md 5. The bass's
+# window still starts at E2 (``Register.bass``); a stepwise bass line may go on under it, each
+# semitone under the window costing DEEP_UNIT (``Register.deep``), so it does so only where the
+# line would otherwise leap back an octave in the middle of a run (Goodbye's line cliche C3
+# down to D2, The Duke's Bb2 down to C2).
+BASS_FLOOR = 36
+DEEP_UNIT = 16
+# Under F2 no seventh (nor sixth) sounds clear right above the bass (LOW_INTERVAL_LIMITS): there
+# the bass lies an octave under the shape it would carry higher up, the root alone in the left
+# hand, the shell's 3rd a tenth above it (D2 F#3 C4: 1-10-7), ``DEEP_SPAN`` more than
+# ``Register.max_span`` (a pad's span holds it already).
+DEEP_BELOW = LOW_INTERVAL_LIMITS[10]
+DEEP_SPAN = 12
+# A bass under its window carries its upper voices at their lowest: the voice above it lies
+# less than DEEP_REACH above the bottom of the style's ``low`` window (the placements a run
+# needs; the higher ones would only slow the search).
+DEEP_REACH = 12
+# A stepwise bass line spanning at most this many semitones always fits E2-B3 above F2 (the
+# lowest root under a 7th): only a longer run may take the bass under E2.
+DEEP_RUN = 7
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +356,9 @@ class Register:
     style of four voices play the close stacks of three of them (``THIN_LEAVES``) on an
     arrival and the dominant before it, at that cost: bill_evans (512, 32 semitones of motion: only where a move of 8 into an arrival is
     the other choice) leaves out the 5 where no four-voice shape reaches an arrival in 7
-    (Airegin's C7b5#9 E4 Gb4 Bb4 Eb5 -> Fm G4 Ab4 D5, not D4 G4 Ab4 C5)."""
+    (Airegin's C7b5#9 E4 Gb4 Bb4 Eb5 -> Fm G4 Ab4 D5, not D4 G4 Ab4 C5). ``deep``: how many
+    semitones a bass may lie under its window (each costing DEEP_UNIT; shell and pad: 4, from
+    E2 down to C2 = BASS_FLOOR), so a stepwise bass line walks on rather than leap back."""
 
     low: tuple[int, int]
     top: tuple[int, int]
@@ -344,6 +371,7 @@ class Register:
     pull: int = 1
     reach: tuple[tuple[str, int], ...] = ()
     thin: int = 0
+    deep: int = 0
 
     @property
     def split(self) -> bool:
@@ -354,17 +382,18 @@ class Register:
 # left-hand rootless voicings (bill_evans too) have their lowest note about D3-G4 and their top
 # at most about G5; drop2/drop3 lead with the top voice, G4-G5; a triad and the guide tones
 # sit around the middle; shell and pad roots lie in E2-B3 (the default range lets them go under
-# its lowest note, to E2 = 40: ``BASS_FLOOR``), so that root motion moves by step, not by a
-# seventh (C7 B7 Bb7: C3 B2 Bb2, not C3 B3 Bb3); the shell's 3rd and 7th lie within a tenth of
-# its root (a left hand), a pad's upper structure above its root.
+# its lowest note, to E2 = 40 and in a stepwise run on to C2: ``BASS_FLOOR``, ``Register.deep``),
+# so that root motion moves by step, not by a seventh (C7 B7 Bb7: C3 B2 Bb2, not C3 B3 Bb3);
+# the shell's 3rd and 7th lie within a tenth of its root (a left hand; under F2 the root alone,
+# an octave under them), a pad's upper structure above its root.
 REGISTERS: dict[str, Register] = {
     "rootless": Register(low=(50, 67), top=(58, 79)),
     "bill_evans": Register(low=(50, 67), top=(58, 79), places=BILL_EVANS_PLACES, off_form=96,
                            thin=512),
     "shell": Register(low=(48, 70), top=(55, 81), bass=(40, 59), max_span=16, leap=4,
-                      bass_gap=0, reach=SHELL_REACH),
+                      bass_gap=0, reach=SHELL_REACH, deep=4),
     "triad": Register(low=(53, 67), top=(60, 79)),
-    "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6),
+    "pad": Register(low=(53, 74), top=(64, 86), bass=(40, 59), max_span=36, leap=6, deep=4),
     "guide_tones": Register(low=(52, 64), top=(55, 72)),
     "guide_third": Register(low=(52, 67), top=(52, 67), pull=0),
     "guide_seventh": Register(low=(52, 67), top=(52, 67), pull=0),

@@ -113,8 +113,9 @@ VOICING_REQUEST = _request({
                                 "numbers, to lead from with the least motion.",
                                 maxItems=MAX_PREVIOUS)),
     "range": _or_null(_array(MIDI_NOTE, "Lowest and highest MIDI note of the upper voices. "
-                             "Default [48, 84], with shell and pad roots down to E2 (40); a "
-                             "given range bounds every note.",
+                             "Default [48, 84], with shell and pad roots down to E2 (40), "
+                             "and on to C2 (36) where a stepwise bass line walks on; a given "
+                             "range bounds every note.",
                              minItems=2, maxItems=2)),
 }, oneOf=[  # exactly one of them, null being absent
     {"required": ["chord"], "properties": {"chord": {"type": "string"}}},

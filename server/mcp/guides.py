@@ -39,8 +39,8 @@ TOOL_GUIDES: dict[str, str] = {
         "guide_seventh (one-note lines by step), drop2, drop3, quartal (So What voicings on "
         "minor chords, fourths elsewhere; any other name is an error). Colour tones follow "
         "where each chord goes. 'previous' (notes to lead from), 'range' ([low, high] MIDI; "
-        "default 48-84, shell/pad roots down to E2). Example: {\"progression\": \"Dm7 G7 Cmaj7\", "
-        "\"style\": \"drop2\"}."),
+        "default 48-84, shell/pad roots down to E2, C2 in a stepwise run). Example: "
+        "{\"progression\": \"Dm7 G7 Cmaj7\", \"style\": \"drop2\"}."),
     "reharmonize": (
         "Suggest jazz reharmonizations of a chord progression, at most one per technique "
         "(tritone substitution, ii-V insertion, modal interchange, secondary dominants, "
