@@ -200,13 +200,18 @@ def render_basic(notes: Notes, rate: int, channels: int,
                  keep: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int16]:
     """The notes as 16-bit samples, shape (frames, channels): the MIDI's length plus ``TAIL``;
     at most ``MAX_VOICES`` notes sound at once (``keep``: ``voices``'s choice, when the caller
-    has it already)."""
-    waves, envelopes, drum_envelopes, increments = tables(rate)
+    has it already).
+
+    Each sound is made once and added where it plays: a drum kind's hit (``VARIANTS`` takes
+    of it, as a sampler alternates its recordings), a pitched note of one timbre, pitch and
+    length (however many times it is played, at whatever velocity and pan); a note whose sound
+    is not kept (``SOUNDS_MAX``) is made where it plays, with the same arithmetic."""
+    waves, envelopes, _, increments = tables(rate)
     frames = math.ceil((notes.length + TAIL) * rate)
     notes = playable(notes, voices(notes, rate)[0] if keep is None else keep)
-    # int32 is exact: a voice adds under 2^16 a sample (a drum's tone and noise together) and at
-    # most MAX_VOICES (2^8) sound at once: under 2^24; half the memory int64 took to stream
-    mix = np.zeros((frames, 2), dtype=np.int32)
+    # Planar (left row, right row): each note adds along two contiguous rows. int32 is exact:
+    # a voice adds under 2^16 a sample and at most MAX_VOICES (2^8) sound at once: under 2^24
+    mix = np.zeros((2, frames), dtype=np.int32)
     if len(notes):
         start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
         held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
@@ -216,23 +221,87 @@ def render_basic(notes: Notes, rate: int, channels: int,
         # level (in 1/256 steps a velocity of 20 under a fader of 50 was 0)
         velocity = (notes.velocity ** 2 * fader ** 2 << 16) // 127 ** 4
         drum = notes.channel == DRUM_CHANNEL
-        pitched = ~drum
-        family = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in notes.program],
-                          dtype=np.int64)
-        level = np.array([round(256 * TIMBRES[TIMBRE_NAMES[f]].level) for f in family],
-                         dtype=np.int64)
-        release = np.array([max(1, round(TIMBRES[TIMBRE_NAMES[f]].release * rate))
-                            for f in family], dtype=np.int64)
-        _mix_pitched(mix, start[pitched], held[pitched], release[pitched],
-                     increments[notes.pitch[pitched]], family[pitched], waves, envelopes,
-                     (velocity * level // 256)[pitched], left[pitched], right[pitched])
-        kind = np.array([DRUM_NAMES.index(DRUM_KEYS.get(int(k), "click")) for k in notes.pitch],
-                        dtype=np.int64)
-        inc0, inc1, sweep, tone, noise, bright, length, drum_level, sine = _drum_params(rate)
-        _mix_drums(mix, start[drum], kind[drum], drum_envelopes, inc0, inc1, sweep, tone,
-                   noise, bright, length, drum_level, sine, velocity[drum], left[drum],
-                   right[drum], np.arange(len(notes), dtype=np.int64)[drum])
+        family = _PROGRAM_TIMBRE[np.clip(notes.program, 0, 127)]
+        gain = np.where(drum, velocity, velocity * _TIMBRE_LEVEL[family] // 256)
+        release = _TIMBRE_RELEASE[rate][family]
+        increment = increments[np.clip(notes.pitch, 0, 127)]
+        sounds, source, length = _sounds(notes, drum, family, held, release, increment, frames,
+                                         rate, waves, envelopes)
+        _mix_notes(mix, start, source, length, gain * left, gain * right, sounds,
+                   held, release, increment, family, waves, envelopes)
     return _to_int16(mix, channels)
+
+
+VARIANTS = 4         # takes of each drum hit, played in turn (by the note's index)
+SOUNDS_MAX = 1 << 22  # samples of pitched sounds kept a render (16 MB); the rest made in place
+_PROGRAM_TIMBRE = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in range(128)],
+                           dtype=np.int64)
+_TIMBRE_LEVEL = np.array([round(256 * t.level) for t in TIMBRES.values()], dtype=np.int64)
+
+
+class _Releases(dict[int, npt.NDArray[np.int64]]):
+    """rate -> each timbre's release in samples (at least 1)."""
+
+    def __missing__(self, rate: int) -> npt.NDArray[np.int64]:
+        self[rate] = np.array([max(1, round(t.release * rate)) for t in TIMBRES.values()],
+                              dtype=np.int64)
+        return self[rate]
+
+
+_TIMBRE_RELEASE = _Releases()
+
+
+def _sounds(notes: Notes, drum: npt.NDArray[np.bool_], family: npt.NDArray[np.int64],
+            held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
+            increment: npt.NDArray[np.int64], frames: int, rate: int,
+            waves: npt.NDArray[np.int32], envelopes: npt.NDArray[np.int32],
+            ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(sounds, source, length): the sounds made once, end to end in one array (mono, before
+    each note's gain); each note's offset into it (-1: made in place) and its length."""
+    drums, drum_offset, drum_length = drum_sounds(rate)
+    kind = _DRUM_KIND[np.clip(notes.pitch, 0, 127)] * VARIANTS + np.arange(len(notes)) % VARIANTS
+    source = np.where(drum, drum_offset[kind], -1)
+    length = np.where(drum, drum_length[kind], held + release)
+    pitched = np.flatnonzero(~drum)
+    # A pitched sound is its timbre, pitch and length: one key. Those played twice or more
+    # are made once, the most played first, while they fit in SOUNDS_MAX.
+    key = family[pitched] << 47 | np.clip(notes.pitch[pitched], 0, 127) << 40 | held[pitched]
+    keys, first, inverse, count = np.unique(key, return_index=True, return_inverse=True,
+                                            return_counts=True)
+    size = np.minimum(held[pitched][first] + release[pitched][first], frames)
+    order = np.argsort(-count, kind="stable")
+    order = order[count[order] > 1]
+    order = order[np.cumsum(size[order]) <= SOUNDS_MAX]
+    offset = np.full(len(keys), -1, dtype=np.int64)
+    offset[order] = len(drums) + np.cumsum(size[order]) - size[order]
+    sounds = np.empty(len(drums) + int(size[order].sum()), dtype=np.int32)
+    sounds[:len(drums)] = drums
+    note = pitched[first[order]]
+    _make_pitched(sounds, offset[order], size[order], held[note], release[note],
+                  increment[note], family[note], waves, envelopes)
+    source[pitched] = offset[inverse]
+    return sounds, source, length
+
+
+_DRUM_KIND = np.array([DRUM_NAMES.index(DRUM_KEYS.get(k, "click")) for k in range(128)],
+                      dtype=np.int64)
+
+
+@lru_cache(maxsize=8)
+def drum_sounds(rate: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64],
+                                    npt.NDArray[np.int64]]:
+    """(sounds, offset, length): each drum kind's ``VARIANTS`` takes (kind * VARIANTS + take),
+    mono, at full velocity and before its pan, end to end in one array; made once per rate."""
+    _, _, envelopes, _ = tables(rate)
+    inc0, inc1, sweep, tone, noise, bright, length, level, sine = _drum_params(rate)
+    lengths = np.repeat(length, VARIANTS)
+    offset = np.cumsum(lengths) - lengths
+    sounds = np.zeros(int(lengths.sum()), dtype=np.int32)
+    _make_drums(sounds, offset, envelopes, inc0, inc1, sweep, tone, noise, bright, length,
+                level, sine)
+    for array in (sounds, offset, lengths):
+        array.flags.writeable = False
+    return sounds, offset, lengths
 
 
 def _pan_gains(pan: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
@@ -267,129 +336,174 @@ def _sine_table() -> npt.NDArray[np.int64]:
 def _to_int16(mix: npt.NDArray[np.int32], channels: int) -> npt.NDArray[np.int16]:
     """The mix times ``GAIN``; scaled down to ``PEAK`` only if it would pass it (integer
     division: exact everywhere)."""
-    out = np.empty((mix.shape[0], channels), dtype=np.int16)
+    out = np.empty((mix.shape[1], channels), dtype=np.int16)
     _scale(mix, out)
     return out
 
 
 # ------------------------------------------------------------------ private kernels
+#
+# A sound is kept at the scale of one voice (2^15) before its note's gain: a pitched one is
+# wave x envelope (2^15 x 2^15) >> 15, a drum tone-and-noise x envelope x level >> 15. A note
+# adds sound x gain x pan (2^15 x 2^16 x 2^8 at most) >> 24 into each row of the mix, rounded
+# to nearest (a floor shift added a -1 per note per sample: a DC drift as notes pile up).
+
+SOUND_SHIFT = 15
+SOUND_HALF = 1 << (SOUND_SHIFT - 1)
+NOTE_SHIFT = 24
+NOTE_HALF = 1 << (NOTE_SHIFT - 1)
 
 
 @njit(cache=True)
-def _mix_pitched(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
-                 held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
-                 increment: npt.NDArray[np.int64], timbre: npt.NDArray[np.int64],
-                 waves: npt.NDArray[np.int32], envelopes: npt.NDArray[np.int32],
-                 gain: npt.NDArray[np.int64], left: npt.NDArray[np.int64],
-                 right: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
-    """Add each pitched note into ``mix`` (frames, 2): wave[timbre] at ``increment`` per
-    sample (32-bit phase), times its envelope (held for ``held`` samples, then a linear
-    release over ``release``), times ``gain`` and the pan gains (1/256). The envelope is
-    a step of 64 samples: one gain per block, so the inner loop is a table read, two
-    multiplies and two adds per sample. ``gain`` is in 1/65,536 steps."""
-    frames = mix.shape[0]
-    steps = envelopes.shape[1]
-    for n in range(start.shape[0]):
+def _envelope_at(envelope: npt.NDArray[np.int32], block: int, held: int,
+                 release: int) -> np.int64:  # pragma: no cover (jitted)
+    """A pitched note's envelope over the block of 64 samples from ``block``: the timbre's
+    held envelope, then a linear release over ``release`` samples after ``held``."""
+    steps = envelope.shape[0]
+    k = block >> 6
+    e = np.int64(envelope[k if k < steps else steps - 1])
+    if block >= held:
+        e = e * (release - (block - held)) // release
+    return e
+
+
+@njit(cache=True)
+def _make_pitched(sounds: npt.NDArray[np.int32], offset: npt.NDArray[np.int64],
+                  length: npt.NDArray[np.int64], held: npt.NDArray[np.int64],
+                  release: npt.NDArray[np.int64], increment: npt.NDArray[np.int64],
+                  timbre: npt.NDArray[np.int64], waves: npt.NDArray[np.int32],
+                  envelopes: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
+    """Each pitched sound into ``sounds[offset:offset + length]``: wave[timbre] at
+    ``increment`` per sample (32-bit phase from 0), times its envelope (a step of 64
+    samples)."""
+    for n in range(offset.shape[0]):
         wave = waves[timbre[n]]
         envelope = envelopes[timbre[n]]
-        phase = 0
         inc = increment[n]
-        total = held[n] + release[n]
-        first = start[n]
+        total = length[n]
+        out = sounds[offset[n]:offset[n] + total]
         for block in range(0, total, 64):
-            k = block >> 6
-            e = np.int64(envelope[k if k < steps else steps - 1])
-            if block >= held[n]:
-                e = e * (release[n] - (block - held[n])) // release[n]
-            g = e * gain[n] >> 16
-            gl = g * left[n]
-            gr = g * right[n]
-            end = min(block + 64, total, frames - first)
-            if end <= block:
-                break
-            # The block's samples through a view indexed from 0 (no negative-index check a
-            # sample), each one's phase from the block's own (no chain from sample to sample).
-            out = mix[first + block:first + end]
-            for u in range(end - block):
+            e = _envelope_at(envelope, block, held[n], release[n])
+            phase = block * inc
+            # the block through a view indexed from 0 (no negative-index check a sample),
+            # each sample's phase from the block's own (no chain from sample to sample)
+            part = out[block:min(block + 64, total)]
+            for u in range(part.shape[0]):
                 w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
-                out[u, 0] += w * gl + HALF >> MIX_SHIFT
-                out[u, 1] += w * gr + HALF >> MIX_SHIFT
-            phase = (phase + (end - block) * inc) & 0xFFFFFFFF
-            if end < block + 64 and end < total:
-                break
+                part[u] = w * e + SOUND_HALF >> SOUND_SHIFT
 
 
 @njit(cache=True)
-def _mix_drums(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
-               kind: npt.NDArray[np.int64], envelopes: npt.NDArray[np.int32],
-               inc0: npt.NDArray[np.int64], inc1: npt.NDArray[np.int64],
-               sweep: npt.NDArray[np.int64], tone: npt.NDArray[np.int64],
-               noise: npt.NDArray[np.int64], bright: npt.NDArray[np.int64],
-               length: npt.NDArray[np.int64], level: npt.NDArray[np.int64],
-               sine: npt.NDArray[np.int64], velocity: npt.NDArray[np.int64],
-               left: npt.NDArray[np.int64], right: npt.NDArray[np.int64],
-               seed: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
-    """Add each drum hit into ``mix``: a sine swept linearly in phase increment from inc0 to
-    inc1 over ``sweep`` samples, plus noise from a 32-bit LCG seeded by the note's index
-    (high-passed by its first difference for ``bright`` kinds), under the kind's envelope."""
-    frames = mix.shape[0]
+def _make_drums(sounds: npt.NDArray[np.int32], offset: npt.NDArray[np.int64],
+                envelopes: npt.NDArray[np.int32], inc0: npt.NDArray[np.int64],
+                inc1: npt.NDArray[np.int64], sweep: npt.NDArray[np.int64],
+                tone: npt.NDArray[np.int64], noise: npt.NDArray[np.int64],
+                bright: npt.NDArray[np.int64], length: npt.NDArray[np.int64],
+                level: npt.NDArray[np.int64],
+                sine: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
+    """Each drum kind's takes (``offset``: kind * VARIANTS + take): a sine swept linearly in
+    phase increment from inc0 to inc1 over ``sweep`` samples, plus noise from a 32-bit LCG
+    seeded by the take (high-passed by its first difference for ``bright`` kinds), under the
+    kind's envelope and level."""
     steps = envelopes.shape[1]
-    for n in range(start.shape[0]):
-        d = kind[n]
+    variants = offset.shape[0] // length.shape[0]
+    for n in range(offset.shape[0]):
+        d = n // variants
         phase = 0
-        x = (seed[n] * 2654435761 + 12345) & 0xFFFFFFFF
+        x = (n * 2654435761 + 12345) & 0xFFFFFFFF
         previous = 0
-        first = start[n]
         total = length[d]
-        is_bright = bright[d] == 1
+        out = sounds[offset[n]:offset[n] + total]
         for block in range(0, total, 64):
             k = block >> 6
-            e = np.int64(envelopes[d, k if k < steps else steps - 1])
-            g = (e * level[d] >> 8) * velocity[n] >> 16
-            gl = g * left[n]
-            gr = g * right[n]
+            g = np.int64(envelopes[d, k if k < steps else steps - 1]) * level[d] >> 8
             s = block if block < sweep[d] else sweep[d]
             inc = inc0[d] + (inc1[d] - inc0[d]) * s // sweep[d]
-            end = min(block + 64, total, frames - first)
-            if end <= block:
-                break
-            out = mix[first + block:first + end]  # indexed from 0, as in _mix_pitched
-            for u in range(end - block):
+            part = out[block:min(block + 64, total)]
+            for u in range(part.shape[0]):
                 phase = (phase + inc) & 0xFFFFFFFF
                 x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
                 r = (x >> 16) - 32768
-                if is_bright:
+                if bright[d] == 1:
                     r, previous = (r - previous) >> 1, r
                 v = (sine[phase >> 20] * tone[d] + r * noise[d]) >> 8
-                out[u, 0] += v * gl + HALF >> MIX_SHIFT
-                out[u, 1] += v * gr + HALF >> MIX_SHIFT
-            if end < block + 64 and end < total:
-                break
+                part[u] = v * g + SOUND_HALF >> SOUND_SHIFT
 
 
 @njit(cache=True)
-def _scaled(mix: npt.NDArray[np.int32], i: int, c: int,
-            channels: int) -> np.int64:  # pragma: no cover (jitted)
-    """Frame ``i``'s sample of channel ``c`` times ``GAIN`` (mono: the mean of the two)."""
-    pair = np.int64(mix[i, 0]) + np.int64(mix[i, 1]) >> 1
-    v = pair if channels == 1 else np.int64(mix[i, c])
-    return v * GAIN + 128 >> 8
+def _mix_notes(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
+               source: npt.NDArray[np.int64], length: npt.NDArray[np.int64],
+               gain_left: npt.NDArray[np.int64], gain_right: npt.NDArray[np.int64],
+               sounds: npt.NDArray[np.int32], held: npt.NDArray[np.int64],
+               release: npt.NDArray[np.int64], increment: npt.NDArray[np.int64],
+               timbre: npt.NDArray[np.int64], waves: npt.NDArray[np.int32],
+               envelopes: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
+    """Add each note, in start order (the rows it touches stay in cache), into ``mix``
+    (2, frames): its sound ``sounds[source:source + length]`` times its gains (1/65,536 x
+    1/256); a note with ``source`` -1 makes its pitched sound in place, block by block, as
+    ``_make_pitched`` does."""
+    frames = mix.shape[1]
+    for n in range(start.shape[0]):
+        first = start[n]
+        total = min(length[n], frames - first)
+        if total <= 0:
+            continue
+        gl = gain_left[n]
+        gr = gain_right[n]
+        outl = mix[0, first:first + total]
+        outr = mix[1, first:first + total]
+        if source[n] >= 0:
+            sound = sounds[source[n]:source[n] + total]
+            for u in range(total):
+                s = np.int64(sound[u])
+                outl[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
+                outr[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
+            continue
+        wave = waves[timbre[n]]
+        envelope = envelopes[timbre[n]]
+        inc = increment[n]
+        for block in range(0, total, 64):
+            e = _envelope_at(envelope, block, held[n], release[n])
+            phase = block * inc
+            end = min(block + 64, total)
+            partl = outl[block:end]
+            partr = outr[block:end]
+            for u in range(end - block):
+                w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
+                s = w * e + SOUND_HALF >> SOUND_SHIFT
+                partl[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
+                partr[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
 
 
 @njit(cache=True)
 def _scale(mix: npt.NDArray[np.int32],
            out: npt.NDArray[np.int16]) -> None:  # pragma: no cover (jitted)
-    """``out`` (frames, channels) = the mix (frames, 2) times ``GAIN``, and, only when that
-    would pass ``PEAK``, times ``PEAK / peak`` by floor division. Two passes over the mix
-    (the peak, then the samples): no temporary the size of the audio."""
+    """``out`` (frames, channels) = the mix (2, frames) times ``GAIN`` (mono: the mean of the
+    two rows), and, only when that would pass ``PEAK``, times ``PEAK / peak`` by floor
+    division. Two passes over the mix (its extremes, then the samples): no temporary the size
+    of the audio. v -> v * GAIN + 128 >> 8 rises with v, so the extremes of v give the peak."""
     frames, channels = out.shape
-    peak = np.int64(0)
+    left = mix[0]
+    right = mix[1]
+    low = np.int64(0)
+    high = np.int64(0)
+    if channels == 1:
+        for i in range(frames):
+            v = np.int64(left[i]) + np.int64(right[i]) >> 1
+            low = min(low, v)
+            high = max(high, v)
+    else:
+        for i in range(frames):
+            low = min(low, np.int64(left[i]), np.int64(right[i]))
+            high = max(high, np.int64(left[i]), np.int64(right[i]))
+    peak = max(abs(low * GAIN + 128 >> 8), abs(high * GAIN + 128 >> 8))
+    down = peak > PEAK
     for i in range(frames):
-        for c in range(channels):
-            v = _scaled(mix, i, c, channels)
-            if abs(v) > peak:
-                peak = abs(v)
-    for i in range(frames):
-        for c in range(channels):
-            v = _scaled(mix, i, c, channels)
-            out[i, c] = v if peak <= PEAK else v * PEAK // peak
+        if channels == 1:
+            v = (np.int64(left[i]) + np.int64(right[i]) >> 1) * GAIN + 128 >> 8
+            out[i, 0] = v * PEAK // peak if down else v
+        else:
+            a = np.int64(left[i]) * GAIN + 128 >> 8
+            b = np.int64(right[i]) * GAIN + 128 >> 8
+            out[i, 0] = a * PEAK // peak if down else a
+            out[i, 1] = b * PEAK // peak if down else b
