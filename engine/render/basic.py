@@ -12,6 +12,16 @@ volume (CC7), each squared (the General MIDI curves), placed by its channel's pa
 the mix is scaled by one fixed ``GAIN``, so a soft ballad comes out quieter than an intense
 funk. Only a mix that would pass ``PEAK`` even so (a file of the user's, forty notes at full
 velocity at once) is scaled down to it, by integer division: nothing ever clips.
+
+Why it is fast (issue 40): a sound is made once and added wherever it plays. A drum kind has
+``VARIANTS`` takes made once per sample rate (a sampler's round robin: every fourth hit of a
+kind is the same take, as every hit of a SoundFont's drum is its one recording); a pitched
+note's sound is its timbre, pitch and length, whatever its velocity and pan, made once a render
+when played twice or more (a conducted 60 s funk: 1,901 pitched notes, 63 sounds). Adding a
+kept sound is a load, two multiplies and two adds a sample, SIMD-wide; the rest is made where it
+plays. The mix is built 16,384 frames at a time in cache and written to 16 bits chunk by chunk:
+no int32 mix the length of the audio (42 MB for 2 minutes at 44.1 kHz) is allocated, faulted in
+and read again.
 """
 
 from __future__ import annotations
@@ -214,31 +224,35 @@ def render_basic(notes: Notes, rate: int, channels: int,
     waves, envelopes, _, increments = tables(rate)
     frames = math.ceil((notes.length + TAIL) * rate)
     notes = playable(notes, voices(notes, rate)[0] if keep is None else keep)
-    # Planar (left row, right row): each note adds along two contiguous rows. int32 is exact:
-    # a voice adds under 2^16 a sample and at most MAX_VOICES (2^8) sound at once: under 2^24
-    mix = np.zeros((2, frames), dtype=np.int32)
-    if len(notes):
-        start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
-        held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
-        left, right = _pan_gains(notes.pan[notes.channel])
-        fader = notes.volume[notes.channel]
-        # velocity and fader, each squared, in 1/65,536 steps: the quietest note keeps its
-        # level (in 1/256 steps a velocity of 20 under a fader of 50 was 0)
-        velocity = (notes.velocity ** 2 * fader ** 2 << 16) // 127 ** 4
-        drum = notes.channel == DRUM_CHANNEL
-        family = _PROGRAM_TIMBRE[np.clip(notes.program, 0, 127)]
-        gain = np.where(drum, velocity, velocity * _TIMBRE_LEVEL[family] // 256)
-        release = _TIMBRE_RELEASE[rate][family]
-        increment = increments[np.clip(notes.pitch, 0, 127)]
-        sounds, source, length = _sounds(notes, drum, family, held, release, increment, frames,
-                                         rate, waves, envelopes)
-        _mix_notes(mix, start, source, length, gain * left, gain * right, sounds,
-                   held, release, increment, family, waves, envelopes)
-    return _to_int16(mix, channels)
+    if not len(notes):
+        return np.zeros((frames, channels), dtype=np.int16)
+    start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
+    held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
+    left, right = _pan_gains(notes.pan[notes.channel])
+    fader = notes.volume[notes.channel]
+    # velocity and fader, each squared, in 1/65,536 steps: the quietest note keeps its
+    # level (in 1/256 steps a velocity of 20 under a fader of 50 was 0)
+    velocity = (notes.velocity ** 2 * fader ** 2 << 16) // 127 ** 4
+    drum = notes.channel == DRUM_CHANNEL
+    family = _PROGRAM_TIMBRE[np.clip(notes.program, 0, 127)]
+    gain = np.where(drum, velocity, velocity * _TIMBRE_LEVEL[family] // 256)
+    release = _TIMBRE_RELEASE[rate][family]
+    increment = increments[np.clip(notes.pitch, 0, 127)]
+    sounds, source, length = _sounds(notes, drum, family, held, release, increment, frames,
+                                     rate, waves, envelopes)
+    out = np.empty((frames, channels), dtype=np.int16)
+    order = np.argsort(start, kind="stable")
+    played = (order, start, source, length, gain * left, gain * right, sounds, held,
+               release, increment, family, waves, envelopes)
+    peak = int(_render(out, CHUNK, 0, *played))
+    if peak > PEAK:  # a file of the user's too loud for GAIN: all again, scaled down
+        _render(out, CHUNK, peak, *played)
+    return out
 
 
 VARIANTS = 4         # takes of each drum hit, played in turn (by the note's index)
 SOUNDS_MAX = 1 << 22  # samples of pitched sounds kept a render (16 MB); the rest made in place
+CHUNK = 1 << 14       # frames mixed at a time (128 KB of int32 left and right: in cache)
 _PROGRAM_TIMBRE = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in range(128)],
                            dtype=np.int64)
 _TIMBRE_LEVEL = np.array([round(256 * t.level) for t in TIMBRES.values()], dtype=np.int64)
@@ -338,14 +352,6 @@ def _sine_table() -> npt.NDArray[np.int64]:
                     dtype=np.int64)
 
 
-def _to_int16(mix: npt.NDArray[np.int32], channels: int) -> npt.NDArray[np.int16]:
-    """The mix times ``GAIN``; scaled down to ``PEAK`` only if it would pass it (integer
-    division: exact everywhere)."""
-    out = np.empty((mix.shape[1], channels), dtype=np.int16)
-    _scale(mix, out)
-    return out
-
-
 # ------------------------------------------------------------------ private kernels
 #
 # A sound is kept at the scale of one voice (2^15) before its note's gain: a pitched one is
@@ -436,79 +442,127 @@ def _make_drums(sounds: npt.NDArray[np.int32], offset: npt.NDArray[np.int64],
 
 
 @njit(cache=True)
-def _mix_notes(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
-               source: npt.NDArray[np.int64], length: npt.NDArray[np.int64],
-               gain_left: npt.NDArray[np.int64], gain_right: npt.NDArray[np.int64],
-               sounds: npt.NDArray[np.int32], held: npt.NDArray[np.int64],
-               release: npt.NDArray[np.int64], increment: npt.NDArray[np.int64],
-               timbre: npt.NDArray[np.int64], waves: npt.NDArray[np.int32],
-               envelopes: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
-    """Add each note, in start order (the rows it touches stay in cache), into ``mix``
-    (2, frames): its sound ``sounds[source:source + length]`` times its gains (1/65,536 x
-    1/256); a note with ``source`` -1 makes its pitched sound in place, block by block, as
-    ``_make_pitched`` does."""
-    frames = mix.shape[1]
-    for n in range(start.shape[0]):
-        first = start[n]
-        total = min(length[n], frames - first)
-        if total <= 0:
-            continue
-        gl = gain_left[n]
-        gr = gain_right[n]
-        outl = mix[0, first:first + total]
-        outr = mix[1, first:first + total]
-        if source[n] >= 0:
-            sound = sounds[source[n]:source[n] + total]
-            for u in range(total):
-                s = np.int64(sound[u])
-                outl[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
-                outr[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
-            continue
-        wave = waves[timbre[n]]
-        envelope = envelopes[timbre[n]]
-        inc = increment[n]
-        for block in range(0, total, 64):
-            e = _envelope_at(envelope, block, held[n], release[n])
-            phase = block * inc
-            end = min(block + 64, total)
-            partl = outl[block:end]
-            partr = outr[block:end]
-            for u in range(end - block):
-                w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
-                s = w * e + SOUND_HALF >> SOUND_SHIFT
-                partl[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
-                partr[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
+def _render(out: npt.NDArray[np.int16], chunk: int, peak: int, order: npt.NDArray[np.int64],
+            start: npt.NDArray[np.int64], source: npt.NDArray[np.int64],
+            length: npt.NDArray[np.int64], gain_left: npt.NDArray[np.int64],
+            gain_right: npt.NDArray[np.int64], sounds: npt.NDArray[np.int32],
+            held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
+            increment: npt.NDArray[np.int64], timbre: npt.NDArray[np.int64],
+            waves: npt.NDArray[np.int32],
+            envelopes: npt.NDArray[np.int32]) -> np.int64:  # pragma: no cover (jitted)
+    """The notes mixed ``chunk`` frames at a time into a left and a right row of int32 (exact:
+    a voice adds under 2^16 a sample and at most MAX_VOICES, 2^8, sound at once), each chunk
+    then written to ``out`` (frames, channels) times ``GAIN`` (mono: the mean of the rows)
+    and, when ``peak`` > 0, times ``PEAK / peak`` by floor division. Answers the peak of the
+    mix times ``GAIN``: over ``PEAK``, the caller mixes again with it (a file of the user's,
+    forty notes at full velocity at once); nothing ever clips.
+
+    A note adds its sound ``sounds[source:source + length]`` times its gains (1/65,536 x
+    1/256); a note with ``source`` -1 makes its pitched sound where it plays, block by
+    block, as ``_make_pitched`` does. ``order``: the notes by start."""
+    frames, channels = out.shape
+    flat = out.reshape(-1)  # frame after frame, a channel after the other
+    mix = np.zeros((2, chunk), dtype=np.int32)
+    active = np.empty(order.shape[0], dtype=np.int64)  # the notes sounding, in start order
+    sounding = 0
+    admitted = 0
+    low = np.int64(0)
+    high = np.int64(0)
+    for c0 in range(0, frames, chunk):
+        c1 = min(c0 + chunk, frames)
+        while admitted < order.shape[0] and start[order[admitted]] < c1:
+            active[sounding] = order[admitted]
+            sounding += 1
+            admitted += 1
+        left = mix[0, :c1 - c0]
+        right = mix[1, :c1 - c0]
+        left[:] = 0
+        right[:] = 0
+        still = 0
+        for j in range(sounding):
+            n = active[j]
+            end = min(start[n] + length[n], frames)
+            a = max(start[n], c0)
+            b = min(end, c1)
+            if a < b:
+                _add(left[a - c0:b - c0], right[a - c0:b - c0], a - start[n], source[n],
+                     gain_left[n], gain_right[n], sounds, held[n], release[n], increment[n],
+                     waves[timbre[n]], envelopes[timbre[n]])
+            if end > c1:
+                active[still] = n
+                still += 1
+        sounding = still
+        lo, hi = _write(flat[c0 * channels:c1 * channels], left, right, channels, peak)
+        low = min(low, np.int64(lo))
+        high = max(high, np.int64(hi))
+    # v -> v * GAIN + 128 >> 8 rises with v: the extremes of the mix give the peak
+    return max(abs(low * GAIN + 128 >> 8), abs(high * GAIN + 128 >> 8))
 
 
 @njit(cache=True)
-def _scale(mix: npt.NDArray[np.int32],
-           out: npt.NDArray[np.int16]) -> None:  # pragma: no cover (jitted)
-    """``out`` (frames, channels) = the mix (2, frames) times ``GAIN`` (mono: the mean of the
-    two rows), and, only when that would pass ``PEAK``, times ``PEAK / peak`` by floor
-    division. Two passes over the mix (its extremes, then the samples): no temporary the size
-    of the audio. v -> v * GAIN + 128 >> 8 rises with v, so the extremes of v give the peak."""
-    frames, channels = out.shape
-    left = mix[0]
-    right = mix[1]
-    low = np.int64(0)
-    high = np.int64(0)
+def _write(out: npt.NDArray[np.int16], left: npt.NDArray[np.int32],
+           right: npt.NDArray[np.int32], channels: int,
+           peak: int) -> tuple[np.int32, np.int32]:  # pragma: no cover (jitted)
+    """A chunk of the mix into ``out`` (its frames interleaved, flat): v * GAIN + 128 >> 8 (v:
+    each row, or for mono their mean), times PEAK / peak when ``peak`` > 0. Answers the
+    lowest and highest v. Without ``peak``, in int32 (SIMD-wide): a v whose product would not
+    fit is over the peak, and its chunk is written again with ``peak``."""
+    count = left.shape[0]
+    low = np.int32(0)
+    high = np.int32(0)
+    gain = np.int32(GAIN)
+    half = np.int32(128)
     if channels == 1:
-        for i in range(frames):
-            v = np.int64(left[i]) + np.int64(right[i]) >> 1
+        for i in range(count):
+            v = (left[i] + right[i]) >> 1
             low = min(low, v)
             high = max(high, v)
+            if peak == 0:
+                out[i] = v * gain + half >> 8
+            else:
+                out[i] = (np.int64(v) * GAIN + 128 >> 8) * PEAK // peak
+    elif peak == 0:
+        for i in range(count):
+            a = left[i]
+            b = right[i]
+            low = min(low, min(a, b))
+            high = max(high, max(a, b))
+            out[2 * i] = a * gain + half >> 8
+            out[2 * i + 1] = b * gain + half >> 8
     else:
-        for i in range(frames):
-            low = min(low, np.int64(left[i]), np.int64(right[i]))
-            high = max(high, np.int64(left[i]), np.int64(right[i]))
-    peak = max(abs(low * GAIN + 128 >> 8), abs(high * GAIN + 128 >> 8))
-    down = peak > PEAK
-    for i in range(frames):
-        if channels == 1:
-            v = (np.int64(left[i]) + np.int64(right[i]) >> 1) * GAIN + 128 >> 8
-            out[i, 0] = v * PEAK // peak if down else v
-        else:
-            a = np.int64(left[i]) * GAIN + 128 >> 8
-            b = np.int64(right[i]) * GAIN + 128 >> 8
-            out[i, 0] = a * PEAK // peak if down else a
-            out[i, 1] = b * PEAK // peak if down else b
+        for i in range(count):
+            out[2 * i] = (np.int64(left[i]) * GAIN + 128 >> 8) * PEAK // peak
+            out[2 * i + 1] = (np.int64(right[i]) * GAIN + 128 >> 8) * PEAK // peak
+    return low, high
+
+
+@njit(cache=True)
+def _add(left: npt.NDArray[np.int32], right: npt.NDArray[np.int32], first: int, source: int,
+         gl: int, gr: int, sounds: npt.NDArray[np.int32], held: int, release: int, inc: int,
+         wave: npt.NDArray[np.int32],
+         envelope: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
+    """A note's samples ``first``, ``first`` + 1, ... added into the views ``left`` and
+    ``right`` (indexed from 0: no negative-index check a sample)."""
+    total = left.shape[0]
+    if source >= 0:
+        sound = sounds[source + first:source + first + total]
+        for u in range(total):
+            s = np.int64(sound[u])
+            left[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
+            right[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
+        return
+    done = 0
+    while done < total:
+        at = first + done            # the note's sample
+        block = at - (at & 63)       # its block of 64
+        e = _envelope_at(envelope, block, held, release)
+        count = min(block + 64 - at, total - done)
+        partl = left[done:done + count]
+        partr = right[done:done + count]
+        phase = at * inc
+        for u in range(count):
+            w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
+            s = w * e + SOUND_HALF >> SOUND_SHIFT
+            partl[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
+            partr[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
+        done += count
