@@ -26,6 +26,7 @@ from engine import conduct, render
 from engine.errors import InvalidRequest
 from engine.render import basic, render_bytes
 from engine.render.basic import TAIL
+from engine.render.encode import encode
 from engine.render.events import read_midi
 from engine.render.soundfont import find_soundfont
 from tests.naive import mix_pitched
@@ -219,6 +220,17 @@ def test_each_format_decodes_back(fmt: str, exact: bool, channels: int) -> None:
         assert abs(samples.shape[0] - wav.shape[0]) <= 4 * 1152
     assert render_bytes({"midi": b64(midi), "engine": "basic", "format": fmt, "channels":
                          channels, "sampleRate": 22050})[0] == audio
+
+
+@pytest.mark.parametrize(("rate", "channels"), [(22050, 1), (44100, 2), (48000, 2)])
+def test_wav_is_the_file_libsndfile_writes(rate: int, channels: int) -> None:
+    notes = read_midi(midi_of([(0.0, 0.5, 60, 90), (0.25, 0.5, 67, 70)]))
+    samples = basic.render_basic(notes, rate, channels)
+    reference = io.BytesIO()
+    with soundfile.SoundFile(reference, "w", samplerate=rate, channels=channels, format="WAV",
+                             subtype="PCM_16") as out:
+        out.write(samples)
+    assert encode(samples, rate, "wav") == reference.getvalue()
 
 
 def test_render_answers_json_with_base64_audio() -> None:
