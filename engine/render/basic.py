@@ -173,7 +173,8 @@ def voices(notes: Notes, rate: int) -> tuple[npt.NDArray[np.bool_], int]:
     is left out, as a synthesiser with a fixed voice count leaves it), and the work of those
     that do in voice-samples (each one's samples from its start to the end of its release, or
     its drum's length, within the audio): notes x seconds x rate, which the synthesiser's time
-    follows (~2.3 ns a voice-sample here, ``docs/reliability.md``)."""
+    follows (at most ~1.3 ns a voice-sample here, when no sound repeats; ~0.3 ns on a
+    conducted arrangement: ``docs/reliability.md``)."""
     frames = math.ceil((notes.length + TAIL) * rate)
     if not len(notes):
         return np.ones(0, dtype=np.bool_), 0
