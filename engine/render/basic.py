@@ -251,7 +251,7 @@ def render_basic(notes: Notes, rate: int, channels: int,
     return out
 
 
-VARIANTS = 4         # takes of each drum hit, played in turn (by the note's index)
+VARIANTS = 4         # takes of each drum kind's hit, played in turn
 SOUNDS_MAX = 1 << 22  # samples of pitched sounds kept a render (16 MB); the rest made in place
 CHUNK = 1 << 14       # frames mixed at a time (128 KB of int32 left and right: in cache)
 _PROGRAM_TIMBRE = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in range(128)],
@@ -279,9 +279,15 @@ def _sounds(notes: Notes, drum: npt.NDArray[np.bool_], family: npt.NDArray[np.in
     """(sounds, source, length): the sounds made once, end to end in one array (mono, before
     each note's gain); each note's offset into it (-1: made in place) and its length."""
     drums, drum_offset, drum_length = drum_sounds(rate)
-    kind = _DRUM_KIND[np.clip(notes.pitch, 0, 127)] * VARIANTS + np.arange(len(notes)) % VARIANTS
-    source = np.where(drum, drum_offset[kind], -1)
-    length = np.where(drum, drum_length[kind], held + release)
+    # a drum hit plays its kind's takes in turn: the kind's hit number i plays take i mod 4
+    kind = _DRUM_KIND[np.clip(notes.pitch, 0, 127)]
+    by_kind = np.argsort(np.where(drum, kind, -1), kind="stable")
+    grouped = np.where(drum, kind, -1)[by_kind]
+    hit = np.empty(len(notes), dtype=np.int64)
+    hit[by_kind] = np.arange(len(notes)) - np.searchsorted(grouped, grouped)
+    take = kind * VARIANTS + hit % VARIANTS
+    source = np.where(drum, drum_offset[take], -1)
+    length = np.where(drum, drum_length[take], held + release)
     pitched = np.flatnonzero(~drum)
     # A pitched sound is its timbre, pitch and length: one key. Those played twice or more
     # are made once, the most played first, while they fit in SOUNDS_MAX.
