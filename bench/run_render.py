@@ -6,6 +6,8 @@ loaded the SoundFont, beside a process that loads its own, as each render proces
 and ``GET /health`` p50 on a real ``harmony serve`` while four renders run.
 
 Run: .venv/bin/python bench/run_render.py        (add --quick for the first two parts only)
+     .venv/bin/python bench/run_render.py --basic  (the built-in synth alone: its real-time
+     factor, wall and CPU, and its time per lane and stage)
 """
 
 from __future__ import annotations
@@ -66,6 +68,48 @@ def realtime(tmp: Path) -> None:
         size = len(encode(samples, 44100, fmt))
         print(f"encode {fmt:<4} {audio_s:.0f} s of stereo 44.1 kHz: {t * 1000:7.1f} ms, "
               f"{size / 1e6:.1f} MB", flush=True)
+
+
+LANES = {"harmony": 0, "pattern": 1, "bass": 2, "drums": 9}  # conduct's MIDI channels
+
+
+def basic_synth() -> None:
+    """The built-in synth: the 60 s and 120 s arrangements, wall and CPU time (median of five;
+    CPU time is the figure a loaded machine moves least), then where the 120 s render's CPU
+    goes: each lane's share (the whole render less the render without that lane), the rest
+    ('mix and gain': the mix made, its pages touched, scaled to 16 bits; the cost model; the
+    sounds made once), and the WAV encode after it."""
+    from dataclasses import replace
+
+    for seconds in (60, 120):
+        arrangement = conduct({"prompt": PROMPT, "durationSec": seconds, "seed": 1})
+        notes = read_midi(base64.b64decode(arrangement["midi"]))
+        audio_s = notes.length + 1.5
+
+        def run(notes: object = notes) -> None:
+            render_basic(notes, 44100, 2)  # type: ignore[arg-type]
+        run()
+        wall, cpu = timed(run, 5), timed(run, 5, clock=time.thread_time)
+        print(f"basic {seconds:>3} s arrangement ({len(notes)} notes): wall {wall * 1000:6.1f} ms "
+              f"{audio_s / wall:6.0f}x real time; CPU {cpu * 1000:6.1f} ms "
+              f"{audio_s / cpu:6.0f}x", flush=True)
+
+    def cpu_without(channel: int) -> float:
+        keep = notes.channel != channel
+        part = replace(notes, start=notes.start[keep], end=notes.end[keep],
+                       channel=notes.channel[keep], program=notes.program[keep],
+                       pitch=notes.pitch[keep], velocity=notes.velocity[keep])
+        return timed(lambda: render_basic(part, 44100, 2), 5, clock=time.thread_time)
+
+    whole = timed(lambda: render_basic(notes, 44100, 2), 5, clock=time.thread_time)
+    lanes = {lane: whole - cpu_without(channel) for lane, channel in LANES.items()}
+    samples = render_basic(notes, 44100, 2)
+    wav = timed(lambda: encode(samples, 44100, "wav"), 5, clock=time.thread_time)
+    print("  120 s, CPU ms by stage: "
+          + ", ".join(f"{lane} {t * 1000:.1f}" for lane, t in lanes.items())
+          + f", mix and gain {(whole - sum(lanes.values())) * 1000:.1f} "
+          + f"(whole {whole * 1000:.1f})"
+          + f"; WAV encode {wav * 1000:.1f}", flush=True)
 
 
 def rollup(pid: int | str = "self") -> dict[str, float]:
@@ -182,6 +226,9 @@ def health_during_renders(tmp: Path) -> None:
 def main() -> int:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
           f"on {os.cpu_count()} cores", flush=True)
+    if "--basic" in sys.argv:
+        basic_synth()
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         realtime(tmp)

@@ -155,11 +155,13 @@ def total_motion(prev: Voicing, chords: list[list[Voicing]], path: list[int]) ->
 
 def mix_pitched(frames: int, start: Any, held: Any, release: Any, increment: Any, timbre: Any,
                 waves: Any, envelopes: Any, gain: Any, left: Any, right: Any) -> Any:
-    """engine.render.basic._mix_pitched written plainly: per sample, the envelope of the block
-    of 64 it falls in (a linear release after ``held``), the wave at the 32-bit phase."""
+    """engine.render.basic's pitched notes written plainly, mix (2, frames): per sample, the
+    envelope of the block of 64 it falls in (a linear release after ``held``), the wave at the
+    32-bit phase, their product rounded to a voice's scale (>> 15), then times the note's gain
+    and pan rounded (>> 24) into each row."""
     import numpy as np
 
-    mix = np.zeros((frames, 2), dtype=np.int64)
+    mix = np.zeros((2, frames), dtype=np.int64)
     steps = envelopes.shape[1]
     for n in range(len(start)):
         phase = 0
@@ -171,11 +173,10 @@ def mix_pitched(frames: int, start: Any, held: Any, release: Any, increment: Any
             e = int(envelopes[timbre[n], min(block // 64, steps - 1)])
             if block >= held[n]:
                 e = e * int(release[n] - (block - held[n])) // int(release[n])
-            g = e * int(gain[n]) >> 16
             phase = (phase + int(increment[n])) % 2**32
-            w = int(waves[timbre[n], phase >> 20])
-            mix[i, 0] += w * g * int(left[n]) + (1 << 22) >> 23
-            mix[i, 1] += w * g * int(right[n]) + (1 << 22) >> 23
+            sound = int(waves[timbre[n], phase >> 20]) * e + (1 << 14) >> 15
+            mix[0, i] += sound * int(gain[n]) * int(left[n]) + (1 << 23) >> 24
+            mix[1, i] += sound * int(gain[n]) * int(right[n]) + (1 << 23) >> 24
     return mix
 
 

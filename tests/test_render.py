@@ -26,6 +26,7 @@ from engine import conduct, render
 from engine.errors import InvalidRequest
 from engine.render import basic, render_bytes
 from engine.render.basic import TAIL
+from engine.render.encode import encode
 from engine.render.events import read_midi
 from engine.render.soundfont import find_soundfont
 from tests.naive import mix_pitched
@@ -36,7 +37,7 @@ SYSTEM_FONT = find_soundfont(env={})
 LANE_TRACKS = {"harmony": 1, "pattern": 2, "bass": 3, "drums": 4}
 # The basic synthesiser's bytes for BLUES (below), WAV 44.1 kHz stereo: changes only with the
 # synthesiser's tables or conduct's output, on purpose (a CHANGELOG entry).
-GOLDEN_BASIC_SHA256 = "ce503741c4b699fac0df47242b83a14e8384652f2c3f31966ce02c5ea997790a"
+GOLDEN_BASIC_SHA256 = "19cc43b19543fb74190d53f837f5928eddac8d951cf597a965775cb020234693"
 
 
 @lru_cache(maxsize=1)
@@ -221,6 +222,17 @@ def test_each_format_decodes_back(fmt: str, exact: bool, channels: int) -> None:
                          channels, "sampleRate": 22050})[0] == audio
 
 
+@pytest.mark.parametrize(("rate", "channels"), [(22050, 1), (44100, 2), (48000, 2)])
+def test_wav_is_the_file_libsndfile_writes(rate: int, channels: int) -> None:
+    notes = read_midi(midi_of([(0.0, 0.5, 60, 90), (0.25, 0.5, 67, 70)]))
+    samples = basic.render_basic(notes, rate, channels)
+    reference = io.BytesIO()
+    with soundfile.SoundFile(reference, "w", samplerate=rate, channels=channels, format="WAV",
+                             subtype="PCM_16") as out:
+        out.write(samples)
+    assert encode(samples, rate, "wav") == reference.getvalue()
+
+
 def test_render_answers_json_with_base64_audio() -> None:
     midi = midi_of([(0.0, 0.5, 60, 90)])
     answer = render({"midi": b64(midi), "engine": "basic"})
@@ -297,7 +309,8 @@ def test_soundfont_asked_where_none_is_configured(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ the kernel's twin
 
 
-def test_the_pitched_kernel_equals_its_slow_twin() -> None:
+@pytest.mark.parametrize("kept", [True, False])
+def test_the_pitched_kernel_equals_its_slow_twin(kept: bool) -> None:
     waves, envelopes, _, increments = basic.tables(22050)
     frames = 4000
     start = np.array([0, 100, 2500], dtype=np.int64)
@@ -308,10 +321,42 @@ def test_the_pitched_kernel_equals_its_slow_twin() -> None:
     gain = np.array([65536, 25600, 51200], dtype=np.int64)
     left = np.array([128, 256, 30], dtype=np.int64)
     right = 256 - left
-    fast = np.zeros((frames, 2), dtype=np.int32)  # the mix render_basic makes
-    basic._mix_pitched(fast, start, held, release, inc, timbre, waves, envelopes, gain,
-                       left, right)
-    slow = mix_pitched(frames, start, held, release, inc, timbre, waves, envelopes, gain,
-                       left, right)
+    length = held + release
+    # kept: each sound made once (``_make_pitched``) and added; else made where it plays
+    offset = np.cumsum(length) - length if kept else np.full(3, -1, dtype=np.int64)
+    sounds = np.zeros(int(length.sum()), dtype=np.int32)
+    if kept:
+        basic._make_pitched(sounds, offset, length, held, release, inc, timbre, waves,
+                            envelopes)
+    fast = np.empty((frames, 2), dtype=np.int16)
+    # mixed 100 frames at a time: chunks end inside the envelope's blocks of 64
+    peak = basic._render(fast, 100, 0, np.arange(3), start, offset, length, gain * left,
+                         gain * right, sounds, held, release, inc, timbre, waves, envelopes)
+    mix = mix_pitched(frames, start, held, release, inc, timbre, waves, envelopes, gain, left,
+                      right)
+    slow = mix.T * basic.GAIN + 128 >> 8
+    assert 0 < peak == np.abs(slow).max() <= basic.PEAK
     assert np.array_equal(fast, slow)
-    assert np.abs(fast).max() > 0
+
+
+def test_a_sound_made_once_equals_one_made_where_it_plays(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = read_midi(base64.b64decode(blues()["midi"]))
+    kept = basic.render_basic(notes, 22050, 2)
+    monkeypatch.setattr(basic, "SOUNDS_MAX", 0)
+    assert np.array_equal(basic.render_basic(notes, 22050, 2), kept)
+
+
+def test_drum_hits_alternate_takes_of_one_sound() -> None:
+    # Eight closed hats at one velocity, a side stick between each two: the hats play takes
+    # 0-3, then the same four again, whatever is played between them.
+    hats = [(i * 0.5, 0.1, 42, 100) for i in range(8)]
+    sticks = [(i * 0.5 + 0.25, 0.05, 37, 90) for i in range(8)]
+    midi = midi_of(hats + sticks, channel=9, end=4.5)
+    samples, rate = decode(render_bytes({"midi": b64(midi), "engine": "basic",
+                                         "sampleRate": 22050})[0])
+    hits = [samples[round(i * 0.5 * rate):][:rate // 10] for i in range(8)]
+    assert all(np.array_equal(hits[i], hits[i + 4]) for i in range(4))
+    assert not any(np.array_equal(hits[i], hits[j]) for i in range(4) for j in range(i))
+    level = [float(np.sqrt(np.mean(h.astype(np.float64) ** 2))) for h in hits[:4]]
+    assert max(level) / min(level) < 1.2  # the takes: one hat, as loud

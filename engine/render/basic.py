@@ -12,6 +12,16 @@ volume (CC7), each squared (the General MIDI curves), placed by its channel's pa
 the mix is scaled by one fixed ``GAIN``, so a soft ballad comes out quieter than an intense
 funk. Only a mix that would pass ``PEAK`` even so (a file of the user's, forty notes at full
 velocity at once) is scaled down to it, by integer division: nothing ever clips.
+
+Why it is fast (issue 40): a sound is made once and added wherever it plays. A drum kind has
+``VARIANTS`` takes made once per sample rate (a sampler's round robin: every fourth hit of a
+kind is the same take, as every hit of a SoundFont's drum is its one recording); a pitched
+note's sound is its timbre, pitch and length, whatever its velocity and pan, made once a render
+when played twice or more (a conducted 60 s funk: 1,901 pitched notes, 63 sounds). Adding a
+kept sound is a load, two multiplies and two adds a sample, SIMD-wide; the rest is made where it
+plays. The mix is built 16,384 frames at a time in cache and written to 16 bits chunk by chunk:
+no int32 mix the length of the audio (42 MB for 2 minutes at 44.1 kHz) is allocated, faulted in
+and read again.
 """
 
 from __future__ import annotations
@@ -163,7 +173,8 @@ def voices(notes: Notes, rate: int) -> tuple[npt.NDArray[np.bool_], int]:
     is left out, as a synthesiser with a fixed voice count leaves it), and the work of those
     that do in voice-samples (each one's samples from its start to the end of its release, or
     its drum's length, within the audio): notes x seconds x rate, which the synthesiser's time
-    follows (~2.3 ns a voice-sample here, ``docs/reliability.md``)."""
+    follows (at most ~1.3 ns a voice-sample here, when no sound repeats; ~0.3 ns on a
+    conducted arrangement: ``docs/reliability.md``)."""
     frames = math.ceil((notes.length + TAIL) * rate)
     if not len(notes):
         return np.ones(0, dtype=np.bool_), 0
@@ -176,6 +187,11 @@ def voices(notes: Notes, rate: int) -> tuple[npt.NDArray[np.bool_], int]:
     stop = np.minimum(start + np.where(notes.channel == DRUM_CHANNEL, drum_length,
                                        held + np.maximum(release, 1)), frames)
     keep = np.ones(len(notes), dtype=np.bool_)
+    # The notes sounding when note n starts are at most the n before it less those stopped
+    # before it starts (notes are in start order): when that bound stays under the cap, none
+    # is left out and the heap below is not needed.
+    if int((np.arange(len(notes)) - np.searchsorted(np.sort(stop), start)).max()) < MAX_VOICES:
+        return keep, int((stop - start).sum())
     sounding: list[int] = []  # the stops of the notes sounding, a heap
     for n, (first, last) in enumerate(zip(start.tolist(), stop.tolist(), strict=True)):
         while sounding and sounding[0] <= first:
@@ -200,39 +216,118 @@ def render_basic(notes: Notes, rate: int, channels: int,
                  keep: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int16]:
     """The notes as 16-bit samples, shape (frames, channels): the MIDI's length plus ``TAIL``;
     at most ``MAX_VOICES`` notes sound at once (``keep``: ``voices``'s choice, when the caller
-    has it already)."""
-    waves, envelopes, drum_envelopes, increments = tables(rate)
+    has it already).
+
+    Each sound is made once and added where it plays: a drum kind's hit (``VARIANTS`` takes
+    of it, as a sampler alternates its recordings), a pitched note of one timbre, pitch and
+    length (however many times it is played, at whatever velocity and pan); a note whose sound
+    is not kept (``SOUNDS_MAX``) is made where it plays, with the same arithmetic."""
+    waves, envelopes, _, increments = tables(rate)
     frames = math.ceil((notes.length + TAIL) * rate)
     notes = playable(notes, voices(notes, rate)[0] if keep is None else keep)
-    # int32 is exact: a voice adds under 2^16 a sample (a drum's tone and noise together) and at
-    # most MAX_VOICES (2^8) sound at once: under 2^24; half the memory int64 took to stream
-    mix = np.zeros((frames, 2), dtype=np.int32)
-    if len(notes):
-        start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
-        held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
-        left, right = _pan_gains(notes.pan[notes.channel])
-        fader = notes.volume[notes.channel]
-        # velocity and fader, each squared, in 1/65,536 steps: the quietest note keeps its
-        # level (in 1/256 steps a velocity of 20 under a fader of 50 was 0)
-        velocity = (notes.velocity ** 2 * fader ** 2 << 16) // 127 ** 4
-        drum = notes.channel == DRUM_CHANNEL
-        pitched = ~drum
-        family = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in notes.program],
-                          dtype=np.int64)
-        level = np.array([round(256 * TIMBRES[TIMBRE_NAMES[f]].level) for f in family],
-                         dtype=np.int64)
-        release = np.array([max(1, round(TIMBRES[TIMBRE_NAMES[f]].release * rate))
-                            for f in family], dtype=np.int64)
-        _mix_pitched(mix, start[pitched], held[pitched], release[pitched],
-                     increments[notes.pitch[pitched]], family[pitched], waves, envelopes,
-                     (velocity * level // 256)[pitched], left[pitched], right[pitched])
-        kind = np.array([DRUM_NAMES.index(DRUM_KEYS.get(int(k), "click")) for k in notes.pitch],
-                        dtype=np.int64)
-        inc0, inc1, sweep, tone, noise, bright, length, drum_level, sine = _drum_params(rate)
-        _mix_drums(mix, start[drum], kind[drum], drum_envelopes, inc0, inc1, sweep, tone,
-                   noise, bright, length, drum_level, sine, velocity[drum], left[drum],
-                   right[drum], np.arange(len(notes), dtype=np.int64)[drum])
-    return _to_int16(mix, channels)
+    if not len(notes):
+        return np.zeros((frames, channels), dtype=np.int16)
+    start = np.minimum(np.round(notes.start * rate).astype(np.int64), frames)
+    held = np.maximum(np.round((notes.end - notes.start) * rate).astype(np.int64), 1)
+    left, right = _pan_gains(notes.pan[notes.channel])
+    fader = notes.volume[notes.channel]
+    # velocity and fader, each squared, in 1/65,536 steps: the quietest note keeps its
+    # level (in 1/256 steps a velocity of 20 under a fader of 50 was 0)
+    velocity = (notes.velocity ** 2 * fader ** 2 << 16) // 127 ** 4
+    drum = notes.channel == DRUM_CHANNEL
+    family = _PROGRAM_TIMBRE[np.clip(notes.program, 0, 127)]
+    gain = np.where(drum, velocity, velocity * _TIMBRE_LEVEL[family] // 256)
+    release = _TIMBRE_RELEASE[rate][family]
+    increment = increments[np.clip(notes.pitch, 0, 127)]
+    sounds, source, length = _sounds(notes, drum, family, held, release, increment, frames,
+                                     rate, waves, envelopes)
+    out = np.empty((frames, channels), dtype=np.int16)
+    order = np.argsort(start, kind="stable")
+    played = (order, start, source, length, gain * left, gain * right, sounds, held,
+               release, increment, family, waves, envelopes)
+    peak = int(_render(out, CHUNK, 0, *played))
+    if peak > PEAK:  # a file of the user's too loud for GAIN: all again, scaled down
+        _render(out, CHUNK, peak, *played)
+    return out
+
+
+VARIANTS = 4         # takes of each drum kind's hit, played in turn
+SOUNDS_MAX = 1 << 22  # samples of pitched sounds kept a render (16 MB); the rest made in place
+CHUNK = 1 << 14       # frames mixed at a time (128 KB of int32 left and right: in cache)
+_PROGRAM_TIMBRE = np.array([TIMBRE_NAMES.index(FAMILY_TIMBRE[p // 8]) for p in range(128)],
+                           dtype=np.int64)
+_TIMBRE_LEVEL = np.array([round(256 * t.level) for t in TIMBRES.values()], dtype=np.int64)
+
+
+class _Releases(dict[int, npt.NDArray[np.int64]]):
+    """rate -> each timbre's release in samples (at least 1)."""
+
+    def __missing__(self, rate: int) -> npt.NDArray[np.int64]:
+        self[rate] = np.array([max(1, round(t.release * rate)) for t in TIMBRES.values()],
+                              dtype=np.int64)
+        return self[rate]
+
+
+_TIMBRE_RELEASE = _Releases()
+
+
+def _sounds(notes: Notes, drum: npt.NDArray[np.bool_], family: npt.NDArray[np.int64],
+            held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
+            increment: npt.NDArray[np.int64], frames: int, rate: int,
+            waves: npt.NDArray[np.int32], envelopes: npt.NDArray[np.int32],
+            ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(sounds, source, length): the sounds made once, end to end in one array (mono, before
+    each note's gain); each note's offset into it (-1: made in place) and its length."""
+    drums, drum_offset, drum_length = drum_sounds(rate)
+    # a drum hit plays its kind's takes in turn: the kind's hit number i plays take i mod 4
+    kind = _DRUM_KIND[np.clip(notes.pitch, 0, 127)]
+    by_kind = np.argsort(np.where(drum, kind, -1), kind="stable")
+    grouped = np.where(drum, kind, -1)[by_kind]
+    hit = np.empty(len(notes), dtype=np.int64)
+    hit[by_kind] = np.arange(len(notes)) - np.searchsorted(grouped, grouped)
+    take = kind * VARIANTS + hit % VARIANTS
+    source = np.where(drum, drum_offset[take], -1)
+    length = np.where(drum, drum_length[take], held + release)
+    pitched = np.flatnonzero(~drum)
+    # A pitched sound is its timbre, pitch and length: one key. Those played twice or more
+    # are made once, the most played first, while they fit in SOUNDS_MAX.
+    key = family[pitched] << 47 | np.clip(notes.pitch[pitched], 0, 127) << 40 | held[pitched]
+    keys, first, inverse, count = np.unique(key, return_index=True, return_inverse=True,
+                                            return_counts=True)
+    size = np.minimum(held[pitched][first] + release[pitched][first], frames)
+    order = np.argsort(-count, kind="stable")
+    order = order[count[order] > 1]
+    order = order[np.cumsum(size[order]) <= SOUNDS_MAX]
+    offset = np.full(len(keys), -1, dtype=np.int64)
+    offset[order] = len(drums) + np.cumsum(size[order]) - size[order]
+    sounds = np.empty(len(drums) + int(size[order].sum()), dtype=np.int32)
+    sounds[:len(drums)] = drums
+    note = pitched[first[order]]
+    _make_pitched(sounds, offset[order], size[order], held[note], release[note],
+                  increment[note], family[note], waves, envelopes)
+    source[pitched] = offset[inverse]
+    return sounds, source, length
+
+
+_DRUM_KIND = np.array([DRUM_NAMES.index(DRUM_KEYS.get(k, "click")) for k in range(128)],
+                      dtype=np.int64)
+
+
+@lru_cache(maxsize=8)
+def drum_sounds(rate: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64],
+                                    npt.NDArray[np.int64]]:
+    """(sounds, offset, length): each drum kind's ``VARIANTS`` takes (kind * VARIANTS + take),
+    mono, at full velocity and before its pan, end to end in one array; made once per rate."""
+    _, _, envelopes, _ = tables(rate)
+    inc0, inc1, sweep, tone, noise, bright, length, level, sine = _drum_params(rate)
+    lengths = np.repeat(length, VARIANTS)
+    offset = np.cumsum(lengths) - lengths
+    sounds = np.zeros(int(lengths.sum()), dtype=np.int32)
+    _make_drums(sounds, offset, envelopes, inc0, inc1, sweep, tone, noise, bright, length,
+                level, sine)
+    for array in (sounds, offset, lengths):
+        array.flags.writeable = False
+    return sounds, offset, lengths
 
 
 def _pan_gains(pan: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
@@ -264,132 +359,217 @@ def _sine_table() -> npt.NDArray[np.int64]:
                     dtype=np.int64)
 
 
-def _to_int16(mix: npt.NDArray[np.int32], channels: int) -> npt.NDArray[np.int16]:
-    """The mix times ``GAIN``; scaled down to ``PEAK`` only if it would pass it (integer
-    division: exact everywhere)."""
-    out = np.empty((mix.shape[0], channels), dtype=np.int16)
-    _scale(mix, out)
-    return out
-
-
 # ------------------------------------------------------------------ private kernels
+#
+# A sound is kept at the scale of one voice (2^15) before its note's gain: a pitched one is
+# wave x envelope (2^15 x 2^15) >> 15, a drum tone-and-noise x envelope x level >> 15. A note
+# adds sound x gain x pan (2^15 x 2^16 x 2^8 at most) >> 24 into each row of the mix, rounded
+# to nearest (a floor shift added a -1 per note per sample: a DC drift as notes pile up).
+
+SOUND_SHIFT = 15
+SOUND_HALF = 1 << (SOUND_SHIFT - 1)
+NOTE_SHIFT = 24
+NOTE_HALF = 1 << (NOTE_SHIFT - 1)
 
 
 @njit(cache=True)
-def _mix_pitched(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
-                 held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
-                 increment: npt.NDArray[np.int64], timbre: npt.NDArray[np.int64],
-                 waves: npt.NDArray[np.int32], envelopes: npt.NDArray[np.int32],
-                 gain: npt.NDArray[np.int64], left: npt.NDArray[np.int64],
-                 right: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
-    """Add each pitched note into ``mix`` (frames, 2): wave[timbre] at ``increment`` per
-    sample (32-bit phase), times its envelope (held for ``held`` samples, then a linear
-    release over ``release``), times ``gain`` and the pan gains (1/256). The envelope is
-    a step of 64 samples: one gain per block, so the inner loop is a table read, two
-    multiplies and two adds per sample. ``gain`` is in 1/65,536 steps."""
-    frames = mix.shape[0]
-    steps = envelopes.shape[1]
-    for n in range(start.shape[0]):
+def _envelope_at(envelope: npt.NDArray[np.int32], block: int, held: int,
+                 release: int) -> np.int64:  # pragma: no cover (jitted)
+    """A pitched note's envelope over the block of 64 samples from ``block``: the timbre's
+    held envelope, then a linear release over ``release`` samples after ``held``."""
+    steps = envelope.shape[0]
+    k = block >> 6
+    e = np.int64(envelope[k if k < steps else steps - 1])
+    if block >= held:
+        e = e * (release - (block - held)) // release
+    return e
+
+
+@njit(cache=True)
+def _make_pitched(sounds: npt.NDArray[np.int32], offset: npt.NDArray[np.int64],
+                  length: npt.NDArray[np.int64], held: npt.NDArray[np.int64],
+                  release: npt.NDArray[np.int64], increment: npt.NDArray[np.int64],
+                  timbre: npt.NDArray[np.int64], waves: npt.NDArray[np.int32],
+                  envelopes: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
+    """Each pitched sound into ``sounds[offset:offset + length]``: wave[timbre] at
+    ``increment`` per sample (32-bit phase from 0), times its envelope (a step of 64
+    samples)."""
+    for n in range(offset.shape[0]):
         wave = waves[timbre[n]]
         envelope = envelopes[timbre[n]]
-        phase = 0
         inc = increment[n]
-        total = held[n] + release[n]
-        first = start[n]
+        total = length[n]
+        out = sounds[offset[n]:offset[n] + total]
         for block in range(0, total, 64):
-            k = block >> 6
-            e = np.int64(envelope[k if k < steps else steps - 1])
-            if block >= held[n]:
-                e = e * (release[n] - (block - held[n])) // release[n]
-            g = e * gain[n] >> 16
-            gl = g * left[n]
-            gr = g * right[n]
-            end = min(block + 64, total, frames - first)
-            if end <= block:
-                break
-            # The block's samples through a view indexed from 0 (no negative-index check a
-            # sample), each one's phase from the block's own (no chain from sample to sample).
-            out = mix[first + block:first + end]
-            for u in range(end - block):
+            e = _envelope_at(envelope, block, held[n], release[n])
+            phase = block * inc
+            # the block through a view indexed from 0 (no negative-index check a sample),
+            # each sample's phase from the block's own (no chain from sample to sample)
+            part = out[block:min(block + 64, total)]
+            for u in range(part.shape[0]):
                 w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
-                out[u, 0] += w * gl + HALF >> MIX_SHIFT
-                out[u, 1] += w * gr + HALF >> MIX_SHIFT
-            phase = (phase + (end - block) * inc) & 0xFFFFFFFF
-            if end < block + 64 and end < total:
-                break
+                part[u] = w * e + SOUND_HALF >> SOUND_SHIFT
 
 
 @njit(cache=True)
-def _mix_drums(mix: npt.NDArray[np.int32], start: npt.NDArray[np.int64],
-               kind: npt.NDArray[np.int64], envelopes: npt.NDArray[np.int32],
-               inc0: npt.NDArray[np.int64], inc1: npt.NDArray[np.int64],
-               sweep: npt.NDArray[np.int64], tone: npt.NDArray[np.int64],
-               noise: npt.NDArray[np.int64], bright: npt.NDArray[np.int64],
-               length: npt.NDArray[np.int64], level: npt.NDArray[np.int64],
-               sine: npt.NDArray[np.int64], velocity: npt.NDArray[np.int64],
-               left: npt.NDArray[np.int64], right: npt.NDArray[np.int64],
-               seed: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
-    """Add each drum hit into ``mix``: a sine swept linearly in phase increment from inc0 to
-    inc1 over ``sweep`` samples, plus noise from a 32-bit LCG seeded by the note's index
-    (high-passed by its first difference for ``bright`` kinds), under the kind's envelope."""
-    frames = mix.shape[0]
+def _make_drums(sounds: npt.NDArray[np.int32], offset: npt.NDArray[np.int64],
+                envelopes: npt.NDArray[np.int32], inc0: npt.NDArray[np.int64],
+                inc1: npt.NDArray[np.int64], sweep: npt.NDArray[np.int64],
+                tone: npt.NDArray[np.int64], noise: npt.NDArray[np.int64],
+                bright: npt.NDArray[np.int64], length: npt.NDArray[np.int64],
+                level: npt.NDArray[np.int64],
+                sine: npt.NDArray[np.int64]) -> None:  # pragma: no cover (jitted)
+    """Each drum kind's takes (``offset``: kind * VARIANTS + take): a sine swept linearly in
+    phase increment from inc0 to inc1 over ``sweep`` samples, plus noise from a 32-bit LCG
+    seeded by the take (high-passed by its first difference for ``bright`` kinds), under the
+    kind's envelope and level."""
     steps = envelopes.shape[1]
-    for n in range(start.shape[0]):
-        d = kind[n]
+    variants = offset.shape[0] // length.shape[0]
+    for n in range(offset.shape[0]):
+        d = n // variants
         phase = 0
-        x = (seed[n] * 2654435761 + 12345) & 0xFFFFFFFF
+        x = (n * 2654435761 + 12345) & 0xFFFFFFFF
         previous = 0
-        first = start[n]
         total = length[d]
-        is_bright = bright[d] == 1
+        out = sounds[offset[n]:offset[n] + total]
         for block in range(0, total, 64):
             k = block >> 6
-            e = np.int64(envelopes[d, k if k < steps else steps - 1])
-            g = (e * level[d] >> 8) * velocity[n] >> 16
-            gl = g * left[n]
-            gr = g * right[n]
+            g = np.int64(envelopes[d, k if k < steps else steps - 1]) * level[d] >> 8
             s = block if block < sweep[d] else sweep[d]
             inc = inc0[d] + (inc1[d] - inc0[d]) * s // sweep[d]
-            end = min(block + 64, total, frames - first)
-            if end <= block:
-                break
-            out = mix[first + block:first + end]  # indexed from 0, as in _mix_pitched
-            for u in range(end - block):
+            part = out[block:min(block + 64, total)]
+            for u in range(part.shape[0]):
                 phase = (phase + inc) & 0xFFFFFFFF
                 x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
                 r = (x >> 16) - 32768
-                if is_bright:
+                if bright[d] == 1:
                     r, previous = (r - previous) >> 1, r
                 v = (sine[phase >> 20] * tone[d] + r * noise[d]) >> 8
-                out[u, 0] += v * gl + HALF >> MIX_SHIFT
-                out[u, 1] += v * gr + HALF >> MIX_SHIFT
-            if end < block + 64 and end < total:
-                break
+                part[u] = v * g + SOUND_HALF >> SOUND_SHIFT
 
 
 @njit(cache=True)
-def _scaled(mix: npt.NDArray[np.int32], i: int, c: int,
-            channels: int) -> np.int64:  # pragma: no cover (jitted)
-    """Frame ``i``'s sample of channel ``c`` times ``GAIN`` (mono: the mean of the two)."""
-    pair = np.int64(mix[i, 0]) + np.int64(mix[i, 1]) >> 1
-    v = pair if channels == 1 else np.int64(mix[i, c])
-    return v * GAIN + 128 >> 8
+def _render(out: npt.NDArray[np.int16], chunk: int, peak: int, order: npt.NDArray[np.int64],
+            start: npt.NDArray[np.int64], source: npt.NDArray[np.int64],
+            length: npt.NDArray[np.int64], gain_left: npt.NDArray[np.int64],
+            gain_right: npt.NDArray[np.int64], sounds: npt.NDArray[np.int32],
+            held: npt.NDArray[np.int64], release: npt.NDArray[np.int64],
+            increment: npt.NDArray[np.int64], timbre: npt.NDArray[np.int64],
+            waves: npt.NDArray[np.int32],
+            envelopes: npt.NDArray[np.int32]) -> np.int64:  # pragma: no cover (jitted)
+    """The notes mixed ``chunk`` frames at a time into a left and a right row of int32 (exact:
+    a voice adds under 2^16 a sample and at most MAX_VOICES, 2^8, sound at once), each chunk
+    then written to ``out`` (frames, channels) times ``GAIN`` (mono: the mean of the rows)
+    and, when ``peak`` > 0, times ``PEAK / peak`` by floor division. Answers the peak of the
+    mix times ``GAIN``: over ``PEAK``, the caller mixes again with it (a file of the user's,
+    forty notes at full velocity at once); nothing ever clips.
 
-
-@njit(cache=True)
-def _scale(mix: npt.NDArray[np.int32],
-           out: npt.NDArray[np.int16]) -> None:  # pragma: no cover (jitted)
-    """``out`` (frames, channels) = the mix (frames, 2) times ``GAIN``, and, only when that
-    would pass ``PEAK``, times ``PEAK / peak`` by floor division. Two passes over the mix
-    (the peak, then the samples): no temporary the size of the audio."""
+    A note adds its sound ``sounds[source:source + length]`` times its gains (1/65,536 x
+    1/256); a note with ``source`` -1 makes its pitched sound where it plays, block by
+    block, as ``_make_pitched`` does. ``order``: the notes by start."""
     frames, channels = out.shape
-    peak = np.int64(0)
-    for i in range(frames):
-        for c in range(channels):
-            v = _scaled(mix, i, c, channels)
-            if abs(v) > peak:
-                peak = abs(v)
-    for i in range(frames):
-        for c in range(channels):
-            v = _scaled(mix, i, c, channels)
-            out[i, c] = v if peak <= PEAK else v * PEAK // peak
+    flat = out.reshape(-1)  # frame after frame, a channel after the other
+    mix = np.zeros((2, chunk), dtype=np.int32)
+    active = np.empty(order.shape[0], dtype=np.int64)  # the notes sounding, in start order
+    sounding = 0
+    admitted = 0
+    low = np.int64(0)
+    high = np.int64(0)
+    for c0 in range(0, frames, chunk):
+        c1 = min(c0 + chunk, frames)
+        while admitted < order.shape[0] and start[order[admitted]] < c1:
+            active[sounding] = order[admitted]
+            sounding += 1
+            admitted += 1
+        left = mix[0, :c1 - c0]
+        right = mix[1, :c1 - c0]
+        left[:] = 0
+        right[:] = 0
+        still = 0
+        for j in range(sounding):
+            n = active[j]
+            end = min(start[n] + length[n], frames)
+            a = max(start[n], c0)
+            b = min(end, c1)
+            if a < b:
+                _add(left[a - c0:b - c0], right[a - c0:b - c0], a - start[n], source[n],
+                     gain_left[n], gain_right[n], sounds, held[n], release[n], increment[n],
+                     waves[timbre[n]], envelopes[timbre[n]])
+            if end > c1:
+                active[still] = n
+                still += 1
+        sounding = still
+        lo, hi = _write(flat[c0 * channels:c1 * channels], left, right, channels, peak)
+        low = min(low, np.int64(lo))
+        high = max(high, np.int64(hi))
+    # v -> v * GAIN + 128 >> 8 rises with v: the extremes of the mix give the peak
+    return max(abs(low * GAIN + 128 >> 8), abs(high * GAIN + 128 >> 8))
+
+
+@njit(cache=True)
+def _write(out: npt.NDArray[np.int16], left: npt.NDArray[np.int32],
+           right: npt.NDArray[np.int32], channels: int,
+           peak: int) -> tuple[np.int32, np.int32]:  # pragma: no cover (jitted)
+    """A chunk of the mix into ``out`` (its frames interleaved, flat): v * GAIN + 128 >> 8 (v:
+    each row, or for mono their mean), times PEAK / peak when ``peak`` > 0. Answers the
+    lowest and highest v. Without ``peak``, in int32 (SIMD-wide): a v whose product would not
+    fit is over the peak, and its chunk is written again with ``peak``."""
+    count = left.shape[0]
+    low = np.int32(0)
+    high = np.int32(0)
+    gain = np.int32(GAIN)
+    half = np.int32(128)
+    if channels == 1:
+        for i in range(count):
+            v = (left[i] + right[i]) >> 1
+            low = min(low, v)
+            high = max(high, v)
+            if peak == 0:
+                out[i] = v * gain + half >> 8
+            else:
+                out[i] = (np.int64(v) * GAIN + 128 >> 8) * PEAK // peak
+    elif peak == 0:
+        for i in range(count):
+            a = left[i]
+            b = right[i]
+            low = min(low, min(a, b))
+            high = max(high, max(a, b))
+            out[2 * i] = a * gain + half >> 8
+            out[2 * i + 1] = b * gain + half >> 8
+    else:
+        for i in range(count):
+            out[2 * i] = (np.int64(left[i]) * GAIN + 128 >> 8) * PEAK // peak
+            out[2 * i + 1] = (np.int64(right[i]) * GAIN + 128 >> 8) * PEAK // peak
+    return low, high
+
+
+@njit(cache=True)
+def _add(left: npt.NDArray[np.int32], right: npt.NDArray[np.int32], first: int, source: int,
+         gl: int, gr: int, sounds: npt.NDArray[np.int32], held: int, release: int, inc: int,
+         wave: npt.NDArray[np.int32],
+         envelope: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
+    """A note's samples ``first``, ``first`` + 1, ... added into the views ``left`` and
+    ``right`` (indexed from 0: no negative-index check a sample)."""
+    total = left.shape[0]
+    if source >= 0:
+        sound = sounds[source + first:source + first + total]
+        for u in range(total):
+            s = np.int64(sound[u])
+            left[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
+            right[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
+        return
+    done = 0
+    while done < total:
+        at = first + done            # the note's sample
+        block = at - (at & 63)       # its block of 64
+        e = _envelope_at(envelope, block, held, release)
+        count = min(block + 64 - at, total - done)
+        partl = left[done:done + count]
+        partr = right[done:done + count]
+        phase = at * inc
+        for u in range(count):
+            w = np.int64(wave[((phase + (u + 1) * inc) & 0xFFFFFFFF) >> 20])
+            s = w * e + SOUND_HALF >> SOUND_SHIFT
+            partl[u] += s * gl + NOTE_HALF >> NOTE_SHIFT
+            partr[u] += s * gr + NOTE_HALF >> NOTE_SHIFT
+        done += count

@@ -30,9 +30,11 @@ from engine.requests import as_int, get_str, require_object
 RATES = (22050, 44100, 48000)
 ENGINES = ("auto", "soundfont", "basic")
 MAX_SECONDS, HARD_MAX_SECONDS = 300, 900
-# The work a render may do, in voice-samples (notes x seconds x rate, ``basic.voices``): ~2.9 s
-# of a core at the measured ~2.3 ns each; the densest conducted arrangement (a fast samba,
-# 300 s at 48 kHz) needs 0.78 billion. With a configured limit over 300 s it grows in proportion.
+# The work a render may do, in voice-samples (notes x seconds x rate, ``basic.voices``): ~1.6 s
+# of a core at the ~1.3 ns each of notes that never repeat a sound (~2.9 s at the 2.3 ns before
+# issue 40's rework; a conducted arrangement ~0.3 ns); the densest conducted arrangement (a
+# fast samba, 300 s at 48 kHz) needs 0.78 billion. With a configured limit over 300 s it grows
+# in proportion.
 MAX_VOICE_SAMPLES = 1_250_000_000
 # A conducted arrangement may end a hair past its durationSec (tempos in whole microseconds).
 LENGTH_SLACK = 0.01

@@ -1,8 +1,9 @@
 """``warm()`` and ``preload_soundfont(soundfont)``: load, once, what every render uses, so that
 processes forked afterwards (the server's render processes) share it copy-on-write instead of
 each loading its own: the SoundFont's samples (~290 MB for FluidR3_GM.sf2), the conductor, the
-basic synthesiser's tables at every rate and its compiled kernels, the encoders. Each forked process then adds only what
-its own renders write (docs/reliability.md, "Render processes").
+basic synthesiser's tables and drum sounds at every rate and its compiled kernels, the
+encoders. Each forked process then adds only what its own renders write (docs/reliability.md,
+"Render processes").
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.render.basic import tables
+from engine.render.basic import drum_sounds, tables
 from engine.render.encode import FORMATS, encode
 from engine.render.operation import RATES, render_bytes
 from engine.render.soundfont import find_soundfont, preload
@@ -26,6 +27,7 @@ def warm() -> None:
     render_bytes(WARM_REQUEST)
     for rate in RATES:
         tables(rate)
+        drum_sounds(rate)
     quiet = np.zeros((1024, 2), dtype=np.int16)
     for fmt in FORMATS:
         encode(quiet, 44100, fmt)
