@@ -207,19 +207,23 @@ def test_the_standards_in_flat_keys_have_no_sharp_root_on_a_lowered_degree(
     """The measure of issue 38 over every standard in C and Eb (Am and Cm): no sharp root on
     bII, bIII, bVI, bVII where a flat is written, but the V and ii right before a target on
     the sharp side; no held chord renamed; a V or ii falling a fifth spelled apart from its
-    target only where a chain of them meets such a target across one seam."""
+    target only where a chain of them meets such a target across one seam; a line of ii's and
+    V's that meets no target in one piece, with no sharp on a lowered degree (Aisha)."""
     from tests.compose_tunes import composition
     from tests.transpose_spelling import mistakes
-    sharps = apart = held = chords = 0
+    sharps = apart = held = loose = chords = 0
     for item, song in tunes.values():
         comp = composition(item, song)
         for key in (("Am", "Cm") if comp["meta"]["mode"] == "minor" else ("C", "Eb")):
+            if key == comp["meta"]["key"]:
+                continue      # its own key: the chart as its writer spelled it (Daahoud)
             moved = run({"op": "transpose", "key": key}, composition=comp)["composition"]
-            s, a, h, n = mistakes(moved)
+            s, a, h, lo, n = mistakes(moved)
             sharps, apart, held, chords = sharps + s, apart + a, held + h, chords + n
+            loose += lo
     assert chords > 100_000
-    assert sharps == 0 and held == 0
-    assert apart <= chords // 1_000     # 96 of 129,164: one seam a long chain
+    assert sharps == 0 and held == 0 and loose == 0
+    assert apart <= chords // 1_000     # 82 of 105,463: one seam a long chain
 
 
 def test_jordu_keeps_its_flats_and_meets_b_major_with_one_sharp(tunes: Any) -> None:
@@ -229,11 +233,55 @@ def test_jordu_keeps_its_flats_and_meets_b_major_with_one_sharp(tunes: Any) -> N
     # sharp.
     from tests.compose_tunes import composition
     comp = composition(*tunes["Jordu"])
-    own = run({"op": "transpose", "key": "Cm"}, composition=comp)["composition"]
+    away = run({"op": "transpose", "key": "Fm"}, composition=comp)["composition"]
+    own = run({"op": "transpose", "key": "Cm"}, composition=away)["composition"]
     assert progression(own, "S2").split()[-6:] == ["Bb7", "Eb7", "Ab7", "Db7", "F#7", "Bmaj7"]
     down = run({"op": "transpose", "key": "Am"}, composition=comp)["composition"]
     assert progression(down, "S2").split()[-6:] == ["G7", "C7", "F7", "Bb7", "D#7",
                                                      "G#maj7"]
+
+
+def test_aisha_s_last_chain_of_ii_vs_keeps_its_flats_back_to_the_top(tunes: Any) -> None:
+    # The last section, Gm7 C7 | Fm7 Bb7 | Ebm7 Ab7 | Gb13, goes back to Am9: no chord of the
+    # chain resolves, so it is spelled as one line from its start, falling in fifths, and Gb13
+    # is the next V of the sequence (its ii left out), a whole step below Ab7. Moved away and
+    # back to A minor it is written as McCoy Tyner's chart has it (it was Fm7 A#7 D#m7 G#7
+    # F#13); in C minor the line turns to the sharps between two ii-V's, where a flat name
+    # would be Cb (Db7 | F#m7 B7).
+    from tests.compose_tunes import composition
+    from tests.transpose_spelling import mistakes
+    comp = composition(*tunes["Aisha"])
+    assert comp["meta"]["key"] == "Am"
+    away = run({"op": "transpose", "key": "Em"}, composition=comp)["composition"]
+    assert progression(away, "S4").split() == ["Dm7", "G7", "Cm7", "F7", "Bbm7", "Eb7", "Db13"]
+    back = run({"op": "transpose", "key": "Am"}, composition=away)["composition"]
+    assert progression(back, "S4") == "Gm7 C7 Fm7 Bb7 Ebm7 Ab7 Gb13"
+    in_c = run({"op": "transpose", "key": "Cm"}, composition=comp)["composition"]
+    assert progression(in_c, "S4") == "Bbm7 Eb7 Abm7 Db7 F#m7 B7 A13"
+    for key in ("Dm", "Gm", "Cm", "Fm", "Bbm"):
+        moved = run({"op": "transpose", "key": key}, composition=comp)["composition"]
+        sharps, _, held, loose, _ = mistakes(moved)
+        assert (sharps, held, loose) == (0, 0, 0), key
+
+
+def test_daahoud_transposed_to_its_own_key_keeps_its_spelling(tunes: Any) -> None:
+    # Clifford Brown's Ebm7 Ab7 | Dbm7 Gb7 | Bmaj7: the chart to its own key, or an octave up,
+    # is the chart as written (the rules alone would spell the ii-V into Cb as C#m7 F#7); a
+    # new key, or a new name of the same one, is spelled by function (in F: Ebm7 Ab7 | Dbmaj7).
+    from tests.compose_tunes import composition
+    comp = composition(*tunes["Daahoud"])
+    assert comp["meta"]["key"] == "Eb"
+    written = [progression(comp, s["id"]) for s in comp["sections"]]
+    assert written[0].split()[:5] == ["Ebm7", "Ab7", "Dbm7", "Gb7", "Bmaj7"]
+    for request in ({"key": "Eb"}, {"semitones": 12}, {"semitones": 0}):
+        moved = run({"op": "transpose", **request}, composition=comp)["composition"]
+        assert [progression(moved, s["id"]) for s in moved["sections"]] == written, request
+        assert moved["meta"]["key"] == "Eb"
+    in_f = run({"op": "transpose", "key": "F"}, composition=comp)["composition"]
+    assert progression(in_f, "S1").split()[:5] == ["Fm7", "Bb7", "Ebm7", "Ab7", "Dbmaj7"]
+    enharmonic = run({"op": "transpose", "key": "D#"}, composition=comp)["composition"]
+    assert enharmonic["meta"]["key"] == "D#"     # a new name is a new key: spelled by it
+    assert progression(enharmonic, "S1").split()[0] == "D#m7"
 
 
 def test_body_and_soul_in_b_flat_ends_its_a_with_the_ii_v_of_the_bridge(tunes: Any) -> None:
