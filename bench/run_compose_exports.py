@@ -46,7 +46,7 @@ def by_function(comp: dict, key: str) -> dict:
     """``comp`` in ``key``, every chord spelled by its function there (``transpose``'s
     spelling; a chart moved to its own key keeps its writer's spelling instead)."""
     ops = importlib.import_module("engine.compose.chords_ops")
-    respell = getattr(ops, "respell", None) or getattr(ops, "_respell")
+    respell = getattr(ops, "respell", None) or ops._respell   # before: a private name
     moved = copy.deepcopy(comp)
     old, new = parse_key(comp["meta"]["key"]), parse_key(key)
     respell(moved, (new.tonic.pc - old.tonic.pc) % 12, new)
