@@ -118,6 +118,28 @@ def ireal_figures(tunes: list) -> None:
           f"bass) and bars; {same_beats:,} of the {whole:,} on whole beats at the same beats")
 
 
+def ireal_musicxml_figures(tunes: list) -> None:
+    """Every standard's iReal export read by ireal-musicxml (iReal Pro's open reader, the
+    TypeScript clients of ``tests/clients``): no warning, and our loader's chords and bars."""
+    import tempfile
+
+    from engine.compose.ireal import ireal
+    from tests import ts_clients
+    from tests.test_compose_programs import differences, ireal_read
+    try:
+        clients = ts_clients.install()
+    except ts_clients.Unavailable as e:
+        print(f"ireal-musicxml: not installed ({e}): nothing measured")
+        return
+    links = [ireal(composition(item, song))[0] for item, song in tunes]
+    with tempfile.TemporaryDirectory() as scratch:
+        readings = ireal_read(clients, links, Path(scratch))
+    quiet = sum(not r["logs"] for r in readings)
+    same = sum(not differences(url, r) for url, r in zip(links, readings, strict=True))
+    print(f"ireal-musicxml: {quiet:,} of {len(links):,} exports read with no warning, {same:,} "
+          "with our loader's chords (bar, beat, root, bass, pitch classes) and bars")
+
+
 def musicxml_figures() -> None:
     try:
         from engine.compose.musicxml import degrees, kind_of, spelled_pcs
@@ -206,6 +228,7 @@ def main() -> None:
     tunes = standards(CORPORA)
     transpose_figures(tunes)
     ireal_figures(tunes)
+    ireal_musicxml_figures(tunes)
     musicxml_figures()
     music21_figures(tunes, max(1, args.every))
 

@@ -363,6 +363,35 @@ def test_the_1382_ireal_standards_round_trip_through_our_loader(tunes: Any) -> N
     assert on_beats == whole == 1321
 
 
+def test_conference_of_the_birds_and_walk_tall_write_their_crowded_bars_as_ireal_does(
+        tunes: Any) -> None:
+    """Bars of 3 chords in 2/4 (the corpus gives these charts the meter of their last bar; their
+    iReal charts are in 5/4 and 4/4): iReal Pro plays at most a chord a beat, so the bar takes
+    the meter whose beats put each chord at its share of the bar, as the iReal charts write
+    them: Dm for two beats, Dm/C for one, G/B for two; Am7 Bm7 a beat each, Cmaj7 two. Our
+    loader reads back the same chords at the same bars, and the next bar is in 2/4 again."""
+    from engine.compose.ireal import ireal
+    from tests.compose_tunes import changes, composition, read_ireal
+    expected = {"Conference Of The Birds": ("T54D- D-/C,G/B |T24G/B ",
+                                            [{"from": "S2 bar 7: 3 chords in 2/4",
+                                              "to": "a bar of 5/4, a chord a beat"}]),
+                "Walk Tall": ("|T44A-7,B-7,C^7 |T24B-7 |", [
+                    {"from": "S1 bar 12: 3 chords in 2/4", "to": "a bar of 4/4, a chord a beat"},
+                    {"from": "S1 bar 30: 3 chords in 2/4", "to": "a bar of 4/4, a chord a beat"}])}
+    for title, (cells, reported) in expected.items():
+        item, song = tunes[title]
+        url, irreal = ireal(composition(item, song))
+        assert cells in urllib.parse.unquote(url), title
+        assert irreal == reported
+        back = read_ireal(url)
+        (a, bars_a), (b, bars_b) = changes(song), changes(back)
+        assert [(x[0], x[2], x[4]) for x in a] == [(x[0], x[2], x[4]) for x in b]
+        assert bars_a == bars_b
+    crowded = read_ireal(ireal(composition(*tunes["Conference Of The Birds"]))[0])
+    bar = [(p.beat, p.chord.symbol) for p in crowded.sections[-1].chords if p.bar == 11]
+    assert bar == [(1.0, "Dm"), (3.0, "Dm/C"), (4.0, "G/B")]
+
+
 def test_chordpro_and_the_lead_sheet_keep_a_chord_on_beat_four() -> None:
     comp = run({"op": "create", "key": "F", "progression": "A: Gm7 | Fmaj7"},
                {"op": "set_chords", "section": "A", "chords": [
