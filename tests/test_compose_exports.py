@@ -279,6 +279,11 @@ def test_daahoud_transposed_to_its_own_key_keeps_its_spelling(tunes: Any) -> Non
         assert moved["meta"]["key"] == "Eb"
     in_f = run({"op": "transpose", "key": "F"}, composition=comp)["composition"]
     assert progression(in_f, "S1").split()[:5] == ["Fm7", "Bb7", "Ebm7", "Ab7", "Dbmaj7"]
+    minor = run({"op": "create", "key": "Ebm", "progression": "A: Ebm7 | Ab7 | Dbm7 Gb7 | "
+                 "Bmaj7"})["composition"]
+    octave = run({"op": "transpose", "semitones": -12}, composition=minor)["composition"]
+    assert octave["meta"]["key"] == "Ebm"      # by octaves the key keeps its name (not D#m)
+    assert progression(octave, "A") == "Ebm7 Ab7 Dbm7 Gb7 Bmaj7"
     enharmonic = run({"op": "transpose", "key": "D#"}, composition=comp)["composition"]
     assert enharmonic["meta"]["key"] == "D#"     # a new name is a new key: spelled by it
     assert progression(enharmonic, "S1").split()[0] == "D#m7"

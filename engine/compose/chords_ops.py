@@ -177,7 +177,9 @@ def transpose(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any
         shift = _int(args, "semitones", -48, 48)
         semitones = shift % 12
         tonic = _nice_tonic((old.tonic.pc + semitones) % 12, old.mode)
-        new = parse_key(tonic.name + ("m" if old.mode == "minor" else ""))
+        # by octaves the key keeps its name (Ebm stays Ebm, not D#m)
+        new = old if semitones == 0 else parse_key(
+            tonic.name + ("m" if old.mode == "minor" else ""))
     else:
         raise InvalidRequest("give 'key' or 'semitones'", field="key")
     octave_shift = _int(args, "semitones", -48, 48) if args.get("semitones") is not None \
