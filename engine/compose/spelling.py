@@ -17,9 +17,14 @@ C minor, not ``A#7 D#7 G#7 C#7 F#7``). A chord held over several (``Gb13sus`` fo
 the one of its last chord; a root that stays while the family changes may change its name
 with its function (``Dbmaj7 | C#m7 F#7 | Bmaj7`` in Db).
 
+A line of ii's and V's that meets no target (its last dominant resolves nowhere) is spelled
+as one line from its start, each link by its interval, so a line falling in fifths keeps its
+flats (Aisha's ``Gm7 C7 Fm7 Bb7 Ebm7 Ab7 Gb13`` back to Am9), unless read from its end, as
+above, it has fewer seams or fewer sharps on lowered degrees.
+
 ``spell_roots`` reads a progression right to left, so every target is spelled before the chord
 that leads to it. A spelling with a double accidental or an awkward name (Cb, Fb, E#, B#) gives
-way to the key's plain one. Data, not branches: ``RESOLUTIONS`` is a table.
+way to the key's plain one. Data, not branches: ``RESOLUTIONS`` and ``LINKS`` are tables.
 """
 
 from __future__ import annotations
