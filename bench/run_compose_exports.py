@@ -21,6 +21,8 @@ Run: ``.venv/bin/python bench/run_compose_exports.py`` (``--every 10`` for a qui
 from __future__ import annotations
 
 import argparse
+import copy
+import importlib
 import sys
 import time
 from collections import Counter
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.shared import CORPORA
 from engine import compose
-from engine.chords import parse
+from engine.chords import parse, parse_key
 from engine.chords.tables import QUALITIES
 from engine.compose.export import unrolled
 from engine.compose.ir import chord_spans
@@ -40,17 +42,29 @@ from tests.transpose_spelling import FLAT_SIDE_MAJOR, FLAT_SIDE_MINOR, mistakes
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 
 
+def by_function(comp: dict, key: str) -> dict:
+    """``comp`` in ``key``, every chord spelled by its function there (``transpose``'s
+    spelling; a chart moved to its own key keeps its writer's spelling instead)."""
+    ops = importlib.import_module("engine.compose.chords_ops")
+    respell = getattr(ops, "respell", None) or ops._respell   # before: a private name
+    moved = copy.deepcopy(comp)
+    old, new = parse_key(comp["meta"]["key"]), parse_key(key)
+    respell(moved, (new.tonic.pc - old.tonic.pc) % 12, new)
+    moved["meta"]["key"] = new.name
+    return moved
+
+
 def transpose_figures(tunes: list) -> None:
-    pairs = sharps = apart = held = chords = with_sharps = 0
+    pairs = sharps = apart = held = loose = chords = with_sharps = 0
     start = time.perf_counter()
     for item, song in tunes:
         comp = composition(item, song)
         keys = FLAT_SIDE_MINOR if comp["meta"]["mode"] == "minor" else FLAT_SIDE_MAJOR
         for key in keys:
-            moved = compose({"composition": comp,
-                             "operations": [{"op": "transpose", "key": key}]})["composition"]
-            s, a, h, n = mistakes(moved)
+            moved = by_function(comp, key)
+            s, a, h, lo, n = mistakes(moved)
             pairs += 1
+            loose += lo
             sharps += s
             apart += a
             held += h
@@ -58,8 +72,28 @@ def transpose_figures(tunes: list) -> None:
             with_sharps += s > 0
     print(f"transpose: {pairs:,} tune/key pairs, {chords:,} chords: {sharps:,} sharp roots on "
           f"lowered degrees ({with_sharps:,} pairs with one), {apart:,} V/ii spelled apart "
-          f"from their target, {held:,} held roots renamed "
+          f"from their target, {held:,} held roots renamed, {loose:,} sharps or seams in a "
+          f"line of ii's and V's that meets no target "
           f"({time.perf_counter() - start:.1f} s)")
+    # each chart to the key it is written in: by transpose (its spelling kept), and by function
+    own = respelled = by_rules = total = 0
+    apart_from: Counter[str] = Counter()
+    for item, song in tunes:
+        comp = composition(item, song)
+        moved = compose({"composition": comp, "operations": [
+            {"op": "transpose", "key": comp["meta"]["key"]}]})["composition"]
+        ruled = by_function(comp, comp["meta"]["key"])
+        own += 1
+        for a, b, c in zip(comp["sections"], moved["sections"], ruled["sections"], strict=True):
+            for x, y, z in zip(a["chords"], b["chords"], c["chords"], strict=True):
+                total += 1
+                respelled += x["symbol"] != y["symbol"]
+                if x["symbol"] != z["symbol"]:
+                    by_rules += 1
+                    apart_from[f"{x['symbol']} -> {z['symbol']}"] += 1
+    print(f"transpose to its own key: {own:,} charts, {total:,} chords: {respelled:,} respelled "
+          f"by transpose; by the function rules alone {by_rules:,} spelled otherwise than the "
+          f"chart writes them (most: {', '.join(f'{k} {n}' for k, n in apart_from.most_common(6))})")
 
 
 def ireal_figures(tunes: list) -> None:
@@ -82,6 +116,28 @@ def ireal_figures(tunes: list) -> None:
             same_beats += [(x[0], x[1]) for x in a] == [(x[0], x[1]) for x in b]
     print(f"iReal: {same:,} of {len(tunes):,} standards read back with the same chords (root, "
           f"bass) and bars; {same_beats:,} of the {whole:,} on whole beats at the same beats")
+
+
+def ireal_musicxml_figures(tunes: list) -> None:
+    """Every standard's iReal export read by ireal-musicxml (iReal Pro's open reader, the
+    TypeScript clients of ``tests/clients``): no warning, and our loader's chords and bars."""
+    import tempfile
+
+    from engine.compose.ireal import ireal
+    from tests import ts_clients
+    from tests.test_compose_programs import differences, ireal_read
+    try:
+        clients = ts_clients.install()
+    except ts_clients.Unavailable as e:
+        print(f"ireal-musicxml: not installed ({e}): nothing measured")
+        return
+    links = [ireal(composition(item, song))[0] for item, song in tunes]
+    with tempfile.TemporaryDirectory() as scratch:
+        readings = ireal_read(clients, links, Path(scratch))
+    quiet = sum(not r["logs"] for r in readings)
+    same = sum(not differences(url, r) for url, r in zip(links, readings, strict=True))
+    print(f"ireal-musicxml: {quiet:,} of {len(links):,} exports read with no warning, {same:,} "
+          "with our loader's chords (bar, beat, root, bass, pitch classes) and bars")
 
 
 def musicxml_figures() -> None:
@@ -172,6 +228,7 @@ def main() -> None:
     tunes = standards(CORPORA)
     transpose_figures(tunes)
     ireal_figures(tunes)
+    ireal_musicxml_figures(tunes)
     musicxml_figures()
     music21_figures(tunes, max(1, args.every))
 

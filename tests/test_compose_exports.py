@@ -207,19 +207,23 @@ def test_the_standards_in_flat_keys_have_no_sharp_root_on_a_lowered_degree(
     """The measure of issue 38 over every standard in C and Eb (Am and Cm): no sharp root on
     bII, bIII, bVI, bVII where a flat is written, but the V and ii right before a target on
     the sharp side; no held chord renamed; a V or ii falling a fifth spelled apart from its
-    target only where a chain of them meets such a target across one seam."""
+    target only where a chain of them meets such a target across one seam; a line of ii's and
+    V's that meets no target in one piece, with no sharp on a lowered degree (Aisha)."""
     from tests.compose_tunes import composition
     from tests.transpose_spelling import mistakes
-    sharps = apart = held = chords = 0
+    sharps = apart = held = loose = chords = 0
     for item, song in tunes.values():
         comp = composition(item, song)
         for key in (("Am", "Cm") if comp["meta"]["mode"] == "minor" else ("C", "Eb")):
+            if key == comp["meta"]["key"]:
+                continue      # its own key: the chart as its writer spelled it (Daahoud)
             moved = run({"op": "transpose", "key": key}, composition=comp)["composition"]
-            s, a, h, n = mistakes(moved)
+            s, a, h, lo, n = mistakes(moved)
             sharps, apart, held, chords = sharps + s, apart + a, held + h, chords + n
+            loose += lo
     assert chords > 100_000
-    assert sharps == 0 and held == 0
-    assert apart <= chords // 1_000     # 96 of 129,164: one seam a long chain
+    assert sharps == 0 and held == 0 and loose == 0
+    assert apart <= chords // 1_000     # 82 of 105,463: one seam a long chain
 
 
 def test_jordu_keeps_its_flats_and_meets_b_major_with_one_sharp(tunes: Any) -> None:
@@ -229,11 +233,60 @@ def test_jordu_keeps_its_flats_and_meets_b_major_with_one_sharp(tunes: Any) -> N
     # sharp.
     from tests.compose_tunes import composition
     comp = composition(*tunes["Jordu"])
-    own = run({"op": "transpose", "key": "Cm"}, composition=comp)["composition"]
+    away = run({"op": "transpose", "key": "Fm"}, composition=comp)["composition"]
+    own = run({"op": "transpose", "key": "Cm"}, composition=away)["composition"]
     assert progression(own, "S2").split()[-6:] == ["Bb7", "Eb7", "Ab7", "Db7", "F#7", "Bmaj7"]
     down = run({"op": "transpose", "key": "Am"}, composition=comp)["composition"]
     assert progression(down, "S2").split()[-6:] == ["G7", "C7", "F7", "Bb7", "D#7",
                                                      "G#maj7"]
+
+
+def test_aisha_s_last_chain_of_ii_vs_keeps_its_flats_back_to_the_top(tunes: Any) -> None:
+    # The last section, Gm7 C7 | Fm7 Bb7 | Ebm7 Ab7 | Gb13, goes back to Am9: no chord of the
+    # chain resolves, so it is spelled as one line from its start, falling in fifths, and Gb13
+    # is the next V of the sequence (its ii left out), a whole step below Ab7. Moved away and
+    # back to A minor it is written as McCoy Tyner's chart has it (it was Fm7 A#7 D#m7 G#7
+    # F#13); in C minor the line turns to the sharps between two ii-V's, where a flat name
+    # would be Cb (Db7 | F#m7 B7).
+    from tests.compose_tunes import composition
+    from tests.transpose_spelling import mistakes
+    comp = composition(*tunes["Aisha"])
+    assert comp["meta"]["key"] == "Am"
+    away = run({"op": "transpose", "key": "Em"}, composition=comp)["composition"]
+    assert progression(away, "S4").split() == ["Dm7", "G7", "Cm7", "F7", "Bbm7", "Eb7", "Db13"]
+    back = run({"op": "transpose", "key": "Am"}, composition=away)["composition"]
+    assert progression(back, "S4") == "Gm7 C7 Fm7 Bb7 Ebm7 Ab7 Gb13"
+    in_c = run({"op": "transpose", "key": "Cm"}, composition=comp)["composition"]
+    assert progression(in_c, "S4") == "Bbm7 Eb7 Abm7 Db7 F#m7 B7 A13"
+    for key in ("Dm", "Gm", "Cm", "Fm", "Bbm"):
+        moved = run({"op": "transpose", "key": key}, composition=comp)["composition"]
+        sharps, _, held, loose, _ = mistakes(moved)
+        assert (sharps, held, loose) == (0, 0, 0), key
+
+
+def test_daahoud_transposed_to_its_own_key_keeps_its_spelling(tunes: Any) -> None:
+    # Clifford Brown's Ebm7 Ab7 | Dbm7 Gb7 | Bmaj7: the chart to its own key, or an octave up,
+    # is the chart as written (the rules alone would spell the ii-V into Cb as C#m7 F#7); a
+    # new key, or a new name of the same one, is spelled by function (in F: Ebm7 Ab7 | Dbmaj7).
+    from tests.compose_tunes import composition
+    comp = composition(*tunes["Daahoud"])
+    assert comp["meta"]["key"] == "Eb"
+    written = [progression(comp, s["id"]) for s in comp["sections"]]
+    assert written[0].split()[:5] == ["Ebm7", "Ab7", "Dbm7", "Gb7", "Bmaj7"]
+    for request in ({"key": "Eb"}, {"semitones": 12}, {"semitones": 0}):
+        moved = run({"op": "transpose", **request}, composition=comp)["composition"]
+        assert [progression(moved, s["id"]) for s in moved["sections"]] == written, request
+        assert moved["meta"]["key"] == "Eb"
+    in_f = run({"op": "transpose", "key": "F"}, composition=comp)["composition"]
+    assert progression(in_f, "S1").split()[:5] == ["Fm7", "Bb7", "Ebm7", "Ab7", "Dbmaj7"]
+    minor = run({"op": "create", "key": "Ebm", "progression": "A: Ebm7 | Ab7 | Dbm7 Gb7 | "
+                 "Bmaj7"})["composition"]
+    octave = run({"op": "transpose", "semitones": -12}, composition=minor)["composition"]
+    assert octave["meta"]["key"] == "Ebm"      # by octaves the key keeps its name (not D#m)
+    assert progression(octave, "A") == "Ebm7 Ab7 Dbm7 Gb7 Bmaj7"
+    enharmonic = run({"op": "transpose", "key": "D#"}, composition=comp)["composition"]
+    assert enharmonic["meta"]["key"] == "D#"     # a new name is a new key: spelled by it
+    assert progression(enharmonic, "S1").split()[0] == "D#m7"
 
 
 def test_body_and_soul_in_b_flat_ends_its_a_with_the_ii_v_of_the_bridge(tunes: Any) -> None:
@@ -313,6 +366,35 @@ def test_the_1382_ireal_standards_round_trip_through_our_loader(tunes: Any) -> N
             on_beats += [(x[0], x[1]) for x in a] == [(x[0], x[1]) for x in b]
     assert same == len(tunes) == 1382
     assert on_beats == whole == 1321
+
+
+def test_conference_of_the_birds_and_walk_tall_write_their_crowded_bars_as_ireal_does(
+        tunes: Any) -> None:
+    """Bars of 3 chords in 2/4 (the corpus gives these charts the meter of their last bar; their
+    iReal charts are in 5/4 and 4/4): iReal Pro plays at most a chord a beat, so the bar takes
+    the meter whose beats put each chord at its share of the bar, as the iReal charts write
+    them: Dm for two beats, Dm/C for one, G/B for two; Am7 Bm7 a beat each, Cmaj7 two. Our
+    loader reads back the same chords at the same bars, and the next bar is in 2/4 again."""
+    from engine.compose.ireal import ireal
+    from tests.compose_tunes import changes, composition, read_ireal
+    expected = {"Conference Of The Birds": ("T54D- D-/C,G/B |T24G/B ",
+                                            [{"from": "S2 bar 7: 3 chords in 2/4",
+                                              "to": "a bar of 5/4, a chord a beat"}]),
+                "Walk Tall": ("|T44A-7,B-7,C^7 |T24B-7 |", [
+                    {"from": "S1 bar 12: 3 chords in 2/4", "to": "a bar of 4/4, a chord a beat"},
+                    {"from": "S1 bar 30: 3 chords in 2/4", "to": "a bar of 4/4, a chord a beat"}])}
+    for title, (cells, reported) in expected.items():
+        item, song = tunes[title]
+        url, irreal = ireal(composition(item, song))
+        assert cells in urllib.parse.unquote(url), title
+        assert irreal == reported
+        back = read_ireal(url)
+        (a, bars_a), (b, bars_b) = changes(song), changes(back)
+        assert [(x[0], x[2], x[4]) for x in a] == [(x[0], x[2], x[4]) for x in b]
+        assert bars_a == bars_b
+    crowded = read_ireal(ireal(composition(*tunes["Conference Of The Birds"]))[0])
+    bar = [(p.beat, p.chord.symbol) for p in crowded.sections[-1].chords if p.bar == 11]
+    assert bar == [(1.0, "Dm"), (3.0, "Dm/C"), (4.0, "G/B")]
 
 
 def test_chordpro_and_the_lead_sheet_keep_a_chord_on_beat_four() -> None:

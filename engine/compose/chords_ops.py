@@ -177,14 +177,19 @@ def transpose(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any
         shift = _int(args, "semitones", -48, 48)
         semitones = shift % 12
         tonic = _nice_tonic((old.tonic.pc + semitones) % 12, old.mode)
-        new = parse_key(tonic.name + ("m" if old.mode == "minor" else ""))
+        # by octaves the key keeps its name (Ebm stays Ebm, not D#m)
+        new = old if semitones == 0 else parse_key(
+            tonic.name + ("m" if old.mode == "minor" else ""))
     else:
         raise InvalidRequest("give 'key' or 'semitones'", field="key")
     octave_shift = _int(args, "semitones", -48, 48) if args.get("semitones") is not None \
         else (semitones if semitones <= 6 else semitones - 12)
+    # A chart moved to the key it is written in keeps its spelling (an octave moves only the
+    # notes): the chart's letters are its writer's reading, and respelling by function is for a
+    # new key (Daahoud's Dbm7 Gb7 | Bmaj7 in Eb stays so).
+    if semitones != 0 or new.name != old.name:
+        respell(comp, semitones, new)
     comp["meta"]["key"] = new.name
-
-    _respell(comp, semitones, new)
     for track in comp["tracks"]:
         if track["role"] == "drums":
             continue
@@ -197,7 +202,7 @@ def transpose(comp: Composition, args: Args) -> tuple[Composition, dict[str, Any
 # ------------------------------------------------------------------ helpers
 
 
-def _respell(comp: Composition, semitones: int, key: Key) -> None:
+def respell(comp: Composition, semitones: int, key: Key) -> None:
     """Every chord moved ``semitones`` and spelled by its function in its section's key (the
     moved section key, else ``key``): ``engine.compose.spelling``. A section's last chord is
     spelled from the first chord of the section the form plays next."""

@@ -13,8 +13,12 @@ document it and its open readers (ireal-musicxml) read it.
   12/8), a chord fills its cell and the blank cells (spaces) up to the next chord, so ``C7  G7``
   is C7 for three beats and G7 on beat 4. A chord between beats goes to the nearest cell, a tie
   to the later, a push on the last "and" into the next bar's first (``engine.compose.cells``,
-  the rule of ChordPro and the lead sheet too); more chords than cells (five in a bar of 4/4)
-  are written comma-parted, in equal parts, and reported.
+  the rule of ChordPro and the lead sheet too). iReal Pro plays at most a chord a beat: in a
+  bar of more chords than beats a chord repeating the one before takes no cell, and if they
+  still do not fit the bar takes a meter of its own with beats enough, its chords at the same
+  shares of the bar (``T54`` for Conference of the Birds' ``Dm Dm/C G/B`` in 2/4, as its
+  iReal chart writes it; reported); only more chords than 7 beats are written comma-parted,
+  in equal parts, and reported.
   A bar with no chord of its own repeats the bar before (``x``) when that one is a single chord,
   else names the chord still sounding; a bar whose first chord comes after its first beat opens
   on the chord still sounding (``n``, no chord, at a section's start).
@@ -123,10 +127,12 @@ def ireal(comp: Composition) -> tuple[str, list[dict[str, str]]]:
                            "timeSignature")
         opening, closing = ("{", "}") if repeat else ("[", "Z" if last else "]")
         head = opening + _mark(section)
-        if top_bottom != signature:
+        bars, signature_at_end, own = _bars(section, top_bottom, changes)
+        # the meter at the start: where it changes, and where a bar of the section takes
+        # another (a repeat comes back to the first bar in the section's own)
+        if top_bottom != signature or own:
             head += _time(top_bottom)
-            signature = top_bottom
-        bars = _bars(section, top_bottom[0], changes)
+        signature = signature_at_end
         music.append(head + "|".join(bars) + closing)
         i += 2 if repeat else 1
     composer = " ".join(reversed(meta["composer"].split(" ", 1))) if meta["composer"] else ""
@@ -157,10 +163,13 @@ def _mark(section: dict[str, Any]) -> str:
     return "*" + letter if letter in ("A", "B", "C", "D") else ""
 
 
-def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], None]
-          ) -> list[str]:
+def _bars(section: dict[str, Any], top_bottom: tuple[int, int],
+          changes: dict[tuple[str, str], None]
+          ) -> tuple[list[str], tuple[int, int], bool]:
     """Each bar's cells: a chord in the cell of its beat (``engine.compose.cells``), blanks
-    after it."""
+    after it; the meter of the last bar; and whether a bar takes a meter of its own
+    (``_crowded``)."""
+    cells = top_bottom[0]
     per_bar: list[list[tuple[float, str]]] = [[] for _ in range(section["bars"])]
     for chord in sorted(section["chords"], key=lambda c: (c["bar"], c["beat"])):
         text, changed = ireal_symbol(chord["symbol"])
@@ -170,19 +179,32 @@ def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], No
     out: list[str] = []
     sounding: str | None = None
     single = False   # the bar before holds one chord for the whole bar
+    own: tuple[int, int] | None = None   # the meter of the bar before, when its own
+    any_own = False
     for bar, (chords, placed) in enumerate(zip(per_bar, place(per_bar, [(cells, 1)] * len(
             per_bar)), strict=True), start=1):
         previous = sounding
-        if placed is None:   # iReal cannot place them: written in equal parts
-            changes[(f"{section['id']} bar {bar}: {len(chords)} chords",
-                     f"{cells} cells, the chords in equal parts")] = None
-            out.append(",".join(text for _, text in chords))
-            sounding, single = chords[-1][1], False
-            continue
+        width, prefix = cells, ""
+        if own is not None:   # back to the section's meter
+            prefix, own = _time(top_bottom), None
+        if placed is None:
+            width, placed = _crowded(chords, top_bottom)
+            if placed is None:   # iReal cannot place them: written in equal parts
+                changes[(f"{section['id']} bar {bar}: {len(chords)} chords",
+                         f"{cells} cells, the chords in equal parts")] = None
+                out.append(prefix + ",".join(text for _, text in chords))
+                sounding, single = chords[-1][1], False
+                continue
+            if width != cells:
+                own, any_own = (width, top_bottom[1]), True
+                prefix = _time(own)
+                changes[(f"{section['id']} bar {bar}: {len(placed)} chords in "
+                         f"{cells}/{top_bottom[1]}",
+                         f"a bar of {width}/{top_bottom[1]}, a chord a beat")] = None
         if not placed:
-            out.append("x" if single else (sounding or "n") + " " * (cells - 1))
+            out.append(prefix + ("x" if single else (sounding or "n") + " " * (width - 1)))
             continue
-        row = [" "] * cells
+        row = [" "] * width
         for cell, text in placed:
             row[cell] = text
         sounding = placed[-1][1]
@@ -190,6 +212,31 @@ def _bars(section: dict[str, Any], cells: int, changes: dict[tuple[str, str], No
         if row[0] == " ":   # the bar opens on the chord still sounding (none: N.C.)
             row[0] = previous or "n"
         # A chord right after a chord is parted by a comma (a separator, not a cell).
-        out.append("".join(c + ("," if c != " " and k + 1 < cells and row[k + 1] != " " else "")
-                           for k, c in enumerate(row)))
-    return out
+        out.append(prefix + "".join(
+            c + ("," if c != " " and k + 1 < width and row[k + 1] != " " else "")
+            for k, c in enumerate(row)))
+    return out, own or top_bottom, any_own
+
+
+def _crowded(chords: list[tuple[float, str]], top_bottom: tuple[int, int]
+             ) -> tuple[int, list[tuple[int, str]] | None]:
+    """A bar of more chords than its meter has beats, as iReal Pro's own charts write one
+    (it plays at most a chord a beat): a chord that repeats the one before it takes no cell;
+    if they still do not fit, the bar takes the meter of the same beat with the fewest beats
+    that puts every chord on a beat of its own at the same share of the bar (Conference of the
+    Birds' ``Dm Dm/C G/B`` at 1, 1.8, 2.2 of a 2/4 bar: a bar of 5/4, on 1, 3 and 4, as its
+    iReal chart has it), else the most beats. (The cells, the chords' cells), or (the cells,
+    None) when no meter of iReal's has beats enough."""
+    beats, bottom = top_bottom
+    kept = [c for k, c in enumerate(chords) if k == 0 or c[1] != chords[k - 1][1]]
+    if len(kept) <= beats:
+        return beats, place([kept], [(beats, 1)])[0]
+    tops = sorted(top for top, low in TIMES if low == bottom and top >= len(kept))
+    if not tops:
+        return beats, None
+    for top in tops:
+        at = [(b - 1) * top / beats for b, _ in kept]
+        if all(abs(a - round(a)) < 0.02 for a in at) and len({round(a) for a in at}) == len(at):
+            break
+    scaled = [(1 + (b - 1) * top / beats, text) for b, text in kept]
+    return top, place([scaled], [(top, 1)])[0]

@@ -17,9 +17,14 @@ C minor, not ``A#7 D#7 G#7 C#7 F#7``). A chord held over several (``Gb13sus`` fo
 the one of its last chord; a root that stays while the family changes may change its name
 with its function (``Dbmaj7 | C#m7 F#7 | Bmaj7`` in Db).
 
+A line of ii's and V's that meets no target (its last dominant resolves nowhere) is spelled
+as one line from its start, each link by its interval, so a line falling in fifths keeps its
+flats (Aisha's ``Gm7 C7 Fm7 Bb7 Ebm7 Ab7 Gb13`` back to Am9), unless read from its end, as
+above, it has fewer seams or fewer sharps on lowered degrees.
+
 ``spell_roots`` reads a progression right to left, so every target is spelled before the chord
 that leads to it. A spelling with a double accidental or an awkward name (Cb, Fb, E#, B#) gives
-way to the key's plain one. Data, not branches: ``RESOLUTIONS`` is a table.
+way to the key's plain one. Data, not branches: ``RESOLUTIONS`` and ``LINKS`` are tables.
 """
 
 from __future__ import annotations
@@ -48,6 +53,19 @@ RESOLUTIONS: tuple[tuple[int, tuple[str, ...], int], ...] = (
     (5, ("7", "m"), 5),                # a V or a ii falling a fifth: V-I, ii-V, VI-ii
     (11, ("7", "dim"), 2),             # Db7 C, Ebdim7 Dm7: a half step above, a flat name
     (1, ("dim",), 7),                  # C#dim7 Dm7: a half step below, a sharp name
+)
+
+
+# The links of a line of ii's and V's read left to right, when it meets no target: (semitones
+# from this root up to the next one's, the families this chord may have, the families the next
+# may have, the interval number from this root up to the next, as transpose_spelled counts it):
+# a fifth down (ii-V, V-ii, V-V), and a whole step down from a dominant to a dominant (the next
+# V of a sequence falling in whole steps, its ii left out: Aisha's ``Ab7 Gb13``). Dominants
+# falling in half steps are no line (``B7 Bb7 A7``, not ``B7 A#7 A7``): each is named from its
+# target or its numeral.
+LINKS: tuple[tuple[int, tuple[str, ...], tuple[str, ...], int], ...] = (
+    (5, ("7", "m"), ("7", "m"), 4),
+    (10, ("7",), ("7",), 7),
 )
 
 
@@ -86,12 +104,108 @@ def spell_roots(chords: Sequence[Chord], roots: Sequence[int], key: Key,
     (pitch class) of the chord that follows the last one, spelled plainly."""
     out: list[Spelled] = [Spelled(0, 0)] * len(chords)
     following = _Named(plain(after, key), "", 0) if after is not None else None
-    for i in range(len(chords) - 1, -1, -1):
-        held = i + 1 < len(chords) and roots[i] == roots[i + 1] \
-            and family(chords[i]) == family(chords[i + 1])
+    kinds = [family(c) for c in chords]
+    links = [_link(roots[i], kinds[i], roots[i + 1], kinds[i + 1])
+             for i in range(len(chords) - 1)]
+    i = len(chords) - 1
+    while i >= 0:
+        start = i
+        while start > 0 and links[start - 1] is not None:
+            start -= 1
+        ends = i + 1 == len(chords) or links[i] is None
+        if start < i and ends and kinds[i] == "7" and not _resolves(roots[i], kinds[i],
+                                                                     following):
+            # a line of ii's and V's that meets no target: spelled from its start, or from
+            # its end as one that meets a target, whichever has fewer seams, then fewer sharps
+            # on lowered degrees (the end on a tie)
+            forward = _line(chords[start:i + 1], roots[start:i + 1], links[start:i], key)
+            backward, last = _backward(chords, roots, kinds, start, i, key, following)
+            if _cost(forward, roots[start:i + 1], links[start:i], key) \
+                    < _cost(backward, roots[start:i + 1], links[start:i], key):
+                out[start:i + 1] = forward
+                following = _Named(forward[0], kinds[start], 0)
+            else:
+                out[start:i + 1] = backward
+                following = last
+            i = start - 1
+            continue
+        backward, following = _backward(chords, roots, kinds, i, i, key, following)
+        out[i] = backward[0]
+        i -= 1
+    return out
+
+
+def _backward(chords: Sequence[Chord], roots: Sequence[int], kinds: Sequence[str], start: int,
+              end: int, key: Key, following: _Named | None) -> tuple[list[Spelled], _Named]:
+    """The roots of ``chords[start:end + 1]`` read right to left, each from the one after it
+    (``following``, the chord after ``end``), and the name of the one at ``start``."""
+    names: list[Spelled] = []
+    for i in range(end, start - 1, -1):
+        held = i + 1 < len(chords) and roots[i] == roots[i + 1] and kinds[i] == kinds[i + 1]
         if following is None or not held:
             following = _spell(chords[i], roots[i], key, following)
-        out[i] = following.root
+        names.append(following.root)
+    assert following is not None
+    return names[::-1], following
+
+
+def _cost(names: Sequence[Spelled], roots: Sequence[int], links: Sequence[int | None],
+          key: Key) -> tuple[int, int]:
+    """(seams, sharps on lowered degrees) of a line's names: a seam is a link whose letters
+    are not its interval (``Fm7 A#7``), a lowered degree bII, bIII, bVI or bVII."""
+    seams = sum(transpose_spelled(a, number, (rb - ra) % 12) != b
+                for a, b, ra, rb, number in zip(names, names[1:], roots, roots[1:], links,
+                                                strict=False) if number is not None)
+    sharps = sum(n.alter > 0 and NUMERAL_LETTER[(n.pc - key.tonic.pc) % 12]
+                 != (n.letter - key.tonic.letter) % 7 for n in names)
+    return seams, sharps
+
+
+def _link(pc: int, kind: str, next_pc: int, next_kind: str) -> int | None:
+    """The interval number from a chord to the next when they are links of one line of ii's
+    and V's (``LINKS``; a chord held, one root and one family, is a unison), else None."""
+    up = (next_pc - pc) % 12
+    if up == 0:
+        return 1 if kind == next_kind else None
+    for semitones, kinds, next_kinds, number in LINKS:
+        if up == semitones and kind in kinds and next_kind in next_kinds:
+            return number
+    return None
+
+
+def _resolves(pc: int, kind: str, following: _Named | None) -> bool:
+    """The chord resolves to the one after it (a ``RESOLUTIONS`` move): that one is a target."""
+    if following is None:
+        return False
+    up = (following.root.pc - pc) % 12
+    return any(up == interval and kind in kinds for interval, kinds, _ in RESOLUTIONS)
+
+
+def _line(chords: Sequence[Chord], roots: Sequence[int], links: Sequence[int | None],
+          key: Key) -> list[Spelled]:
+    """A line of ii's and V's that meets no target, spelled left to right: its first chord by
+    its numeral, each next one by the link's interval from it, so a descending line keeps its
+    flats (Aisha's ``Gm7 C7 Fm7 Bb7 Ebm7 Ab7 Gb13`` in A minor). Where that would reach a
+    double accidental or an awkward name (``Cb``), the line turns to the chord's own numeral
+    and goes on from there, the turn between two ii-V's, never inside one (in C minor
+    ``Abm7 Db7 F#m7 B7``, not ``Db7 Gbm7 B7``)."""
+    out = [_spell(chords[0], roots[0], key, None).root]
+    for k in range(1, len(chords)):
+        number = links[k - 1]
+        assert number is not None
+        spelled = transpose_spelled(out[-1], number, (roots[k] - roots[k - 1]) % 12)
+        if _fine(spelled):
+            out.append(spelled)
+            continue
+        spelled = _spell(chords[k], roots[k], key, None).root
+        if number == 4 and family(chords[k - 1]) == "m" and family(chords[k]) == "7":
+            ii = transpose_spelled(spelled, 5, (roots[k - 1] - roots[k]) % 12)
+            held = k - 1
+            while held > 0 and links[held - 1] == 1:
+                held -= 1
+            if _fine(ii):   # the ii (held over several chords: each) goes with its V
+                out[held:k] = [ii] * (k - held)
+        out.append(spelled)
     return out
 
 
