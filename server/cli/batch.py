@@ -4,7 +4,8 @@ It streams: rows are read, analysed and written in chunks of ``CHUNK`` (65,536),
 bounded by the chunk whatever the input's size, and the output keeps the input's order. CSV or
 Parquet in and JSONL or Parquet out take the columnar path (``server.cli.batch_arrow``: blocks
 parsed by pyarrow, each distinct (chord, key) pair analysed once, the output built per pair and
-taken by index, written on a second thread), byte for byte the output of the row path.
+taken by index, written on a second thread): JSONL byte for byte the output of the row path,
+Parquet the same table (docs/analysis.md, "The columnar path").
 
 Input (by the file's suffix, or ``--input-format``; ``.gz`` and ``.zst`` are read transparently):
   - text: chord symbols separated by whitespace (bar lines ``|`` ignored), all in ``--key``;

@@ -1,17 +1,19 @@
 """The columnar path of ``harmony batch``: CSV or Parquet in, JSONL or Parquet out, with no
 Python object per row.
 
-Blocks of rows come in as Arrow string arrays (``csv_blocks`` for CSV, ``iter_batches`` for
-Parquet); ``engine.analysis.pairs.PairTable`` reduces each block to its distinct (chord, key)
-pairs and analyses the pairs it has not seen; what is written is built once per pair and spread
-over the rows by ``take``:
+Blocks of rows come in as Arrow arrays (``csv_blocks`` for CSV, ``iter_batches`` for Parquet,
+whose text columns come as the file's own dictionaries); ``engine.analysis.pairs.PairTable``
+reduces each block to its distinct (chord, key) pairs and analyses the pairs it has not seen;
+what is written is built once per pair and spread over the rows by index:
   - JSONL: each pair's line, ``orjson.dumps`` of its row as before, kept as bytes; the block's
     lines taken row by row land in one Arrow buffer that is written as it is;
-  - Parquet: each column's values per pair, taken into the row group's column.
-The output is byte for byte that of the row-by-row path (the JSON of a row is the same call on
-the same dict; Parquet row groups keep their 65,536 rows). Writing runs on a second thread
-(Arrow and the file release the GIL), so reading and analysing the next block uses the other
-core meanwhile.
+  - Parquet: each column's value per pair as a code into the column's distinct values
+    (``_Coded``), and each row group's column a dictionary array of its rows' codes, which the
+    Parquet writer stores as they are (``batch_io.parquet_writer``).
+The JSONL output is byte for byte that of the row-by-row path (the JSON of a row is the same
+call on the same dict); the Parquet output reads back as the row path's table, in the same
+65,536-row groups. Writing runs on a second thread (Arrow and the file release the GIL), so
+reading and analysing the next block uses the other core meanwhile.
 """
 
 from __future__ import annotations
