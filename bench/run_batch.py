@@ -103,19 +103,24 @@ def median(runs: list[tuple[float, float, int, float]], at: int) -> float:
 
 def write_alone(kind: str, produced: Path, dst: Path) -> float:
     """Seconds to write harmony's own output again, from memory: the output's floor (Parquet:
-    the table as read back, plain columns, pyarrow's default writer)."""
+    its text columns read back as dictionaries and written as ``harmony batch`` writes them,
+    ``parquet_writer``, in the same 65,536-row groups)."""
     if kind == "jsonl":
         data = produced.read_bytes()
         start = time.perf_counter()
         with dst.open("wb") as out:
             out.write(data)
         return time.perf_counter() - start
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(produced)
+    from server.cli.batch_io import parquet_writer
+
+    texts = [f.name for f in pq.read_schema(produced) if f.type == pa.string()]
+    table = pq.read_table(produced, read_dictionary=texts)
     groups = [table.slice(i, 65_536).combine_chunks() for i in range(0, table.num_rows, 65_536)]
     start = time.perf_counter()
-    writer = pq.ParquetWriter(dst, table.schema)
+    writer = parquet_writer(str(dst), table.schema)
     for group in groups:
         writer.write_table(group)
     writer.close()
