@@ -5,9 +5,13 @@
    rows with no analysis (JSONL by orjson, one ``dumps`` a row; Parquet by pyarrow), and the
    cost of writing harmony's own output alone (its bytes for JSONL; its table, encoded by
    pyarrow in the same 65,536-row groups, for Parquet). Each figure is the median of five
-   runs, the set-ups alternated run by run; each run is its own process. Rows/s are given in
-   the process (after its imports, the figure ``harmony batch`` prints) and with the
-   process's start. Peak RSS of ``harmony batch`` at two sizes shows memory staying flat.
+   runs, the set-ups alternated run by run; each run is its own process. Rows/s are given end
+   to end (the command as a user runs it, the process's start included: the aims) and in the
+   process (after its imports, the figure ``harmony batch`` prints), at two sizes (1 M and
+   5 M rows), with the peak RSS (flat when equal at both). ``--before DIR`` runs a checkout
+   of the code before a change beside this one, alternated, and checks that both write the
+   same output. First, the imports of ``harmony batch`` (``python -X importtime``) and the
+   whole run on a one-row file: the fixed cost of a run.
 2. ``analyze_batch`` over the two jazz corpora (189,564 tokens) against a pure-Python loop
    over ``analyze``: chords per second and the ratios.
 
@@ -15,6 +19,7 @@ Inputs are the jazz corpora's (chord, key) pairs drawn at random (or a small bui
 vocabulary when ../shared/corpora is absent).
 
 Run: .venv/bin/python bench/run_batch.py [--rows 1000000] [--large 5000000] [--runs 5]
+     [--before DIR] [--no-core]
 """
 
 from __future__ import annotations
@@ -35,15 +40,15 @@ sys.path.insert(0, str(REPO))
 from bench.run_batch_stream import vocabulary, write_csv  # noqa: E402
 
 CORPORA = Path(os.environ.get("HARMONY_CORPORA", REPO.parent / "shared" / "corpora"))
-HARMONY = ("import sys, time; from server.cli.main import main; cpu = time.process_time(); "
-           "code = main(sys.argv[1:]); print('cpu', time.process_time() - cpu, file=sys.stderr); "
+HARMONY = ("import os, sys; from server.cli.main import main; code = main(sys.argv[1:]); "
+           "print('cpu', sum(os.times()[:2]), file=sys.stderr); "
            "print('VmHWM', next(int(l.split()[1]) for l in "
            "open('/proc/self/status') if l.startswith('VmHWM')), file=sys.stderr); "
            "sys.exit(code)")
 CSV_FLOOR = """
-import sys, time
+import os, sys, time
 import orjson, pyarrow as pa, pyarrow.csv as pcsv
-start, cpu = time.perf_counter(), time.process_time()
+start = time.perf_counter()
 strings = pcsv.ConvertOptions(column_types={"chord": pa.string(), "key": pa.string()})
 with open(sys.argv[2], "wb") as out:
     for batch in pcsv.open_csv(sys.argv[1], convert_options=strings):
@@ -51,14 +56,14 @@ with open(sys.argv[2], "wb") as out:
         out.write(b"".join(dumps({"chord": c, "key": k}) + b"\\n" for c, k in
                            zip(batch.column(0).to_pylist(), batch.column(1).to_pylist())))
 print("seconds", time.perf_counter() - start, file=sys.stderr)
-print("cpu", time.process_time() - cpu, file=sys.stderr)
+print("cpu", sum(os.times()[:2]), file=sys.stderr)
 print('VmHWM', next(int(l.split()[1]) for l in open('/proc/self/status')
                     if l.startswith('VmHWM')), file=sys.stderr)
 """
 PARQUET_FLOOR = """
-import sys, time
+import os, sys, time
 import pyarrow as pa, pyarrow.parquet as pq
-start, cpu = time.perf_counter(), time.process_time()
+start = time.perf_counter()
 writer = None
 for batch in pq.ParquetFile(sys.argv[1]).iter_batches(batch_size=65536):
     table = pa.Table.from_batches([batch])
@@ -66,17 +71,17 @@ for batch in pq.ParquetFile(sys.argv[1]).iter_batches(batch_size=65536):
     writer.write_table(table)
 writer.close()
 print("seconds", time.perf_counter() - start, file=sys.stderr)
-print("cpu", time.process_time() - cpu, file=sys.stderr)
+print("cpu", sum(os.times()[:2]), file=sys.stderr)
 print('VmHWM', next(int(l.split()[1]) for l in open('/proc/self/status')
                     if l.startswith('VmHWM')), file=sys.stderr)
 """
 
 
-def process(args: list[str]) -> tuple[float, float, int, float]:
-    """(wall seconds, seconds in the process, peak RSS in KiB, CPU seconds in the process, all
-    threads) of one run."""
+def process(args: list[str], cwd: Path = REPO) -> tuple[float, float, int, float]:
+    """(wall seconds, seconds in the process, peak RSS in KiB, CPU seconds of the whole process,
+    its start and imports and all its threads) of one run; ``cwd`` the checkout whose code runs (``-c`` imports from it)."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
                           check=True)
     wall = time.perf_counter() - start
     inner = peak = cpu = 0.0
@@ -97,80 +102,118 @@ def median(runs: list[tuple[float, float, int, float]], at: int) -> float:
 
 
 def write_alone(kind: str, produced: Path, dst: Path) -> float:
-    """Seconds to write harmony's own output again, from memory: the output's floor."""
+    """Seconds to write harmony's own output again, from memory: the output's floor (Parquet:
+    its text columns read back as dictionaries and written as ``harmony batch`` writes them,
+    ``parquet_writer``, in the same 65,536-row groups)."""
     if kind == "jsonl":
         data = produced.read_bytes()
         start = time.perf_counter()
         with dst.open("wb") as out:
             out.write(data)
         return time.perf_counter() - start
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(produced)
+    from server.cli.batch_io import parquet_writer
+
+    texts = [f.name for f in pq.read_schema(produced) if f.type == pa.string()]
+    table = pq.read_table(produced, read_dictionary=texts)
     groups = [table.slice(i, 65_536).combine_chunks() for i in range(0, table.num_rows, 65_536)]
     start = time.perf_counter()
-    writer = pq.ParquetWriter(dst, table.schema)
+    writer = parquet_writer(str(dst), table.schema)
     for group in groups:
         writer.write_table(group)
     writer.close()
     return time.perf_counter() - start
 
 
-def end_to_end(rows: int, large: int, runs: int) -> None:
+def imports(cwd: Path, tiny: Path, out: Path) -> tuple[float, int]:
+    """(milliseconds of imports, modules imported) of ``harmony batch`` on a one-row file, by
+    ``python -X importtime`` (the sum of each module's own time)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", HARMONY, "batch", str(tiny),
+                           "-o", str(out)], cwd=cwd, capture_output=True, text=True, check=True)
+    own = [int(line.split("|")[0].split(":")[1]) for line in done.stderr.splitlines()
+           if line.startswith("import time:") and "self [us]" not in line]
+    return sum(own) / 1000, len(own)
+
+
+NAMES = {"csv": "CSV -> JSONL", "parquet": "Parquet -> Parquet"}
+Runs = list[tuple[float, float, int, float]]
+
+
+def end_to_end(sizes: list[int], runs: int, before: Path | None) -> None:
+    pairs = vocabulary()
+    codes = {"after": REPO, **({"before": before} if before else {})}
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        tiny = tmp / "tiny.csv"
+        tiny.write_text("chord,key\nDm7,C\n")
+        print(f"imports of `harmony batch` on a one-row CSV (python -X importtime, {runs} runs, "
+              "median):")
+        for name, cwd in codes.items():
+            taken = [imports(cwd, tiny, tmp / "tiny.jsonl") for _ in range(runs)]
+            start = [process(["-c", HARMONY, "batch", str(tiny), "-o", str(tmp / "tiny.jsonl")],
+                             cwd) for _ in range(runs)]
+            print(f"  {name:<6}: {statistics.median(t[0] for t in taken):7.0f} ms in "
+                  f"{taken[0][1]} modules; the whole run {median(start, 0):.3f} s wall, "
+                  f"{median(start, 3):.3f} CPU s (process start included)")
+        for rows in sizes:
+            _sized(tmp, rows, runs, codes, pairs)
+
+
+def _sized(tmp: Path, rows: int, runs: int, codes: dict[str, Path],
+           pairs: list[tuple[str, str]]) -> None:
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
 
-    pairs = vocabulary()
-    with tempfile.TemporaryDirectory() as folder:
-        tmp = Path(folder)
-        src = tmp / "in.csv"
-        write_csv(src, rows, pairs)
-        strings = pcsv.ConvertOptions(column_types={"chord": pa.string(), "key": pa.string()})
-        pq.write_table(pcsv.read_csv(src, convert_options=strings), tmp / "in.parquet")
-        cases = {
-            "csv": (["-c", HARMONY, "batch", str(src), "-o", str(tmp / "out.jsonl")],
-                    ["-c", CSV_FLOOR, str(src), str(tmp / "floor.jsonl")]),
-            "parquet": (["-c", HARMONY, "batch", str(tmp / "in.parquet"),
-                         "-o", str(tmp / "out.parquet")],
-                        ["-c", PARQUET_FLOOR, str(tmp / "in.parquet"),
-                         str(tmp / "floor.parquet")]),
-        }
-        figures: dict[str, dict[str, list[tuple[float, float, int, float]]]] = {
-            kind: {"harmony": [], "floor": [], "write": []} for kind in cases}
-        for _ in range(runs):  # alternated: each set-up once a round
-            for kind, (harmony, floor) in cases.items():
-                figures[kind]["harmony"].append(process(harmony))
-                figures[kind]["floor"].append(process(floor))
-                out = tmp / ("out.jsonl" if kind == "csv" else "out.parquet")
-                seconds = write_alone("jsonl" if kind == "csv" else "parquet", out,
-                                      tmp / f"again{out.suffix}")
-                figures[kind]["write"].append((seconds, seconds, 0, seconds))
-        print(f"harmony batch end to end, {rows:,} rows, median of {runs} alternated runs "
-              f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
-        names = {"csv": "CSV -> JSONL", "parquet": "Parquet -> Parquet"}
-        for kind, runs_of in figures.items():
-            h, f, w = runs_of["harmony"], runs_of["floor"], runs_of["write"]
-            print(f"  {names[kind]}")
-            print(f"    harmony batch      : {rows / median(h, 1):>12,.0f} rows/s in the process"
-                  f", {rows / median(h, 0):>12,.0f} with its start; peak RSS "
+    src = tmp / "in.csv"
+    write_csv(src, rows, pairs)
+    strings = pcsv.ConvertOptions(column_types={"chord": pa.string(), "key": pa.string()})
+    pq.write_table(pcsv.read_csv(src, convert_options=strings), tmp / "in.parquet")
+    inputs = {"csv": (src, "jsonl"), "parquet": (tmp / "in.parquet", "parquet")}
+    floors = {"csv": CSV_FLOOR, "parquet": PARQUET_FLOOR}
+    figures: dict[str, dict[str, Runs]] = {
+        kind: {name: [] for name in (*codes, "floor", "write")} for kind in inputs}
+    for _ in range(runs):  # alternated: each set-up once a round
+        for kind, (given, suffix) in inputs.items():
+            for name, cwd in codes.items():
+                figures[kind][name].append(process(
+                    ["-c", HARMONY, "batch", str(given), "-o", str(tmp / f"{name}.{suffix}")],
+                    cwd))
+            figures[kind]["floor"].append(process(
+                ["-c", floors[kind], str(given), str(tmp / f"floor.{suffix}")]))
+            seconds = write_alone(suffix, tmp / f"after.{suffix}", tmp / f"again.{suffix}")
+            figures[kind]["write"].append((seconds, seconds, 0, seconds))
+    if "before" in codes:
+        same = pq.read_table(tmp / "before.parquet").equals(pq.read_table(tmp / "after.parquet"))
+        print(f"  Parquet output of before and after equal as tables: {same}; JSONL equal byte "
+              f"for byte: {(tmp / 'before.jsonl').read_bytes() == (tmp / 'after.jsonl').read_bytes()}")
+    print(f"harmony batch, {rows:,} rows, median of {runs} alternated runs "
+          f"(load {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} cores):")
+    for kind, runs_of in figures.items():
+        print(f"  {NAMES[kind]}")
+        for name in codes:
+            h = runs_of[name]
+            print(f"    harmony {name:<6} : {rows / median(h, 0):>12,.0f} rows/s end to end (the "
+                  f"command as run), {rows / median(h, 1):>12,.0f} in the process; peak RSS "
                   f"{median(h, 2) / 1024:.0f} MB; {median(h, 3):.2f} CPU s")
-            floor_what = "orjson a row" if kind == "csv" else "pyarrow"
-            print(f"    I/O floor          : {rows / median(f, 1):>12,.0f} rows/s in the process"
-                  f", {rows / median(f, 0):>12,.0f} with its start; peak RSS "
-                  f"{median(f, 2) / 1024:.0f} MB; {median(f, 3):.2f} CPU s (pyarrow reads, "
-                  f"{floor_what} writes the input's rows)")
-            print(f"    output write alone : {rows / median(w, 1):>12,.0f} rows/s (harmony's "
-                  f"output written again from memory)")
-            print(f"    harmony / floor    : {median(f, 1) / median(h, 1):>12.2f} in the process")
-        if large > rows:
-            big = tmp / "large.csv"
-            write_csv(big, large, pairs)
-            _, inner, peak, _ = process(["-c", HARMONY, "batch", str(big),
-                                      "-o", str(tmp / "large.jsonl")])
-            print(f"  CSV -> JSONL {large:,} rows: {large / inner:,.0f} rows/s in the process, "
-                  f"peak RSS {peak / 1024:.0f} MB (against {median(figures['csv']['harmony'], 2) / 1024:.0f}"
-                  f" MB at {rows:,}: flat when equal)")
+        f, w = runs_of["floor"], runs_of["write"]
+        floor_what = "orjson a row" if kind == "csv" else "pyarrow"
+        print(f"    I/O floor      : {rows / median(f, 0):>12,.0f} rows/s end to end, "
+              f"{rows / median(f, 1):>12,.0f} in the process; peak RSS {median(f, 2) / 1024:.0f}"
+              f" MB; {median(f, 3):.2f} CPU s (pyarrow reads, {floor_what} writes the input's "
+              "rows)")
+        print(f"    output alone   : {rows / median(w, 1):>12,.0f} rows/s (harmony's output "
+              "written again from memory)")
+        h = runs_of["after"]
+        print(f"    after / floor  : {median(f, 0) / median(h, 0):>12.2f} end to end, "
+              f"{median(f, 1) / median(h, 1):.2f} in the process")
+        if "before" in codes:
+            b = runs_of["before"]
+            print(f"    after / before : {median(b, 0) / median(h, 0):>12.2f} end to end, "
+                  f"{median(b, 1) / median(h, 1):.2f} in the process, "
+                  f"{median(b, 3) / median(h, 3):.2f} in CPU")
 
 
 def core() -> None:
@@ -226,10 +269,17 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--large", type=int, default=5_000_000,
-                        help="a second CSV -> JSONL run at this size, for the peak RSS")
+                        help="a second size, every figure again (0: none)")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--before", type=Path, help="a checkout of the code before a change "
+                        "(e.g. git worktree add /tmp/before main): run beside this one, "
+                        "alternated")
+    parser.add_argument("--no-core", action="store_true", help="skip the analyze_batch figures")
     args = parser.parse_args()
-    end_to_end(args.rows, args.large, args.runs)
+    end_to_end([args.rows, *([args.large] if args.large > args.rows else [])], args.runs,
+               args.before.resolve() if args.before else None)
+    if args.no_core:
+        return 0
     if (CORPORA / "jazz-ccp").is_dir():
         core()
     else:

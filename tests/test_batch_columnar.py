@@ -101,3 +101,79 @@ def test_autumn_leaves_pairs_are_analysed_once_and_the_table_starts_afresh() -> 
     assert table.rows[int(again.ids[again.codes[0]])]["numeral"] == "iv7"
     table.block(chords, None)  # past the limit: the next block starts afresh
     assert table.generation == 1 and len(table.rows) == 8
+
+
+def _parquet_rows(n: int) -> tuple[list[str | None], list[str | None]]:
+    """Autumn Leaves' changes, with what makes the columns differ group to group: a second key
+    from row 70,000 on, every 997th chord missing, every 1,009th a symbol that does not parse,
+    every 13th key null (the default key)."""
+    chords: list[str | None] = []
+    keys: list[str | None] = []
+    for i in range(n):
+        chord: str | None = AUTUMN_LEAVES[i % 8]
+        if i % 997 == 0:
+            chord = None
+        elif i % 1009 == 0:
+            chord = "H7"
+        chords.append(chord)
+        keys.append(None if i % 13 == 0 else ("Gm" if i < 70_000 else "Eb"))
+    return chords, keys
+
+
+def _row_path_table(chords: list[str | None], keys: list[str | None], default: str,
+                    fields: tuple[str, ...] = ROW_FIELDS) -> pa.Table:
+    from engine.analysis import result_table
+
+    result = analyze_batch(chords, [default if k is None else k for k in keys])
+    return result_table(result, (*fields, "error", "message"))
+
+
+def test_autumn_leaves_parquet_dictionaries_read_back_as_the_row_path_table(
+        tmp_path: Path) -> None:
+    # The input read as dictionaries (its own codes), the output written as dictionaries (each
+    # row group's values only): read back, the row path's table, column types and all.
+    chords, keys = _parquet_rows(150_000)
+    pq.write_table(pa.table({"Chord": pa.array(chords, pa.string()),
+                             "key": pa.array(keys, pa.string())}),
+                   tmp_path / "in.parquet", row_group_size=50_000)
+    assert _run(str(tmp_path / "in.parquet"), "--key", "Bb", "-o",
+                str(tmp_path / "out.parquet")) == 0
+    out = pq.ParquetFile(tmp_path / "out.parquet")
+    assert [out.metadata.row_group(i).num_rows for i in range(out.num_row_groups)] == [
+        65_536, 65_536, 18_928]
+    expected = _row_path_table(chords, keys, "Bb")
+    assert out.read().equals(expected)
+    # the first group holds no Eb row: its key dictionary does not name Eb
+    assert out.read_row_group(0, columns=["key"]).column(0).unique().to_pylist() == ["Bb", "Gm"]
+    group = pq.read_table(tmp_path / "out.parquet", read_dictionary=["key"]).column("key")
+    assert sorted(group.chunk(0).dictionary.to_pylist()) == ["Bb", "Gm"]
+    # statistics of the number columns only; pandas reads the same frame
+    stats = out.metadata.row_group(0)
+    assert stats.column(5).statistics.max == 7 and stats.column(0).statistics is None
+    assert out.read().to_pandas().equals(expected.to_pandas())
+    assert _run(str(tmp_path / "in.parquet"), "--columns", "numeral,degree", "-o",
+                str(tmp_path / "cols.parquet")) == 0
+    assert pq.read_table(tmp_path / "cols.parquet").equals(
+        _row_path_table(chords, keys, "C", ("numeral", "degree")))
+
+
+def test_autumn_leaves_parquet_groups_across_a_pair_table_started_afresh(
+        tmp_path: Path) -> None:
+    # A table of at most 5 pairs starts afresh before each block: the rows of the block before
+    # (not yet a whole group) go out as a row group of their own, each keeping its analysis.
+    from server.cli.batch_arrow import ParquetOut
+
+    chords, keys = _parquet_rows(70_001)
+    table = PairTable("F", limit=5)
+    out = ParquetOut(str(tmp_path / "out.parquet"), ROW_FIELDS)
+    for start in range(0, 70_001, 30_000):
+        pairs = table.block(pa.array(chords[start:start + 30_000], pa.string()),
+                            pa.array(keys[start:start + 30_000], pa.string()))
+        for part in out.parts(table, pairs):
+            part()
+    out.close()
+    assert table.generation == 2
+    written = pq.ParquetFile(tmp_path / "out.parquet")
+    assert [written.metadata.row_group(i).num_rows for i in range(written.num_row_groups)] == [
+        30_000, 30_000, 10_001]
+    assert written.read().equals(_row_path_table(chords, keys, "F"))

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.voicing import kernels
+from engine.voicing.styles import ARRIVAL_UNIT, LEAP_UNIT
 from tests import naive
 
 STEP = 2
@@ -59,7 +60,7 @@ def _run(prev: list[int], chords: list[list[list[int]]], flags: list[list[list[i
     choice, moved = kernels._search(_prev(prev), len(prev), _prev(line, np.int8), notes, counts,
                                     guide, register, offsets, STEP, centre2, split,
                                     np.array(leaps or [leap] * len(chords), dtype=np.int64),
-                                    np.array(units or [kernels.LEAP_UNIT] * len(chords),
+                                    np.array(units or [LEAP_UNIT] * len(chords),
                                              dtype=np.int64),
                                     np.full(len(chords), kernels.STEP_LEAP_UNIT, dtype=np.int64))
     return [int(c - offsets[t]) for t, c in enumerate(choice)], [int(m) for m in moved]
@@ -201,7 +202,7 @@ def test_fascinating_rhythm_a_stepwise_bass_turns_cheaper_where_the_root_leaps()
     a = np.array([48, 60, 63, 67], dtype=np.int64)
     b = np.array([58, 60, 63, 67], dtype=np.int64)
     for turn in (kernels.STEP_LEAP_UNIT, kernels.TURN_UNIT):
-        got = kernels._step(a, 4, b, 4, True, 0, kernels.LEAP_UNIT, turn)
+        got = kernels._step(a, 4, b, 4, True, 0, LEAP_UNIT, turn)
         assert got == naive.step_cost(a.tolist(), b.tolist(), True, turn=turn)
         assert got == 4 * 10 + 256 * 3 + turn * 8
 
@@ -223,7 +224,7 @@ def test_all_the_things_you_are_moves_its_register_before_the_arrival_not_on_it(
     chords = [[[50], [62]], [[51], [63]], [[52], [64]]]
     flags = [[[1], [1]], [[1], [1]], [[1], [1]]]
     regs = [[100, 0], [100, 0], [0, 400]]       # high before the arrival, low on it
-    units = [kernels.LEAP_UNIT, kernels.LEAP_UNIT, kernels.ARRIVAL_UNIT]
+    units = [LEAP_UNIT, LEAP_UNIT, ARRIVAL_UNIT]
     leaps = [0, 0, 7]
     path, _ = _run([61], chords, flags, registers=regs, units=units, leaps=leaps)
     assert path == naive.search([61], [1], chords, flags, STEP, CENTRE2, regs, False, leaps,

@@ -4,29 +4,64 @@ corpus at once, ``keyfind_batch``), a chart read in context (``in_context``, wha
 needs of it), ``analyze_batch`` over whole corpora as arrays and
 ``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too), and
 ``PairTable``, the distinct (chord, key) pairs of a stream of Arrow blocks analysed once.
+Each name is imported when first used (``engine.faces``): ``harmony batch`` loads the batch
+without the numba kernels of ``keyfind_batch``.
 """
 
-from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
-from engine.analysis.chart import BEATS, Chart, Placed, bars_of
-from engine.analysis.chart import Section as ChartSection
-from engine.analysis.context import Bracket, InContext, analyze_chart, find_brackets, in_context
-from engine.analysis.frames import (
-    COLUMNS,
-    analyze_arrow,
-    analyze_frame,
-    arrow_type,
-    column,
-    frame_meta,
-    pair_columns,
-    result_table,
-)
-from engine.analysis.grid import CLASSES, quality_class
-from engine.analysis.keyfind import ChartChord, KeyReading, chart_key, chart_keys, key_of_symbols
-from engine.analysis.keyfind_batch import chart_key_names
-from engine.analysis.operation import analyze
-from engine.analysis.operations import TUNING_RANGE, resolve, role_of
-from engine.analysis.pairs import BlockPairs, PairTable
-from engine.analysis.readings import heard_as
+from typing import TYPE_CHECKING
+
+from engine.faces import lazy_face
+
+if TYPE_CHECKING:
+    from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
+    from engine.analysis.chart import BEATS, Chart, ChartSection, Placed, bars_of
+    from engine.analysis.context import (
+        Bracket,
+        InContext,
+        analyze_chart,
+        find_brackets,
+        in_context,
+    )
+    from engine.analysis.frames import (
+        COLUMNS,
+        analyze_arrow,
+        analyze_frame,
+        arrow_type,
+        column,
+        frame_meta,
+        pair_columns,
+        result_table,
+    )
+    from engine.analysis.grid import CLASSES, quality_class
+    from engine.analysis.keyfind import (
+        ChartChord,
+        KeyReading,
+        chart_key,
+        chart_keys,
+        key_of_symbols,
+    )
+    from engine.analysis.keyfind_batch import chart_key_names
+    from engine.analysis.operation import analyze
+    from engine.analysis.operations import TUNING_RANGE, resolve, role_of
+    from engine.analysis.pairs import BlockPairs, PairTable
+    from engine.analysis.readings import heard_as
+
+__getattr__ = lazy_face(__name__, {
+    "engine.analysis.batch": ("ROW_FIELDS", "BadRow", "BatchResult", "analyze_batch"),
+    "engine.analysis.chart": ("BEATS", "Chart", "ChartSection", "Placed", "bars_of"),
+    "engine.analysis.context": ("Bracket", "InContext", "analyze_chart", "find_brackets",
+                                "in_context"),
+    "engine.analysis.frames": ("COLUMNS", "analyze_arrow", "analyze_frame", "arrow_type", "column",
+                               "frame_meta", "pair_columns", "result_table"),
+    "engine.analysis.grid": ("CLASSES", "quality_class"),
+    "engine.analysis.keyfind": ("ChartChord", "KeyReading", "chart_key", "chart_keys",
+                                "key_of_symbols"),
+    "engine.analysis.keyfind_batch": ("chart_key_names",),
+    "engine.analysis.operation": ("analyze",),
+    "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_of"),
+    "engine.analysis.pairs": ("BlockPairs", "PairTable"),
+    "engine.analysis.readings": ("heard_as",),
+})
 
 __all__ = [
     "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult",

@@ -24,6 +24,9 @@ class Section:
     bars: int
 
 
+ChartSection = Section  # its name outside the package (beside compose's sections)
+
+
 @dataclass(frozen=True)
 class Placed:
     bar: int                # 1-based, across the chart

@@ -89,20 +89,35 @@ class PairTable:
 
 
 def _encode(array: Any) -> tuple[np.ndarray, list[Any]]:
-    """(codes, values) of an Arrow string array; a null is the value None. (No Python value
+    """(codes, values) of an Arrow string array, or of a dictionary array of strings (its own
+    codes, as a Parquet file held them); a null is the value None. A value may appear twice
+    among a dictionary's values: its rows are then two pairs, analysed alike. (No Python value
     is handed to Arrow: that would import pandas, half a second of a million rows' budget.)"""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if isinstance(array, pa.ChunkedArray):
+        if pa.types.is_dictionary(array.type):
+            array = array.cast(array.type.value_type)
         array = array.combine_chunks()
-    encoded = pc.dictionary_encode(array, null_encoding="encode")
-    indices = encoded.indices  # int32, no null (a null has its own entry)
+    if pa.types.is_dictionary(array.type):
+        values = array.dictionary.to_pylist()
+        indices = array.indices
+        if indices.type != pa.int32():
+            indices = indices.cast(pa.int32())
+        if indices.null_count:  # a null row: the code after the dictionary's values
+            indices = indices.fill_null(len(values))
+            values.append(None)
+    else:
+        import pyarrow.compute as pc  # here: a Parquet file's dictionaries need none of it
+
+        encoded = pc.dictionary_encode(array, null_encoding="encode")
+        values = encoded.dictionary.to_pylist()
+        indices = encoded.indices  # no null (a null has its own entry)
     if not len(indices):
-        return np.zeros(0, dtype=np.int32), encoded.dictionary.to_pylist()
+        return np.zeros(0, dtype=np.int32), values
     codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)[
         indices.offset:indices.offset + len(indices)]
-    return codes, encoded.dictionary.to_pylist()
+    return codes, values
 
 
 def _distinct(pair: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,8 @@ from numba import njit
 # The search minimises, per path, the pair (cost, rest) lexicographically. ``cost`` is one int64:
 # the weighted motion of each step (``_step``: MOTION_UNIT per semitone, the bass of a split style
 # BASS_UNIT (+ BASS_LEAP_UNIT + STEP_LEAP_UNIT < 2**12 a semitone), up to ARRIVAL_UNIT more per
-# semitone beyond the chord's leap; < 1040*127*8 + 2**12*127 < 2**21)
+# semitone beyond the chord's leap (that unit and LEAP_UNIT are the styles' data, in
+# ``engine.voicing.styles``, and come in as arguments); < 1040*127*8 + 2**12*127 < 2**21)
 # plus each chord's register cost (``engine.voicing.register.register_cost``: < 2**15 per chord
 # even outside every window); < 2**22 per chord, < 2**38 < _INF over a path of at most
 # MAX_CHORDS = 2**16 chords. ``rest`` packs the two lesser criteria into another int64, (negated)
@@ -37,8 +38,6 @@ BASS_LEAP_UNIT = 256        # (each semitone beyond: a leap only where no fifth 
 BASS_STEP = 2               # a bass line moving by this much or less (as pitch classes) is a
 STEP_LEAP_UNIT = 2048       # step: each semitone it leaps beyond it (C3 Bb3) costs this more,
 TURN_UNIT = 1024            # or this where the chord's root leaps (``turns``: a new harmony)
-LEAP_UNIT = 32
-ARRIVAL_UNIT = 1024         # bill_evans on an arrival: a register move there is all but barred
 _INF = np.int64(1 << 40)
 
 

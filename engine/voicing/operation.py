@@ -49,7 +49,7 @@ Decisions where API.md is silent:
 - In context (grid 7, issue 37; docs/voicing.md): the progression is read by the progression
   analysis (``engine.voicing.context``) for each chord's primary scale, which the colour
   styles' added tones keep to (``engine.voicing.colour``), and for its arrivals, where
-  bill_evans does not move its register (``kernels.ARRIVAL_UNIT``); without ``range`` the
+  bill_evans does not move its register (``styles.ARRIVAL_UNIT``); without ``range`` the
   shell and pad bass may go down to E2 (on to C2, ``styles.BASS_FLOOR``, grid 9); notes are named as a pianist
   reads them (``engine.voicing.spelling``); ``omitted`` lists the written chord's tones that do
   not sound.
@@ -97,6 +97,7 @@ from engine.voicing.styles import (
     DEEP_RUN,
     GUIDE_LINE_MAX,
     GUIDE_STEP,
+    LEAP_UNIT,
     REGISTERS,
     Style,
     style_named,
@@ -209,7 +210,7 @@ def warm_up() -> None:
     a = np.array([60, 64, 67, 71], dtype=np.int64)
     b = np.array([[59, 62, 65, 0], [62, 65, 67, 71]], dtype=np.int64)
     kernels._motion(a, 4, b[0], 3)
-    kernels._step(a, 4, b[0], 3, True, 6, kernels.LEAP_UNIT, kernels.STEP_LEAP_UNIT)
+    kernels._step(a, 4, b[0], 3, True, 6, LEAP_UNIT, kernels.STEP_LEAP_UNIT)
     flags = np.ones(4, dtype=np.int8)
     kernels._guides_near(a, 4, flags, b[1], 4, flags, GUIDE_STEP)
     for split in (False, True):
@@ -235,12 +236,12 @@ def _prepare(chords: list[Chord], style: Style, low: int, high: int,
         if style.name in COLOUR_STYLES or register.places else None
     scales = [c.mask for c in context] if context is not None else None
     leaps = np.full(len(chords), register.leap, dtype=np.int64)
-    units = np.full(len(chords), kernels.LEAP_UNIT, dtype=np.int64)
+    units = np.full(len(chords), LEAP_UNIT, dtype=np.int64)
     thin = [False] * len(chords)
     if context is not None and register.places:
         priced = {place: (leap, unit) for place, leap, unit in register.places}
         for t, reading in enumerate(context):
-            leaps[t], units[t] = priced.get(_place(reading), (register.leap, kernels.LEAP_UNIT))
+            leaps[t], units[t] = priced.get(_place(reading), (register.leap, LEAP_UNIT))
             if register.thin and reading.arrival:   # the arrival and the dominant before it
                 thin[t] = thin[t - 1 if t else 0] = True
     deep = _walks(chords) if register.deep else [False] * len(chords)

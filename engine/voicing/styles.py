@@ -109,7 +109,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.errors import InvalidRequest
-from engine.voicing.kernels import ARRIVAL_UNIT, LEAP_UNIT
 
 Layout = Literal["close", "drop2", "drop3", "forms", "spread", "line", "fourths"]
 
@@ -265,6 +264,9 @@ STYLES: dict[str, Style] = {s.name: s for s in (
           sus=(("R",), ("3",), ("7",), ("9", "+9"), ("5",))),
 )}
 
+STYLE_NAMES: tuple[str, ...] = tuple(STYLES)
+"""The voicing styles, in the table's order (rootless first: the default)."""
+
 DEFAULT_STYLE = "rootless"
 
 # The gaps (semitones) between neighbours a quartal stack allows, and the one it seeks.
@@ -289,6 +291,11 @@ REACH_COST = 64
 # arrival is held), else inside a phrase. A style's ``Register.places`` prices its register
 # moves by place.
 PLACES = ("arrival", "phrase", "inside")
+# Costs per semitone beyond a chord's leap, in the search's units (``kernels``: MOTION_UNIT 16
+# a semitone of motion): the styles that move by step, and bill_evans on an arrival, where a
+# register move is all but barred.
+LEAP_UNIT = 32
+ARRIVAL_UNIT = 1024
 # bill_evans (the issue's "cost of register moves at phrase starts, not on arrivals"): into an
 # arrival every semitone beyond 7 all but barred (ARRIVAL_UNIT: the register never moves on a
 # resolution); where a phrase starts, free (the pianist resets his hand there); inside a phrase
@@ -341,7 +348,7 @@ class Register:
     (0: none), so that the style moves by step and spreads a long way over several changes;
     ``places`` (PLACES) per place of a chord in its progression the motion into it beyond
     which each semitone costs the search more, and that cost (search units); a place not
-    listed keeps ``leap`` (``kernels.LEAP_UNIT``): bill_evans moves its register where a
+    listed keeps ``leap`` (``LEAP_UNIT``): bill_evans moves its register where a
     phrase starts, never on the resolution of a ii-V (ATTYA's Bb7 -> Ebmaj7 moved every voice
     up a fourth), and inside a phrase only at a cost. A bass under LOW_BASS keeps ``bass_gap`` or more under the next voice (a
     pad's fifth: no thirds in the mud; a shell, 0, keeps only the low-interval limits, so a

@@ -4,7 +4,8 @@ It streams: rows are read, analysed and written in chunks of ``CHUNK`` (65,536),
 bounded by the chunk whatever the input's size, and the output keeps the input's order. CSV or
 Parquet in and JSONL or Parquet out take the columnar path (``server.cli.batch_arrow``: blocks
 parsed by pyarrow, each distinct (chord, key) pair analysed once, the output built per pair and
-taken by index, written on a second thread), byte for byte the output of the row path.
+taken by index, written on a second thread): JSONL byte for byte the output of the row path,
+Parquet the same table (docs/analysis.md, "The columnar path").
 
 Input (by the file's suffix, or ``--input-format``; ``.gz`` and ``.zst`` are read transparently):
   - text: chord symbols separated by whitespace (bar lines ``|`` ignored), all in ``--key``;
@@ -35,8 +36,6 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-from tqdm import tqdm
 
 from engine.analysis import ROW_FIELDS, analyze_batch
 from server.cli.batch_io import (
@@ -118,8 +117,7 @@ def run(args: argparse.Namespace) -> int:
             return done
     size = None if args.file == "-" else _size(args.file)
     start = time.perf_counter()
-    bar = tqdm(total=size, desc="analysing", unit="B", unit_scale=True, file=sys.stderr,
-               disable=not sys.stderr.isatty(), mininterval=0.2)
+    bar = _progress(total=size, unit="B")
     n = errors = 0
     with contextlib.ExitStack() as stack:
         if fmt == "parquet":
@@ -157,7 +155,6 @@ def _columnar(args: argparse.Namespace, fmt: str, out_fmt: str,
               fields: tuple[str, ...]) -> int | None:
     """CSV or Parquet in, JSONL or Parquet out, through ``server.cli.batch_arrow`` (no Python
     object per row); None when the CSV's first line is one the row path must read."""
-    import pyarrow as pa
 
     from server.cli.batch_arrow import JsonlOut, ParquetOut, binary_output, csv_source, run_blocks
     from server.cli.batch_io import open_binary
@@ -172,20 +169,57 @@ def _columnar(args: argparse.Namespace, fmt: str, out_fmt: str,
         else:
             # Parquet: batches of several row groups' worth, sliced back into 65,536-row
             # groups as they were read (iter_batches does not stop at the input's row groups)
-            blocks = ((b.column(0).cast(pa.string()),
-                       b.column(1).cast(pa.string()) if b.num_columns > 1 else None)
-                      for b in parquet_batches(args.file, 8 * CHUNK))
+            blocks = ((_text(b.column(0)), _text(b.column(1)) if b.num_columns > 1 else None)
+                      for b in parquet_batches(args.file, 8 * CHUNK, dictionary=True))
         out: Any = ParquetOut(args.output, fields) if out_fmt == "parquet" else \
             JsonlOut(binary_output(args.output, stack), fields)
-        bar = stack.enter_context(tqdm(desc="analysing", unit=" rows", unit_scale=True,
-                                       file=sys.stderr, disable=not sys.stderr.isatty(),
-                                       mininterval=0.2))
+        bar = stack.enter_context(_progress(unit=" rows"))
 
         def progress(rows: int) -> None:
             bar.update(rows - bar.n)
 
         n, errors = run_blocks(blocks, out, args.key, progress)
     return _done(n, errors, time.perf_counter() - start)
+
+
+def _progress(total: int | None = None, unit: str = "") -> Any:
+    """The progress bar on a terminal; elsewhere one that shows nothing (tqdm, and the
+    multiprocessing lock it makes, not even imported: a script's run starts sooner)."""
+    if not sys.stderr.isatty():
+        return _Quiet()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="analysing", unit=unit, unit_scale=True, file=sys.stderr,
+                mininterval=0.2)
+
+
+class _Quiet:
+    """tqdm's calls that ``harmony batch`` makes, doing nothing."""
+
+    n = 0
+
+    def update(self, n: int) -> None:
+        self.n += n
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _Quiet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _text(array: Any) -> Any:
+    """A Parquet column as ``PairTable.block`` reads it: a dictionary array as it is, else
+    strings (a number column's values as text)."""
+    import pyarrow as pa
+
+    return array if pa.types.is_dictionary(array.type) else array.cast(pa.string())
 
 
 def _done(n: int, errors: int, total: float) -> int:

@@ -1,17 +1,19 @@
 """The columnar path of ``harmony batch``: CSV or Parquet in, JSONL or Parquet out, with no
 Python object per row.
 
-Blocks of rows come in as Arrow string arrays (``csv_blocks`` for CSV, ``iter_batches`` for
-Parquet); ``engine.analysis.pairs.PairTable`` reduces each block to its distinct (chord, key)
-pairs and analyses the pairs it has not seen; what is written is built once per pair and spread
-over the rows by ``take``:
+Blocks of rows come in as Arrow arrays (``csv_blocks`` for CSV, ``iter_batches`` for Parquet,
+whose text columns come as the file's own dictionaries); ``engine.analysis.pairs.PairTable``
+reduces each block to its distinct (chord, key) pairs and analyses the pairs it has not seen;
+what is written is built once per pair and spread over the rows by index:
   - JSONL: each pair's line, ``orjson.dumps`` of its row as before, kept as bytes; the block's
     lines taken row by row land in one Arrow buffer that is written as it is;
-  - Parquet: each column's values per pair, taken into the row group's column.
-The output is byte for byte that of the row-by-row path (the JSON of a row is the same call on
-the same dict; Parquet row groups keep their 65,536 rows). Writing runs on a second thread
-(Arrow and the file release the GIL), so reading and analysing the next block uses the other
-core meanwhile.
+  - Parquet: each column's value per pair as a code into the column's distinct values
+    (``_Coded``), and each row group's column a dictionary array of its rows' codes, which the
+    Parquet writer stores as they are (``batch_io.parquet_writer``).
+The JSONL output is byte for byte that of the row-by-row path (the JSON of a row is the same
+call on the same dict); the Parquet output reads back as the row path's table, in the same
+65,536-row groups. Writing runs on a second thread (Arrow and the file release the GIL), so
+reading and analysing the next block uses the other core meanwhile.
 """
 
 from __future__ import annotations
@@ -70,52 +72,117 @@ class JsonlOut:
         self.out.flush()
 
 
+class _Coded:
+    """One output column over the pairs of a ``PairTable``: each pair's value as a code into the
+    column's distinct values (-1: null), so a row group's column is a dictionary array (codes
+    taken by the rows' pairs, and the values the group uses), no value taken row by row."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.kind = name, arrow_type(name)
+        self.codes = np.zeros(0, dtype=np.int32)
+        self.index: dict[Any, int] = {None: -1}
+        self.values: Any = None  # the distinct values, an Arrow array in the order of their codes
+
+    def extend(self, rows: list[dict[str, Any]]) -> None:
+        """Code the pairs the table added (``rows``, in its order)."""
+        index, values = self.index, column(rows, self.name)
+        grown = False
+        for value in dict.fromkeys(values):  # the new pairs' distinct values, few
+            if value not in index:
+                index[value] = len(index) - 1
+                grown = True
+        new = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
+        self.codes = np.concatenate([self.codes, new])
+        if grown or self.values is None:
+            self.values = _column(list(index)[1:], self.kind)
+
+    def group(self, pairs: np.ndarray, rows: np.ndarray) -> Any:
+        """The column of a row group whose rows are ``pairs[rows]``: a dictionary array whose
+        dictionary holds the text values those pairs hold (a number or true/false column keeps
+        its few values whole)."""
+        import pyarrow as pa
+
+        codes = self.codes[pairs] + 1  # 0: null
+        dictionary = self.values
+        if pa.types.is_string(self.kind):
+            used = np.zeros(len(self.index), dtype=bool)
+            used[codes] = True
+            kept = np.flatnonzero(used[1:])
+            if len(kept) < len(dictionary):
+                remap = np.zeros(len(used), dtype=np.int32)
+                remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
+                codes = remap[codes]
+                dictionary = _strings_at(dictionary, kept)
+        index = codes[rows] - 1
+        bitmap, nulls = None, 0
+        if (codes == 0).any():  # a null among them: its rows are masked, their code made 0
+            valid = index >= 0
+            nulls = len(rows) - int(np.count_nonzero(valid))
+            bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+            np.maximum(index, 0, out=index)
+        indices = pa.Array.from_buffers(pa.int32(), len(rows), [bitmap, pa.py_buffer(index)],
+                                        null_count=nulls)
+        return pa.DictionaryArray.from_arrays(indices, dictionary, safe=False)
+
+
 class ParquetOut:
-    """Row groups of ``SLICE`` rows, each column taken from its values per pair."""
+    """Row groups of ``SLICE`` rows, each column a dictionary array built from the pairs'
+    values (``_Coded``): the Parquet writer stores the dictionary and the codes as they are,
+    without hashing a million strings per column (``batch_io.parquet_writer``)."""
 
     def __init__(self, path: str, fields: tuple[str, ...]) -> None:
         self.path, self.names = path, (*fields, "error", "message")
         self.writer: Any = None
-        self.pending: Any = None  # the rows of a row group not yet full (CSV blocks)
+        self.generation = -1
+        self.coded: list[_Coded] = []
+        self.pending: np.ndarray | None = None  # the pairs of the rows of a group not yet full
 
     def parts(self, table: PairTable, pairs: BlockPairs) -> Iterator[Callable[[], None]]:
+        if table.generation != self.generation:
+            if self.pending is not None:
+                # rows of the table before it started afresh: their own (shorter) row group
+                yield functools.partial(self._write, self._group(self.pending))
+                self.pending = None
+            self.coded = [_Coded(name) for name in self.names]
+            self.generation = table.generation
+        coded = len(self.coded[0].codes)
+        if len(table.rows) > coded:
+            for column_ in self.coded:
+                column_.extend(table.rows[coded:])
+        ids = pairs.ids.astype(np.int32)[pairs.codes]  # each row's pair, by its table row
+        if self.pending is not None:
+            ids = np.concatenate([self.pending, ids])
+            self.pending = None
+        start = 0
+        while start + SLICE <= len(ids):
+            # built here, encoded and written on the writer's thread
+            yield functools.partial(self._write, self._group(ids[start:start + SLICE]))
+            start += SLICE
+        if start < len(ids):
+            self.pending = ids[start:]
+
+    def _group(self, ids: np.ndarray) -> Any:
         import pyarrow as pa
 
-        rows = [table.rows[i] for i in pairs.ids.tolist()]
-        local = {name: _column(column(rows, name), arrow_type(name)) for name in self.names}
-
-        def taken(codes: np.ndarray) -> Any:
-            index = _index(codes)
-            return pa.table({name: values.take(index) for name, values in local.items()})
-
-        start, n = 0, len(pairs.codes)
-        if self.pending is not None:
-            start = SLICE - self.pending.num_rows
-            head = pa.concat_tables([self.pending, taken(pairs.codes[:start])]).combine_chunks()
-            self.pending = None
-            if head.num_rows < SLICE:
-                self.pending = head
-                return
-            yield functools.partial(self._write, head)
-        while start + SLICE <= n:
-            # taken here, written on the writer's thread: the two halves of the work
-            # (read, analyse, take | encode and write) cost about the same
-            group = taken(pairs.codes[start:start + SLICE])
-            yield functools.partial(self._write, group)
-            start += SLICE
-        if start < n:
-            self.pending = taken(pairs.codes[start:])
+        present = np.zeros(len(self.coded[0].codes), dtype=bool)
+        present[ids] = True
+        pairs = np.flatnonzero(present)  # the group's pairs
+        local = np.zeros(len(present), dtype=np.int32)
+        local[pairs] = np.arange(len(pairs), dtype=np.int32)
+        rows = local[ids]
+        return pa.Table.from_arrays([c.group(pairs, rows) for c in self.coded],
+                                    names=list(self.names))
 
     def _write(self, group: Any) -> None:
-        import pyarrow.parquet as pq
+        from server.cli.batch_io import parquet_writer
 
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, group.schema)
+            self.writer = parquet_writer(self.path, group.schema)
         self.writer.write_table(group)
 
     def close(self) -> None:
         if self.pending is not None:
-            self._write(self.pending)
+            self._write(self._group(self.pending))
             self.pending = None
         if self.writer is not None:
             self.writer.close()
@@ -171,6 +238,21 @@ def _index(codes: np.ndarray) -> Any:
 
     codes = np.ascontiguousarray(codes, dtype=np.int32)
     return pa.Array.from_buffers(pa.int32(), len(codes), [None, pa.py_buffer(codes)])
+
+
+def _strings_at(strings: Any, at: np.ndarray) -> Any:
+    """The values of an Arrow string array (no null, offset 0) at positions ``at``, gathered
+    by numpy from its buffers (Arrow's ``take`` would import pyarrow.compute for it)."""
+    import pyarrow as pa
+
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int32)
+    data = np.frombuffer(strings.buffers()[2] or b"", dtype=np.uint8)
+    starts, lengths = offsets[at], offsets[at + 1] - offsets[at]
+    taken = np.zeros(len(at) + 1, dtype=np.int32)
+    np.cumsum(lengths, out=taken[1:])
+    chars = np.repeat(starts - taken[:-1], lengths) + np.arange(taken[-1], dtype=np.int32)
+    return pa.Array.from_buffers(pa.string(), len(at), [None, pa.py_buffer(taken),
+                                                        pa.py_buffer(data[chars])])
 
 
 def _binary(lines: list[bytes]) -> Any:

@@ -105,9 +105,12 @@ def _is_chord(text: str) -> bool:
     return True
 
 
-def parquet_batches(path: str, size: int) -> Iterator[Any]:
+def parquet_batches(path: str, size: int, dictionary: bool = False) -> Iterator[Any]:
     """Arrow record batches of a Parquet file's chord column (``chord`` or ``symbol``, any
-    case) and, when it has one, its ``key`` column, in that order."""
+    case) and, when it has one, its ``key`` column, in that order. ``dictionary``: a string
+    column comes as a dictionary array, its values and each row's code as the file holds them
+    (no string per row built, none hashed again: ``PairTable.block`` reads the codes)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     source = pq.ParquetFile(path)
@@ -116,7 +119,12 @@ def parquet_batches(path: str, size: int) -> Iterator[Any]:
     if chord is None:
         raise BatchFileError(f"{path} has no 'chord' (or 'symbol') column")
     key = names.get("key")
-    yield from source.iter_batches(batch_size=size, columns=[chord, *([key] if key else [])])
+    columns = [chord, *([key] if key else [])]
+    if dictionary:
+        texts = [c for c in columns if source.schema_arrow.field(c).type in (pa.string(),
+                                                                          pa.large_string())]
+        source = pq.ParquetFile(path, read_dictionary=texts)
+    yield from source.iter_batches(batch_size=size, columns=columns)
 
 
 def parquet_rows(path: str, default_key: str | None, size: int
@@ -168,18 +176,31 @@ class Writer:
             self._parquet(result)
 
     def _parquet(self, result: BatchResult) -> None:
-        import pyarrow.parquet as pq
-
         from engine.analysis import result_table
 
         table = result_table(result, (*self.fields, "error", "message"))
         if self.parquet is None:
-            self.parquet = pq.ParquetWriter(self.path, table.schema)
+            self.parquet = parquet_writer(self.path, table.schema)
         self.parquet.write_table(table)
 
     def close(self) -> None:
         if self.parquet is not None:
             self.parquet.close()
+
+
+def parquet_writer(path: str | None, schema: Any) -> Any:
+    """The Parquet output's writer (docs/batch.md, "Parquet output"): snappy pages, dictionary
+    encoded as pyarrow's default; min/max statistics of the number and true/false columns only
+    (those of the text columns cost a third of the writing, and no reader prunes a row group by
+    a chord's name); no Arrow schema stored, so a dictionary array written reads back as the
+    strings it holds (the Parquet types alone give string, int16 and bool)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    numbers = [f.name for f in schema
+               if not pa.types.is_string(f.type.value_type if pa.types.is_dictionary(f.type)
+                                         else f.type)]
+    return pq.ParquetWriter(path, schema, store_schema=False, write_statistics=numbers)
 
 
 def write_jsonl(result: BatchResult, out: IO[str], fields: tuple[str, ...],

@@ -15,12 +15,48 @@ without activating the virtual environment); ``--url`` makes it a proxy to a run
 
 from __future__ import annotations
 
+import argparse
 import shlex
+import sys
+from pathlib import Path
 from typing import Any
+
+from server.cli.common import print_json
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode")
 NAMES = {"harmony-mcp": "harmony", "harmony-conductor": "conductor",
          "harmony-compose": "compose"}
+
+
+def add_parser(sub: Any) -> None:
+    m = sub.add_parser("mcp-config", help="print what an MCP client needs to start a harmony "
+                                          "stdio server (absolute paths) or reach a hosted "
+                                          "/mcp, in the client's own format")
+    m.add_argument("--client", choices=CLIENTS, default="claude-desktop",
+                   help="the client whose format to print (claude-code: a command line)")
+    which = m.add_mutually_exclusive_group()
+    which.add_argument("--conductor", action="store_const", dest="server",
+                       const="harmony-conductor", help="the conductor (render, play, search)")
+    which.add_argument("--compose", action="store_const", dest="server",
+                       const="harmony-compose", help="the composer (compose_* tools)")
+    m.add_argument("--url", help="proxy to this running service instead of the engine "
+                                 "in-process (HARMONY_BASE_URL)")
+    m.add_argument("--http", help="the hosted service's URL: the client talks to its /mcp over "
+                                  "streamable HTTP (no local process)")
+    m.add_argument("--key", help="the API key for --url (SERVICE_API_KEY) or --http (the "
+                                 "Authorization header)")
+    m.set_defaults(run=cmd_mcp_config, server="harmony-mcp")
+
+
+def cmd_mcp_config(ns: argparse.Namespace) -> int:
+    """The client's configuration, with the executable's absolute path (so it works from
+    anywhere, without activating the virtual environment)."""
+    command = str(Path(sys.executable).parent / ns.server)
+    made = config(ns.client, command, ns.server, url=ns.url, key=ns.key, http=ns.http)
+    if isinstance(made, str):
+        print(made)
+        return 0
+    return print_json(made)
 
 
 def config(client: str, command: str, server: str, *, url: str | None = None,

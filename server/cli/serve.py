@@ -1,5 +1,5 @@
-"""``harmony serve``: the settings from the environment and the flags, the checks made before
-anything is created (the database held by no live server, the port free), the first start's
+"""``harmony serve``: its flags, the settings from the environment and the flags, the checks
+made before anything is created (the database held by no live server, the port free), the first start's
 ``local`` key, and granian started on the app factory."""
 
 from __future__ import annotations
@@ -11,8 +11,38 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from server.accounts import local_path, open_store
-from server.http import Settings, parse_origins
+from server.cli.common import bounded
+from server.http import PROFILES, Settings, parse_origins
+
+
+def add_parser(sub: Any) -> None:
+    # Flags default to None (not given): the environment's settings apply (Settings.from_env).
+    serve = sub.add_parser("serve", help="run the REST and MCP service on granian")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=bounded(1, 65535), default=8000)
+    serve.add_argument("--workers", type=bounded(1, 256),
+                       help="granian worker processes (env HARMONY_WORKERS; default 1; "
+                            "make serve passes WORKERS=2)")
+    serve.add_argument("--profile", choices=PROFILES,
+                       help="local or hosted (env HARMONY_PROFILE; default local)")
+    serve.add_argument("--no-auth", dest="auth", action="store_const", const=False,
+                       help="accept calls without a key, count nothing (local profile only; "
+                            "env HARMONY_NO_AUTH=1)")
+    serve.add_argument("--cors-origins",
+                       help="comma-separated browser origins allowed (env HARMONY_CORS_ORIGINS)")
+    serve.add_argument("--flood-per-minute", type=bounded(1, 10**9),
+                       help="requests a minute allowed from one IP address "
+                            "(env HARMONY_FLOOD_PER_MINUTE; default 6000)")
+    serve.add_argument("--no-store-bodies", dest="store_bodies", action="store_const",
+                       const=False, help="keep no request bodies in the log "
+                                         "(env HARMONY_STORE_BODIES=0)")
+    serve.add_argument("--retention-days", type=bounded(0, 100_000),
+                       help="days request bodies are kept (env HARMONY_RETENTION_DAYS; "
+                            "default 30)")
+    serve.add_argument("--log-days", type=bounded(1, 100_000),
+                       help="days log rows are kept, then deleted (env HARMONY_LOG_DAYS; "
+                            "default 90)")
+    serve.set_defaults(run=cmd_serve)
 
 
 def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None) -> Settings:
@@ -28,6 +58,8 @@ def serve_settings(ns: argparse.Namespace, env: Mapping[str, str] | None = None)
 def bootstrap(settings: Settings) -> None:
     """Create or migrate the schema before the workers start; on the first start with an
     empty store (and keys required), make the ``local`` account and print its key once."""
+    from server.accounts import open_store
+
     store = open_store(settings.db_path)
     try:
         if settings.auth and not store.has_keys():
@@ -44,6 +76,8 @@ def bootstrap(settings: Settings) -> None:
 def cmd_serve(ns: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces, Loops
+
+    from server.accounts import local_path
 
     settings = serve_settings(ns)
     local = local_path(settings.db_path)   # this machine's own files (PostgreSQL: state dir)
