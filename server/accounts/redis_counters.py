@@ -58,8 +58,7 @@ local reserved = 0
 if count <= tonumber(ARGV[1]) and used < tonumber(ARGV[2]) then
   used = redis.call('INCR', KEYS[2])
   if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
-  redis.call('INCR', KEYS[3])
-  redis.call('EXPIRE', KEYS[3], ARGV[4])
+  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[4]) end
   reserved = 1
 end
 return {count, used, reserved}
@@ -76,7 +75,7 @@ REFUND = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if used > 0 then
   redis.call('DECR', KEYS[1])
-  redis.call('INCR', KEYS[2])
+  if redis.call('INCR', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
   return used - 1
 end
 return 0
@@ -111,8 +110,6 @@ class RedisCounters:
         self.retry_seconds = retry_seconds
         self.clock = clock
         self.fallbacks = 0
-        import redis.asyncio
-
         self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
                         TimeoutError, OSError)
         self._no_script = redis.exceptions.NoScriptError
@@ -122,9 +119,7 @@ class RedisCounters:
         # the checks go through their own connection, pipelined (``redis_pipeline``): an
         # EVALSHA of TAKE with 3 keys and 4 arguments, its head and fixed tail packed once
         self.pipeliner = Pipeliner(self.client.connection_pool.make_connection())
-        pool = redis.asyncio.ConnectionPool.from_url(url, socket_timeout=timeout,
-                                                     socket_connect_timeout=timeout)
-        self.loop_pipeliner = LoopPipeliner(pool.make_connection)
+        self.loop_pipeliner = LoopPipeliner(url, timeout)
         self._take_head = head(b"EVALSHA", self._take.sha.encode(), b"3", count=10)
         self._take_tail = tail(b"%d" % MINUTE_TTL, b"%d" % MONTH_TTL)
         self._seed = self.client.register_script(SEED)
@@ -221,7 +216,7 @@ class RedisCounters:
             self.local.refund(account, month)
             return
         try:
-            self._refund(keys=_month_keys(account, month))
+            self._refund(keys=_month_keys(account, month), args=(MONTH_TTL,))
             self._touched.add((account, month))
         except self._errors:
             self._went_down()
