@@ -125,6 +125,7 @@ class RedisCounters:
         self._seed = self.client.register_script(SEED)
         self._refund = self.client.register_script(REFUND)
         self.seeded = 0                                        # months seeded from the store
+        self._packed: dict[str, tuple[tuple[int, ...], bytes]] = {}   # by key: ``_pack``
         self._down_until = 0.0
         self._touched: set[tuple[int, int]] = set()          # (account, month) since a flush
 
@@ -185,11 +186,19 @@ class RedisCounters:
 
     def _pack(self, key: str, minute: int, minute_limit: int, account: int, month: int,
               month_limit: int) -> bytes:
-        """The EVALSHA of TAKE for this check."""
+        """The EVALSHA of TAKE for this check: the same bytes for a key's calls of one minute
+        (under the same limits), so they are kept by key until the minute or a limit moves."""
+        kept = self._packed.get(key)
+        if kept is not None and kept[0] == (minute, minute_limit, account, month, month_limit):
+            return kept[1]
         keys = _keys(key, minute, account, month)
-        return b"".join((self._take_head, tail(*[k.encode() for k in keys],
-                                               b"%d" % minute_limit, b"%d" % month_limit),
-                         self._take_tail))
+        packed = b"".join((self._take_head, tail(*[k.encode() for k in keys],
+                                                 b"%d" % minute_limit, b"%d" % month_limit),
+                           self._take_tail))
+        if len(self._packed) >= 4096:
+            self._packed.clear()        # bounded: the keys of the last minute come back
+        self._packed[key] = ((minute, minute_limit, account, month, month_limit), packed)
+        return packed
 
     def _call(self, packed: bytes) -> Any:
         """A TAKE through the pipeliner; loaded again when Redis no longer has it (a
