@@ -181,3 +181,48 @@ def test_the_service_s_concurrent_calls_over_the_minute_get_429_past_it(
     statuses = asyncio.run(scenario())
     assert sorted(statuses) == [200] * 11 + [429] * 9
     assert isinstance(app.counters, RedisCounters) and app.counters.fallbacks == 0
+
+
+def test_mcp_tool_calls_on_a_loop_await_their_checks_and_stop_at_the_minute(
+        redis_url: str, tmp_path: Path) -> None:
+    # MCP's gate checks as REST's do on a loop: pipelined with the loop's others, none a
+    # blocking round trip; numbered ids make kept calls (the plan, then the kept answer), and
+    # a batch's calls are awaited one after the other
+    import orjson
+
+    from tests.server_fixtures import bearer, make, new_key, running
+
+    app, store = make(tmp_path, redis_url=redis_url)
+    _, secret = new_key(store)
+    store.set_limits("acme", 14, 1000)
+
+    def call(rid: int) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                             "params": {"name": "analyze_chord",
+                                        "arguments": {"chord": "Dm7b5", "key": "Cm"}}})
+
+    async def scenario() -> tuple[list[Any], Any]:
+        async with running(app, headers=bearer(secret)) as http:
+            counters = app.counters
+            assert isinstance(counters, RedisCounters)
+            first = await http.post("/mcp", content=call(1))   # loads the script, seeds
+            assert first.status_code == 200 and first.json()["result"]["isError"] is False
+            blocking, sent = counters.pipeliner.commands, counters.loop_pipeliner.commands
+            answers = await asyncio.gather(*(http.post("/mcp", content=call(rid))
+                                             for rid in range(2, 22)))
+            batch = await http.post("/mcp", content=b"[" + call(30) + b"," + call(31) + b"]")
+            assert counters.loop_pipeliner.commands == sent + 22
+            assert counters.pipeliner.commands == blocking       # no check blocked the loop
+            return list(answers), batch
+
+    answers, batch = asyncio.run(scenario())
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200] * 13 + [429] * 7                 # the first call and 13: 14
+    for answer in answers:
+        body = answer.json()
+        if answer.status_code == 200:
+            assert body["result"]["isError"] is False
+        else:
+            assert body["error"]["data"]["code"] == "rate_limited"
+    assert [element["error"]["data"]["code"] for element in batch.json()] == \
+        ["rate_limited"] * 2
