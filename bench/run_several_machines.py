@@ -274,13 +274,16 @@ class Server:
         wait_healthy(self.port, self.process, 180, f"{label}: the server did not start")
         self.rounds: list[tuple[float, float, float]] = []   # req/s, p99 ms, CPU µs a call
         self.parts: list[dict[str, float]] = []   # each round's CPU µs a call, by process
+        self.errors = 0                           # answers not 2xx (wrk's count)
+        self.address = address
 
     def measure(self, args: argparse.Namespace, others: Others) -> tuple[float, float, float]:
         """One wrk run; every process's CPU read before and after it (``PARTS``)."""
         before = cpu_seconds(self.process.pid)
         side, wrk_before, busy = others.read(), children_cpu(), machine_busy()
         figures = wrk(f"http://127.0.0.1:{self.port}/v2/analyze", self.script, 2,
-                      args.connections, args.seconds)
+                      args.connections, args.seconds, refused=0.01)  # a few: said, not hidden
+        self.errors += int(figures.get("ERRORS", 0))
         server = cpu_seconds(self.process.pid) - before
         spent = {"server": server, "wrk": children_cpu() - wrk_before,
                  **{name: cpu - side[name] for name, cpu in others.read().items()}}
@@ -290,6 +293,16 @@ class Server:
         run = (figures["rps"], figures["P99"] / 1e3, server / calls * 1e6)
         self.rounds.append(run)
         return run
+
+    def statuses(self) -> list[tuple[int, str | None, int]]:
+        """(status, error code, calls) of the answers in the server's request log."""
+        store = open_store(self.address)
+        try:
+            return store.conn.execute(
+                "SELECT status, error, count(*) FROM request_log GROUP BY status, error "
+                "ORDER BY status").fetchall()
+        finally:
+            store.close()
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -343,7 +356,7 @@ def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespac
             for server in servers if n % 2 == 0 else servers[::-1]:
                 rps, p99, cpu = server.measure(args, others)
                 print(f"round {n + 1}: {server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
-                      f"{cpu:4.0f} µs/call", flush=True)
+                      f"{cpu:4.0f} µs/call  load {os.getloadavg()[0]:.1f}", flush=True)
         print(f"\nmedians of {args.rounds} rounds (POST /v2/analyze, {args.interface.upper()}, "
               f"{args.workers} workers, "
               f"{args.connections} connections, {args.seconds:g} s each):")
@@ -362,6 +375,10 @@ def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespac
         print("p99 of PostgreSQL + Redis / the default's: " + spread(
             [f[1] / d[1] for f, d in zip(fast.rounds, default.rounds, strict=True)]))
         cpu_table(servers)
+        for server in servers:
+            if server.errors:
+                print(f"{server.label}: {server.errors} answers not 2xx; the log's statuses: "
+                      f"{server.statuses()}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
