@@ -112,11 +112,9 @@ class LoopPipeliner:
     the loop (no task), and the replies are parsed where they arrive (``data_received``), each
     resolving its check's future in the order sent; no per-reply coroutine, timeout context or
     parser object. redis-py's reading cost the worker 24 µs of CPU a check under load
-    (``bench/run_several_machines.py``). One batch is out at a time: the checks queued while it
-    is leave together when its last reply is in (larger batches: fewer writes, reads and
-    wake-ups for the worker and for Redis, whose CPU a check falls from ~20 µs alone to ~6 at
-    16 a batch). Redis answers a connection's commands in the order received, and the futures
-    wait in that order. ``timeout``: the connection (and its handshake, AUTH and
+    (``bench/run_several_machines.py``). Batches may overlap (a tick's checks leave while the
+    last tick's are out): Redis answers a connection's commands in the order received, and the
+    futures wait in that order. ``timeout``: the connection (and its handshake, AUTH and
     SELECT as the URL says) and each batch's replies; past it, every check waiting on the
     connection fails with ``TimeoutError`` and the connection is closed (the caller falls
     back), the next check connects again."""
@@ -232,8 +230,7 @@ class _Resp(asyncio.Protocol):
             raise ConnectionError("the connection to Redis was lost")
         future = self.loop.create_future()
         self.waiting.append(future)
-        if not self.outgoing and len(self.waiting) == 1:
-            # the first of this tick, none out: the write after the tick's other checks
+        if not self.outgoing:          # the first of this tick: the write after the others
             self.loop.call_soon(self._write)
         self.outgoing.append(packed)
         return future
@@ -272,8 +269,6 @@ class _Resp(asyncio.Protocol):
             self._fail(ConnectionError(f"unreadable reply from Redis: {error}"))
             return
         self.buffer = buffer[at:]
-        if self.outgoing and len(waiting) == len(self.outgoing):
-            self._write()              # the batch is back: the checks queued meanwhile leave
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._fail(ConnectionError("the connection to Redis was lost"))
