@@ -226,3 +226,28 @@ def test_mcp_tool_calls_on_a_loop_await_their_checks_and_stop_at_the_minute(
             assert body["error"]["data"]["code"] == "rate_limited"
     assert [element["error"]["data"]["code"] for element in batch.json()] == \
         ["rate_limited"] * 2
+
+
+def test_replies_cut_anywhere_by_the_socket_reach_their_checks_in_order() -> None:
+    # the loop's connection parses what arrives, however the socket cuts it: TAKE's three
+    # integers, an error reply (NOSCRIPT: that check's alone), a bulk string, a nil, a status
+    from redis.exceptions import NoScriptError
+
+    from server.accounts.redis_pipeline import LoopPipeliner, _Resp
+
+    stream = (b"*3\r\n:12\r\n:345\r\n:1\r\n-NOSCRIPT No matching script\r\n"
+              b"*3\r\n:0\r\n:0\r\n:-1\r\n$5\r\nhello\r\n$-1\r\n+OK\r\n*2\r\n:1\r\n$1\r\nx\r\n")
+
+    async def feed(size: int) -> list[Any]:
+        resp = _Resp(LoopPipeliner("unix:///nowhere", 1.0))
+        futures = [resp.loop.create_future() for _ in range(7)]
+        resp.waiting.extend(futures)
+        for at in range(0, len(stream), size):
+            resp.data_received(stream[at:at + size])
+        return [f.exception() or f.result() for f in futures]
+
+    for size in (1, 2, 3, 5, 7, 11, len(stream)):
+        replies = asyncio.run(feed(size))
+        assert isinstance(replies[1], NoScriptError)
+        assert [replies[0], *replies[2:]] == [[12, 345, 1], [0, 0, -1], b"hello", None, b"OK",
+                                              [1, b"x"]]
