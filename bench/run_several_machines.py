@@ -251,15 +251,17 @@ class Server:
     unreachable limits, and its wrk script."""
 
     def __init__(self, label: str, address: str, args: argparse.Namespace,
-                 redis_url: str = "") -> None:
+                 redis_url: str = "", code: Path = REPO) -> None:
         self.label = label
         self.tmp = Path(tempfile.mkdtemp(prefix="harmony-machines-"))
         env = {**os.environ, "HARMONY_DB": address, "HARMONY_STATE_DIR": str(self.tmp),
                "HARMONY_FLOOD_PER_MINUTE": "1000000000", "HARMONY_REDIS_URL": redis_url,
-               "HARMONY_INTERFACE": args.interface}
+               "HARMONY_INTERFACE": args.interface,
+               "PYTHONPATH": os.pathsep.join(filter(None, (str(code),
+                                                           os.environ.get("PYTHONPATH"))))}
 
         def harmony(*command: str) -> str:
-            return subprocess.run([*HARMONY, *command], env=env, cwd=REPO, capture_output=True,
+            return subprocess.run([*HARMONY, *command], env=env, cwd=code, capture_output=True,
                                   text=True, check=True, timeout=120).stdout.strip()
 
         harmony("accounts", "create", "bench", "--plan", "enterprise")
@@ -270,7 +272,7 @@ class Server:
         self.port = free_port()
         self.process = subprocess.Popen(
             [*HARMONY, "serve", "--port", str(self.port), "--workers", str(args.workers)],
-            env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env=env, cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_healthy(self.port, self.process, 180, f"{label}: the server did not start")
         self.rounds: list[tuple[float, float, float]] = []   # req/s, p99 ms, CPU µs a call
         self.parts: list[dict[str, float]] = []   # each round's CPU µs a call, by process
@@ -327,17 +329,19 @@ def cpu_table(servers: list[Server]) -> None:
         figures = {p: median(r[p] for r in server.parts) for p in PARTS}
         total = sum(figures[p] for p in PARTS[:4])
         ours.append(total)
-        print(f"{server.label:38} " + " ".join(f"{figures[p]:15.1f}" for p in PARTS)
+        print(f"{server.label:46} " + " ".join(f"{figures[p]:15.1f}" for p in PARTS)
               + f" {total:7.1f}")
-    default, fast = servers[0], servers[1]
+    default = servers[0]
     wrk_cost = median(r["wrk"] for r in default.parts)
-    print(f"the ratio the CPU allows (the 2 cores shared by every process, wrk at "
-          f"{wrk_cost:.0f} µs a call): (default's ours + wrk) / (PostgreSQL + Redis's ours + wrk)"
-          f" = {(ours[0] + wrk_cost) / (ours[1] + wrk_cost):.2f}; its server alone "
-          f"{median(r['server'] for r in default.parts):.1f} against "
-          f"{median(r['server'] for r in fast.parts):.1f} µs, redis-server "
-          f"{median(r['redis-server'] for r in fast.parts):.1f}, postgres "
-          f"{median(r['postgres'] for r in fast.parts):.1f}")
+    base = ours[0] + wrk_cost
+    for at in range(1, len(servers), 2):
+        fast = servers[at]
+        side = {p: median(r[p] for r in fast.parts) for p in PARTS}
+        print(f"{fast.label}: the ratio the CPU allows (the 2 cores shared by every process, "
+              f"wrk at {wrk_cost:.0f} µs a call): (default's ours + wrk) / (its ours + wrk) = "
+              f"{base / (ours[at] + wrk_cost):.2f}; with its server at the default's "
+              f"({ours[0]:.0f} µs), redis-server and postgres alone in the way: "
+              f"{base / (base + side['redis-server'] + side['postgres']):.2f}")
 
 
 def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespace,
@@ -345,35 +349,42 @@ def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespac
     sqlite = str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "h.db")
     with contextlib.ExitStack() as stack:
         servers = []
-        for label, address, url in (
-                ("SQLite + this machine's counters", sqlite, ""),
-                ("PostgreSQL + Redis", database(host), redis_url),
-                ("PostgreSQL + Redis answering in 1 ms", database(host), slow_url)):
-            server = Server(label, address, args, url)
+        setups = [("SQLite + this machine's counters", sqlite, "", REPO),
+                  ("PostgreSQL + Redis", database(host), redis_url, REPO),
+                  ("PostgreSQL + Redis answering in 1 ms", database(host), slow_url, REPO)]
+        if args.compare:   # the same set-ups served by another checkout's code (before)
+            setups += [(f"{label} [{args.compare.name}]", database(host), url, args.compare)
+                       for label, url in (("PostgreSQL + Redis", redis_url + "?db=3"),
+                                          ("PostgreSQL + Redis answering in 1 ms",
+                                           slow_url.replace("?db=1", "?db=2")))]
+        for label, address, url, code in setups:
+            server = Server(label, address, args, url, code)
             stack.callback(server.stop)
             servers.append(server)
         for n in range(args.rounds):  # alternating order: no set-up always measured first
             for server in servers if n % 2 == 0 else servers[::-1]:
                 rps, p99, cpu = server.measure(args, others)
-                print(f"round {n + 1}: {server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
+                print(f"round {n + 1}: {server.label:46} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
                       f"{cpu:4.0f} µs/call  load {os.getloadavg()[0]:.1f}", flush=True)
         print(f"\nmedians of {args.rounds} rounds (POST /v2/analyze, {args.interface.upper()}, "
               f"{args.workers} workers, "
               f"{args.connections} connections, {args.seconds:g} s each):")
         for server in servers:
             rps, p99, cpu = (median(r[i] for r in server.rounds) for i in range(3))
-            print(f"{server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  server CPU "
+            print(f"{server.label:46} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  server CPU "
                   f"{cpu:4.0f} µs/call")
-        default, fast, slow = servers
-        print("PostgreSQL + Redis / the embedded default, throughput: " + spread(
-            [f[0] / d[0] for f, d in zip(fast.rounds, default.rounds, strict=True)])
-            + " (aim >= 0.8)")
-        print("p99 with a Redis answering in 1 ms / with Redis at hand: " + spread(
-            [s[1] / f[1] for s, f in zip(slow.rounds, fast.rounds, strict=True)])
-            + " (aim <= 1.2); its throughput / Redis at hand's: " + spread(
-            [s[0] / f[0] for s, f in zip(slow.rounds, fast.rounds, strict=True)]))
-        print("p99 of PostgreSQL + Redis / the default's: " + spread(
-            [f[1] / d[1] for f, d in zip(fast.rounds, default.rounds, strict=True)]))
+        default = servers[0]
+        for fast, slow in zip(servers[1::2], servers[2::2], strict=True):
+            tag = f" [{args.compare.name}]" if fast is not servers[1] else ""
+            print(f"PostgreSQL + Redis{tag} / the embedded default, throughput: " + spread(
+                [f[0] / d[0] for f, d in zip(fast.rounds, default.rounds, strict=True)])
+                + " (aim >= 0.8)")
+            print(f"p99 with a Redis answering in 1 ms / with Redis at hand{tag}: " + spread(
+                [s[1] / f[1] for s, f in zip(slow.rounds, fast.rounds, strict=True)])
+                + " (aim <= 1.2); its throughput / Redis at hand's: " + spread(
+                [s[0] / f[0] for s, f in zip(slow.rounds, fast.rounds, strict=True)]))
+            print(f"p99 of PostgreSQL + Redis{tag} / the default's: " + spread(
+                [f[1] / d[1] for f, d in zip(fast.rounds, default.rounds, strict=True)]))
         cpu_table(servers)
         for server in servers:
             if server.errors:
@@ -394,6 +405,10 @@ def main() -> int:
                              "profile's, its checks awaited, a loop tick's in one round trip)")
     parser.add_argument("--delay-ms", type=float, default=1.0,
                         help="how late the slow Redis answers")
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="also serve the two Redis set-ups from another checkout of the "
+                             "project (e.g. a worktree of the commit before a change), in the "
+                             "same rounds")
     parser.add_argument("--load-only", action="store_true",
                         help="only the three servers under load (no figures per check)")
     parser.add_argument("--proxy", nargs=3, metavar=("LISTEN", "UPSTREAM", "SECONDS"),
