@@ -284,7 +284,7 @@ class Server:
         before = cpu_seconds(self.process.pid)
         side, wrk_before, busy = others.read(), children_cpu(), machine_busy()
         figures = wrk(f"http://127.0.0.1:{self.port}/v2/analyze", self.script, 2,
-                      args.connections, args.seconds, refused=0.01)  # a few: said, not hidden
+                      args.connections, args.seconds, refused=0.05)  # a few: said, not hidden
         self.errors += int(figures.get("ERRORS", 0))
         server = cpu_seconds(self.process.pid) - before
         spent = {"server": server, "wrk": children_cpu() - wrk_before,
