@@ -18,7 +18,7 @@ is lost or run twice. The race tests run through it (``tests/test_server_redis.p
 Why not redis-py's ``Pipeline``: it asks Redis whether its scripts exist (SCRIPT EXISTS, a
 round trip) at each ``execute``, and builds a command object per call. Here a command is the
 bytes of one EVALSHA (its fixed head packed once) and a reply is read by redis-py's own
-connection (its hiredis parser); an error reply (NOSCRIPT after Redis restarted empty) is that
+connection (its hiredis parser; on an event loop by ``_Resp``, below); an error reply (NOSCRIPT after Redis restarted empty) is that
 command's answer alone, the stream stays in step.
 
 A connection error or timeout (``timeout`` per write and per reply) fails every command of the
