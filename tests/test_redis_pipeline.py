@@ -251,3 +251,44 @@ def test_replies_cut_anywhere_by_the_socket_reach_their_checks_in_order() -> Non
         assert isinstance(replies[1], NoScriptError)
         assert [replies[0], *replies[2:]] == [[12, 345, 1], [0, 0, -1], b"hello", None, b"OK",
                                               [1, b"x"]]
+
+
+def test_the_loop_s_connection_signs_in_and_selects_the_url_s_database(tmp_path: Path) -> None:
+    # a Redis with a password, the counters in database 2: the loop's own connection sends
+    # AUTH and SELECT before its first check, as redis-py's connection does
+    import subprocess
+    import time
+
+    import pytest
+    import redis
+
+    from tests.redis_server import redis_binary
+
+    binary = redis_binary()
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    socket = tmp_path / "redis.sock"
+    server = subprocess.Popen([binary, "--port", "0", "--unixsocket", str(socket),
+                               "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
+                               "--requirepass", "s3cret", "--dir", str(tmp_path)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not socket.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        url = f"unix://{socket}?db=2&password=s3cret"
+        counters = _counters(url, tmp_path)
+        counters.take("key_auth", MINUTE, 100, 1, MONTH, 1000)     # seeds the month
+        taken = _on_a_loop(counters, _soon(counters, "key_auth", 3, 100, 1000))
+        assert [t.month_used for t in taken] == [2, 3, 4] and counters.fallbacks == 0
+        admin = redis.Redis(unix_socket_path=str(socket), password="s3cret", db=2)
+        assert int(admin.get(f"harmony:{{a:1}}:M:{MONTH}") or 0) == 4
+        admin.close()
+        wrong = _counters(f"unix://{socket}?db=2&password=nope", tmp_path)
+        refused = _on_a_loop(wrong, _soon(wrong, "key_auth", 2, 100, 1000))
+        assert wrong.fallbacks == 2 and all(t.reserved for t in refused)  # its own share
+        counters.close()
+        wrong.close()
+    finally:
+        server.terminate()
+        server.wait(30)

@@ -159,7 +159,10 @@ class LoopPipeliner:
             await asyncio.wait_for(self._open(loop, resp), self.timeout)
         except BaseException as error:
             resp.close()
-            connecting.set_exception(error)
+            # the checks waiting on this connection fail as on an outage (they fall back),
+            # even when it is this check's request that was cancelled
+            connecting.set_exception(error if isinstance(error, Exception)
+                                     else ConnectionError("connecting to Redis was cancelled"))
             connecting.exception()      # retrieved: the waiters, if any, get it too
             raise
         finally:
