@@ -18,8 +18,9 @@ is lost or run twice. The race tests run through it (``tests/test_server_redis.p
 Why not redis-py's ``Pipeline``: it asks Redis whether its scripts exist (SCRIPT EXISTS, a
 round trip) at each ``execute``, and builds a command object per call. Here a command is the
 bytes of one EVALSHA (its fixed head packed once) and a reply is read by redis-py's own
-connection (its hiredis parser; on an event loop by ``_Resp``, below); an error reply (NOSCRIPT after Redis restarted empty) is that
-command's answer alone, the stream stays in step.
+connection (its hiredis parser; on an event loop by ``_Resp``, below); an error reply
+(NOSCRIPT after Redis restarted empty) is that command's answer alone, the stream stays in
+step.
 
 A connection error or timeout (``timeout`` per write and per reply) fails every command of the
 batch with it, and the connection is dropped: the next batch connects again. The caller falls
@@ -129,10 +130,6 @@ class LoopPipeliner:
         self._connecting: asyncio.Future[_Resp] | None = None
         self.batches = 0
         self.commands = 0
-
-    @property
-    def connection(self) -> _Resp | None:
-        return self._resp
 
     def call(self, packed: bytes) -> Awaitable[Any]:
         """The reply to await: the future itself while the connection stands (no coroutine
