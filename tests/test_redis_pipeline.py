@@ -211,7 +211,9 @@ def test_mcp_tool_calls_on_a_loop_await_their_checks_and_stop_at_the_minute(
             answers = await asyncio.gather(*(http.post("/mcp", content=call(rid))
                                              for rid in range(2, 22)))
             batch = await http.post("/mcp", content=b"[" + call(30) + b"," + call(31) + b"]")
-            assert counters.loop_pipeliner.commands == sent + 22
+            kept = [await http.post("/mcp", content=call(rid)) for rid in (40, 41)]
+            assert [k.status_code for k in kept] == [429, 429]   # a kept call's refusal
+            assert counters.loop_pipeliner.commands == sent + 24
             assert counters.pipeliner.commands == blocking       # no check blocked the loop
             return list(answers), batch
 
