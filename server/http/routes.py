@@ -15,8 +15,7 @@ from server.accounts import NEEDS_KEY
 from server.api import MAX_DEPTH, SHALLOW, Operation, Response, answerer, depth, error_response
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
-from server.mcp import Gate
-from server.mcp.jsonrpc import Reply
+from server.mcp import Gate, Reply
 from server.web import PAGE_ROUTES, PageRequest
 
 
