@@ -47,10 +47,11 @@ class SizedFloorApp:
 
         from engine import analyze
         from server.mcp import McpEndpoint
+        from server.mcp.jsonrpc import Reply
 
         self.body = orjson.dumps(analyze(orjson.loads(ANALYZE_BODY)))
         reply = McpEndpoint().answer("POST", {}, MCP_BODY)
-        assert not isinstance(reply, list) and reply.status == 200
+        assert isinstance(reply, Reply) and reply.status == 200
         self.mcp_body = reply.body
         self.headers = [("content-type", "application/json"), ("x-quota-limit", "1000000000"),
                         ("x-quota-used", "123456"), ("ratelimit-limit", "100000000"),

@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -40,6 +41,46 @@ from tests.pg_server import database, pg_bin, postgres_server
 from tests.redis_server import redis_binary, redis_server
 
 MONTH = 2027 * 12
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid: int, reaped: bool = False) -> float:
+    """CPU seconds of ``pid`` and its living descendants (``cpu_seconds``), with ``reaped``
+    the children it has waited for too (PostgreSQL's backends that ended)."""
+    total = cpu_seconds(pid)
+    if reaped:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[13]) + int(fields[14])) / TICK
+    return total
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy (every core, ``/proc/stat``: all but idle
+    and iowait)."""
+    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / TICK
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's children it has waited for (wrk, once it has ended)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+class Others:
+    """The processes besides the servers whose CPU a round accounts for: redis-server,
+    PostgreSQL (its postmaster's tree, ended backends included) and the delaying proxy."""
+
+    def __init__(self, redis_pid: int, postgres_pid: int, proxy_pid: int) -> None:
+        self.pids = {"redis-server": (redis_pid, False), "postgres": (postgres_pid, True),
+                     "1 ms proxy": (proxy_pid, False)}
+
+    def read(self) -> dict[str, float]:
+        return {name: tree_cpu(pid, reaped) for name, (pid, reaped) in self.pids.items()}
+
+
+PARTS = ("server", "redis-server", "postgres", "1 ms proxy", "wrk", "rest of machine")
 
 
 def log_rows_per_second(address: str, batch: int = 2048, seconds: float = 3.0) -> float:
@@ -94,9 +135,15 @@ def machine_counters() -> SharedCounters:
     return SharedCounters(Store(str(Path(tempfile.mkdtemp()) / "c.db")))
 
 
-def counter_figures(url: str) -> None:
+def postgres_pid(host: str) -> int:
+    """The postmaster's process id (the first line of its pid file, in its data folder)."""
+    return int((Path(host) / "data" / "postmaster.pid").read_text().split("\n", 1)[0])
+
+
+def counter_figures(url: str, redis_pid: int) -> None:
     """Checks a second from 10 threads: each its own round trip (redis-py's EVALSHA, the
-    path before issue 40) against the pipelined ``take``."""
+    path before issue 40) against the pipelined ``take``; redis-server's own CPU a check,
+    and this process's."""
     counters = RedisCounters(url, machine_counters())
 
     def alone(n: int) -> object:   # the path before issue 40: one EVALSHA, one round trip
@@ -112,11 +159,39 @@ def counter_figures(url: str) -> None:
     before = threaded_checks(alone)
     pipe = getattr(counters, "pipeliner", None)   # absent before issue 40: same as ``alone``
     batches, commands = (pipe.batches, pipe.commands) if pipe else (0, 0)
+    server_before, own_before = tree_cpu(redis_pid), time.process_time()
+    checks_before = pipe.commands if pipe else 0
     after = threaded_checks(pipelined)
+    checks = max(1, (pipe.commands if pipe else 0) - checks_before)
+    server_us = (tree_cpu(redis_pid) - server_before) / checks * 1e6
+    own_us = (time.process_time() - own_before) / checks * 1e6
     per_trip = (pipe.commands - commands) / max(1, pipe.batches - batches) if pipe else 1.0
+    loop_checks(counters, redis_pid)
     print(f"limit checks from 10 threads at once, Redis over a unix socket: one round trip "
-          f"each {before:,.0f}/s, take() {after:,.0f}/s ({per_trip:.1f} checks a round trip)")
+          f"each {before:,.0f}/s, take() {after:,.0f}/s ({per_trip:.1f} checks a round trip); "
+          f"CPU a pipelined check: redis-server {server_us:.1f} µs, the client "
+          f"{own_us:.1f} µs")
     counters.close()
+
+
+def loop_checks(counters: RedisCounters, redis_pid: int, tick: int = 16,
+                checks: int = 32_000) -> None:
+    """An event loop's checks (``take_soon``, as RSGI's requests make them), ``tick`` of them
+    started in each tick: redis-server's CPU a check and this process's (the client side of
+    one check: packing, the write, reading the reply)."""
+    async def run() -> None:
+        for _ in range(checks // tick):
+            await asyncio.gather(*(counters._take_on_loop("k", 1, 10**9, n, MONTH, 10**12)
+                                   for n in range(tick)))
+        await counters.aclose()
+
+    server_before, own_before = tree_cpu(redis_pid), time.process_time()
+    start = time.perf_counter()
+    asyncio.run(run())
+    elapsed = time.perf_counter() - start
+    print(f"limit checks on an event loop, {tick} a tick: {checks / elapsed:,.0f}/s; CPU a "
+          f"check: redis-server {(tree_cpu(redis_pid) - server_before) / checks * 1e6:.1f} µs, "
+          f"the client {(time.process_time() - own_before) / checks * 1e6:.1f} µs")
 
 
 # ---------------------------------------------------------------- a Redis that answers late
@@ -150,8 +225,9 @@ async def _delay_proxy(listen: str, upstream: str, delay: float) -> None:
 
 
 @contextlib.contextmanager
-def delay_proxy(upstream: Path, delay: float) -> Iterator[str]:
-    """A proxy process in front of the Redis socket ``upstream``: its unix socket's URL."""
+def delay_proxy(upstream: Path, delay: float) -> Iterator[tuple[str, int]]:
+    """A proxy process in front of the Redis socket ``upstream``: its unix socket's URL and
+    its process id."""
     listen = upstream.with_name("slow.sock")
     proxy = subprocess.Popen([sys.executable, __file__, "--proxy", str(listen), str(upstream),
                               str(delay)], cwd=REPO)
@@ -161,7 +237,7 @@ def delay_proxy(upstream: Path, delay: float) -> Iterator[str]:
             if proxy.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the delaying proxy did not start")
             time.sleep(0.05)
-        yield f"unix://{listen}"
+        yield f"unix://{listen}", proxy.pid
     finally:
         proxy.terminate()
         proxy.wait(30)
@@ -175,15 +251,17 @@ class Server:
     unreachable limits, and its wrk script."""
 
     def __init__(self, label: str, address: str, args: argparse.Namespace,
-                 redis_url: str = "") -> None:
+                 redis_url: str = "", code: Path = REPO) -> None:
         self.label = label
         self.tmp = Path(tempfile.mkdtemp(prefix="harmony-machines-"))
         env = {**os.environ, "HARMONY_DB": address, "HARMONY_STATE_DIR": str(self.tmp),
                "HARMONY_FLOOD_PER_MINUTE": "1000000000", "HARMONY_REDIS_URL": redis_url,
-               "HARMONY_INTERFACE": args.interface}
+               "HARMONY_INTERFACE": args.interface,
+               "PYTHONPATH": os.pathsep.join(filter(None, (str(code),
+                                                           os.environ.get("PYTHONPATH"))))}
 
         def harmony(*command: str) -> str:
-            return subprocess.run([*HARMONY, *command], env=env, cwd=REPO, capture_output=True,
+            return subprocess.run([*HARMONY, *command], env=env, cwd=code, capture_output=True,
                                   text=True, check=True, timeout=120).stdout.strip()
 
         harmony("accounts", "create", "bench", "--plan", "enterprise")
@@ -194,18 +272,39 @@ class Server:
         self.port = free_port()
         self.process = subprocess.Popen(
             [*HARMONY, "serve", "--port", str(self.port), "--workers", str(args.workers)],
-            env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            env=env, cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_healthy(self.port, self.process, 180, f"{label}: the server did not start")
         self.rounds: list[tuple[float, float, float]] = []   # req/s, p99 ms, CPU µs a call
+        self.parts: list[dict[str, float]] = []   # each round's CPU µs a call, by process
+        self.errors = 0                           # answers not 2xx (wrk's count)
+        self.address = address
 
-    def measure(self, args: argparse.Namespace) -> tuple[float, float, float]:
+    def measure(self, args: argparse.Namespace, others: Others) -> tuple[float, float, float]:
+        """One wrk run; every process's CPU read before and after it (``PARTS``)."""
         before = cpu_seconds(self.process.pid)
+        side, wrk_before, busy = others.read(), children_cpu(), machine_busy()
         figures = wrk(f"http://127.0.0.1:{self.port}/v2/analyze", self.script, 2,
-                      args.connections, args.seconds)
-        cpu = (cpu_seconds(self.process.pid) - before) / figures["N"] * 1e6
-        run = (figures["rps"], figures["P99"] / 1e3, cpu)
+                      args.connections, args.seconds, refused=0.05)  # a few: said, not hidden
+        self.errors += int(figures.get("ERRORS", 0))
+        server = cpu_seconds(self.process.pid) - before
+        spent = {"server": server, "wrk": children_cpu() - wrk_before,
+                 **{name: cpu - side[name] for name, cpu in others.read().items()}}
+        spent["rest of machine"] = max(0.0, machine_busy() - busy - sum(spent.values()))
+        calls = figures["N"]
+        self.parts.append({name: spent[name] / calls * 1e6 for name in PARTS})
+        run = (figures["rps"], figures["P99"] / 1e3, server / calls * 1e6)
         self.rounds.append(run)
         return run
+
+    def statuses(self) -> list[tuple[int, str | None, int]]:
+        """(status, error code, calls) of the answers in the server's request log."""
+        store = open_store(self.address)
+        try:
+            return store.conn.execute(
+                "SELECT status, error, count(*) FROM request_log GROUP BY status, error "
+                "ORDER BY status").fetchall()
+        finally:
+            store.close()
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -219,39 +318,78 @@ def spread(values: list[float]) -> str:
     return f"{median(values):.2f} (rounds {min(values):.2f}-{max(values):.2f})"
 
 
-def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespace) -> None:
+def cpu_table(servers: list[Server]) -> None:
+    """Each process's CPU µs a call (medians of the rounds), the ceiling they set (2 cores
+    busy: req/s <= 2 s / the CPU of a call on them all) and the ratio it allows."""
+    print("\nCPU µs a call by process (medians of the rounds; 'ours' = server + redis-server "
+          "+ postgres + proxy, what serving a call costs the machine, wrk apart):")
+    print(f"{'':38} " + " ".join(f"{p:>15}" for p in PARTS) + f" {'ours':>7}")
+    ours: list[float] = []
+    for server in servers:
+        figures = {p: median(r[p] for r in server.parts) for p in PARTS}
+        total = sum(figures[p] for p in PARTS[:4])
+        ours.append(total)
+        print(f"{server.label:46} " + " ".join(f"{figures[p]:15.1f}" for p in PARTS)
+              + f" {total:7.1f}")
+    default = servers[0]
+    wrk_cost = median(r["wrk"] for r in default.parts)
+    base = ours[0] + wrk_cost
+    for at in range(1, len(servers), 2):
+        fast = servers[at]
+        side = {p: median(r[p] for r in fast.parts) for p in PARTS}
+        print(f"{fast.label}: the ratio the CPU allows (the 2 cores shared by every process, "
+              f"wrk at {wrk_cost:.0f} µs a call): (default's ours + wrk) / (its ours + wrk) = "
+              f"{base / (ours[at] + wrk_cost):.2f}; with its server at the default's "
+              f"({ours[0]:.0f} µs), redis-server and postgres alone in the way: "
+              f"{base / (base + side['redis-server'] + side['postgres']):.2f}")
+
+
+def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespace,
+               others: Others) -> None:
     sqlite = str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "h.db")
     with contextlib.ExitStack() as stack:
         servers = []
-        for label, address, url in (
-                ("SQLite + this machine's counters", sqlite, ""),
-                ("PostgreSQL + Redis", database(host), redis_url),
-                ("PostgreSQL + Redis answering in 1 ms", database(host), slow_url)):
-            server = Server(label, address, args, url)
+        setups = [("SQLite + this machine's counters", sqlite, "", REPO),
+                  ("PostgreSQL + Redis", database(host), redis_url, REPO),
+                  ("PostgreSQL + Redis answering in 1 ms", database(host), slow_url, REPO)]
+        if args.compare:   # the same set-ups served by another checkout's code (before)
+            setups += [(f"{label} [{args.compare.name}]", database(host), url, args.compare)
+                       for label, url in (("PostgreSQL + Redis", redis_url + "?db=3"),
+                                          ("PostgreSQL + Redis answering in 1 ms",
+                                           slow_url.replace("?db=1", "?db=2")))]
+        for label, address, url, code in setups:
+            server = Server(label, address, args, url, code)
             stack.callback(server.stop)
             servers.append(server)
         for n in range(args.rounds):  # alternating order: no set-up always measured first
             for server in servers if n % 2 == 0 else servers[::-1]:
-                rps, p99, cpu = server.measure(args)
-                print(f"round {n + 1}: {server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
-                      f"{cpu:4.0f} µs/call", flush=True)
+                rps, p99, cpu = server.measure(args, others)
+                print(f"round {n + 1}: {server.label:46} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  "
+                      f"{cpu:4.0f} µs/call  load {os.getloadavg()[0]:.1f}", flush=True)
         print(f"\nmedians of {args.rounds} rounds (POST /v2/analyze, {args.interface.upper()}, "
               f"{args.workers} workers, "
               f"{args.connections} connections, {args.seconds:g} s each):")
         for server in servers:
             rps, p99, cpu = (median(r[i] for r in server.rounds) for i in range(3))
-            print(f"{server.label:38} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  server CPU "
+            print(f"{server.label:46} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  server CPU "
                   f"{cpu:4.0f} µs/call")
-        default, fast, slow = servers
-        print("PostgreSQL + Redis / the embedded default, throughput: " + spread(
-            [f[0] / d[0] for f, d in zip(fast.rounds, default.rounds, strict=True)])
-            + " (aim >= 0.8)")
-        print("p99 with a Redis answering in 1 ms / with Redis at hand: " + spread(
-            [s[1] / f[1] for s, f in zip(slow.rounds, fast.rounds, strict=True)])
-            + " (aim <= 1.2); its throughput / Redis at hand's: " + spread(
-            [s[0] / f[0] for s, f in zip(slow.rounds, fast.rounds, strict=True)]))
-        print("p99 of PostgreSQL + Redis / the default's: " + spread(
-            [f[1] / d[1] for f, d in zip(fast.rounds, default.rounds, strict=True)]))
+        default = servers[0]
+        for fast, slow in zip(servers[1::2], servers[2::2], strict=True):
+            tag = f" [{args.compare.name}]" if fast is not servers[1] else ""
+            print(f"PostgreSQL + Redis{tag} / the embedded default, throughput: " + spread(
+                [f[0] / d[0] for f, d in zip(fast.rounds, default.rounds, strict=True)])
+                + " (aim >= 0.8)")
+            print(f"p99 with a Redis answering in 1 ms / with Redis at hand{tag}: " + spread(
+                [s[1] / f[1] for s, f in zip(slow.rounds, fast.rounds, strict=True)])
+                + " (aim <= 1.2); its throughput / Redis at hand's: " + spread(
+                [s[0] / f[0] for s, f in zip(slow.rounds, fast.rounds, strict=True)]))
+            print(f"p99 of PostgreSQL + Redis{tag} / the default's: " + spread(
+                [f[1] / d[1] for f, d in zip(fast.rounds, default.rounds, strict=True)]))
+        cpu_table(servers)
+        for server in servers:
+            if server.errors:
+                print(f"{server.label}: {server.errors} answers not 2xx; the log's statuses: "
+                      f"{server.statuses()}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
@@ -267,6 +405,12 @@ def main() -> int:
                              "profile's, its checks awaited, a loop tick's in one round trip)")
     parser.add_argument("--delay-ms", type=float, default=1.0,
                         help="how late the slow Redis answers")
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="also serve the two Redis set-ups from another checkout of the "
+                             "project (e.g. a worktree of the commit before a change), in the "
+                             "same rounds")
+    parser.add_argument("--load-only", action="store_true",
+                        help="only the three servers under load (no figures per check)")
     parser.add_argument("--proxy", nargs=3, metavar=("LISTEN", "UPSTREAM", "SECONDS"),
                         help=argparse.SUPPRESS)   # the delaying proxy's own process
     args = parser.parse_args()
@@ -279,7 +423,12 @@ def main() -> int:
               "redis-server)")
         return 0
     with postgres_server() as host, redis_server(free_port()) as redis, \
-            delay_proxy(redis.socket, args.delay_ms / 1000) as slow_url:
+            delay_proxy(redis.socket, args.delay_ms / 1000) as (slow_url, proxy_pid):
+        assert redis.process is not None
+        others = Others(redis.process.pid, postgres_pid(host), proxy_pid)
+        if args.load_only:
+            under_load(host, redis.url, slow_url + "?db=1", args, others)
+            return 0
         local = machine_counters()
         print("limit check, p50 / p99 per call: this machine's file {:.1f} / {:.1f} µs".format(
             *counter_check_us(local)))
@@ -290,13 +439,13 @@ def main() -> int:
                   "{:.1f} / {:.1f} µs".format(*counter_check_us(counters, 2000)))
             counters.close()
         local.close()
-        counter_figures(redis.url)
+        counter_figures(redis.url, redis.process.pid)
         sqlite = str(Path(tempfile.mkdtemp(prefix="harmony-machines-")) / "harmony.db")
         print(f"request log into SQLite:     {log_rows_per_second(sqlite):,.0f} rows/s "
               "(2,048-row batches, one JSON text each)")
         print(f"request log into PostgreSQL: {log_rows_per_second(database(host)):,.0f} rows/s "
               "(2,048-row batches, COPY)")
-        under_load(host, redis.url, slow_url + "?db=1", args)
+        under_load(host, redis.url, slow_url + "?db=1", args, others)
     return 0
 
 

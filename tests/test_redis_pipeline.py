@@ -181,3 +181,116 @@ def test_the_service_s_concurrent_calls_over_the_minute_get_429_past_it(
     statuses = asyncio.run(scenario())
     assert sorted(statuses) == [200] * 11 + [429] * 9
     assert isinstance(app.counters, RedisCounters) and app.counters.fallbacks == 0
+
+
+def test_mcp_tool_calls_on_a_loop_await_their_checks_and_stop_at_the_minute(
+        redis_url: str, tmp_path: Path) -> None:
+    # MCP's gate checks as REST's do on a loop: pipelined with the loop's others, none a
+    # blocking round trip; numbered ids make kept calls (the plan, then the kept answer), and
+    # a batch's calls are awaited one after the other
+    import orjson
+
+    from tests.server_fixtures import bearer, make, new_key, running
+
+    app, store = make(tmp_path, redis_url=redis_url)
+    _, secret = new_key(store)
+    store.set_limits("acme", 14, 1000)
+
+    def call(rid: int) -> bytes:
+        return orjson.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                             "params": {"name": "analyze_chord",
+                                        "arguments": {"chord": "Dm7b5", "key": "Cm"}}})
+
+    async def scenario() -> tuple[list[Any], Any]:
+        async with running(app, headers=bearer(secret)) as http:
+            counters = app.counters
+            assert isinstance(counters, RedisCounters)
+            first = await http.post("/mcp", content=call(1))   # loads the script, seeds
+            assert first.status_code == 200 and first.json()["result"]["isError"] is False
+            blocking, sent = counters.pipeliner.commands, counters.loop_pipeliner.commands
+            answers = await asyncio.gather(*(http.post("/mcp", content=call(rid))
+                                             for rid in range(2, 22)))
+            batch = await http.post("/mcp", content=b"[" + call(30) + b"," + call(31) + b"]")
+            kept = [await http.post("/mcp", content=call(rid)) for rid in (40, 41)]
+            assert [k.status_code for k in kept] == [429, 429]   # a kept call's refusal
+            assert counters.loop_pipeliner.commands == sent + 24
+            assert counters.pipeliner.commands == blocking       # no check blocked the loop
+            return list(answers), batch
+
+    answers, batch = asyncio.run(scenario())
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200] * 13 + [429] * 7                 # the first call and 13: 14
+    for answer in answers:
+        body = answer.json()
+        if answer.status_code == 200:
+            assert body["result"]["isError"] is False
+        else:
+            assert body["error"]["data"]["code"] == "rate_limited"
+    assert [element["error"]["data"]["code"] for element in batch.json()] == \
+        ["rate_limited"] * 2
+
+
+def test_replies_cut_anywhere_by_the_socket_reach_their_checks_in_order() -> None:
+    # the loop's connection parses what arrives, however the socket cuts it: TAKE's three
+    # integers, an error reply (NOSCRIPT: that check's alone), a bulk string, a nil, a status
+    from redis.exceptions import NoScriptError
+
+    from server.accounts.redis_pipeline import LoopPipeliner, _Resp
+
+    stream = (b"*3\r\n:12\r\n:345\r\n:1\r\n-NOSCRIPT No matching script\r\n"
+              b"*3\r\n:0\r\n:0\r\n:-1\r\n$5\r\nhello\r\n$-1\r\n+OK\r\n*2\r\n:1\r\n$1\r\nx\r\n")
+
+    async def feed(size: int) -> list[Any]:
+        resp = _Resp(LoopPipeliner("unix:///nowhere", 1.0))
+        futures = [resp.loop.create_future() for _ in range(7)]
+        resp.waiting.extend(futures)
+        for at in range(0, len(stream), size):
+            resp.data_received(stream[at:at + size])
+        return [f.exception() or f.result() for f in futures]
+
+    for size in (1, 2, 3, 5, 7, 11, len(stream)):
+        replies = asyncio.run(feed(size))
+        assert isinstance(replies[1], NoScriptError)
+        assert [replies[0], *replies[2:]] == [[12, 345, 1], [0, 0, -1], b"hello", None, b"OK",
+                                              [1, b"x"]]
+
+
+def test_the_loop_s_connection_signs_in_and_selects_the_url_s_database(tmp_path: Path) -> None:
+    # a Redis with a password, the counters in database 2: the loop's own connection sends
+    # AUTH and SELECT before its first check, as redis-py's connection does
+    import subprocess
+    import time
+
+    import pytest
+    import redis
+
+    from tests.redis_server import redis_binary
+
+    binary = redis_binary()
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    socket = tmp_path / "redis.sock"
+    server = subprocess.Popen([binary, "--port", "0", "--unixsocket", str(socket),
+                               "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
+                               "--requirepass", "s3cret", "--dir", str(tmp_path)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not socket.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        url = f"unix://{socket}?db=2&password=s3cret"
+        counters = _counters(url, tmp_path)
+        counters.take("key_auth", MINUTE, 100, 1, MONTH, 1000)     # seeds the month
+        taken = _on_a_loop(counters, _soon(counters, "key_auth", 3, 100, 1000))
+        assert [t.month_used for t in taken] == [2, 3, 4] and counters.fallbacks == 0
+        admin = redis.Redis(unix_socket_path=str(socket), password="s3cret", db=2)
+        assert int(admin.get(f"harmony:{{a:1}}:M:{MONTH}") or 0) == 4
+        admin.close()
+        wrong = _counters(f"unix://{socket}?db=2&password=nope", tmp_path)
+        refused = _on_a_loop(wrong, _soon(wrong, "key_auth", 2, 100, 1000))
+        assert wrong.fallbacks == 2 and all(t.reserved for t in refused)  # its own share
+        counters.close()
+        wrong.close()
+    finally:
+        server.terminate()
+        server.wait(30)

@@ -58,8 +58,7 @@ local reserved = 0
 if count <= tonumber(ARGV[1]) and used < tonumber(ARGV[2]) then
   used = redis.call('INCR', KEYS[2])
   if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
-  redis.call('INCR', KEYS[3])
-  redis.call('EXPIRE', KEYS[3], ARGV[4])
+  if redis.call('INCR', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[4]) end
   reserved = 1
 end
 return {count, used, reserved}
@@ -76,7 +75,7 @@ REFUND = """
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 if used > 0 then
   redis.call('DECR', KEYS[1])
-  redis.call('INCR', KEYS[2])
+  if redis.call('INCR', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[1]) end
   return used - 1
 end
 return 0
@@ -111,8 +110,6 @@ class RedisCounters:
         self.retry_seconds = retry_seconds
         self.clock = clock
         self.fallbacks = 0
-        import redis.asyncio
-
         self._errors = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
                         TimeoutError, OSError)
         self._no_script = redis.exceptions.NoScriptError
@@ -122,14 +119,13 @@ class RedisCounters:
         # the checks go through their own connection, pipelined (``redis_pipeline``): an
         # EVALSHA of TAKE with 3 keys and 4 arguments, its head and fixed tail packed once
         self.pipeliner = Pipeliner(self.client.connection_pool.make_connection())
-        pool = redis.asyncio.ConnectionPool.from_url(url, socket_timeout=timeout,
-                                                     socket_connect_timeout=timeout)
-        self.loop_pipeliner = LoopPipeliner(pool.make_connection)
+        self.loop_pipeliner = LoopPipeliner(url, timeout)
         self._take_head = head(b"EVALSHA", self._take.sha.encode(), b"3", count=10)
         self._take_tail = tail(b"%d" % MINUTE_TTL, b"%d" % MONTH_TTL)
         self._seed = self.client.register_script(SEED)
         self._refund = self.client.register_script(REFUND)
         self.seeded = 0                                        # months seeded from the store
+        self._packed: dict[str, tuple[tuple[int, ...], bytes]] = {}   # by key: ``_pack``
         self._down_until = 0.0
         self._touched: set[tuple[int, int]] = set()          # (account, month) since a flush
 
@@ -190,11 +186,19 @@ class RedisCounters:
 
     def _pack(self, key: str, minute: int, minute_limit: int, account: int, month: int,
               month_limit: int) -> bytes:
-        """The EVALSHA of TAKE for this check."""
+        """The EVALSHA of TAKE for this check: the same bytes for a key's calls of one minute
+        (under the same limits), so they are kept by key until the minute or a limit moves."""
+        kept = self._packed.get(key)
+        if kept is not None and kept[0] == (minute, minute_limit, account, month, month_limit):
+            return kept[1]
         keys = _keys(key, minute, account, month)
-        return b"".join((self._take_head, tail(*[k.encode() for k in keys],
-                                               b"%d" % minute_limit, b"%d" % month_limit),
-                         self._take_tail))
+        packed = b"".join((self._take_head, tail(*[k.encode() for k in keys],
+                                                 b"%d" % minute_limit, b"%d" % month_limit),
+                           self._take_tail))
+        if len(self._packed) >= 4096:
+            self._packed.clear()        # bounded: the keys of the last minute come back
+        self._packed[key] = ((minute, minute_limit, account, month, month_limit), packed)
+        return packed
 
     def _call(self, packed: bytes) -> Any:
         """A TAKE through the pipeliner; loaded again when Redis no longer has it (a
@@ -221,7 +225,7 @@ class RedisCounters:
             self.local.refund(account, month)
             return
         try:
-            self._refund(keys=_month_keys(account, month))
+            self._refund(keys=_month_keys(account, month), args=(MONTH_TTL,))
             self._touched.add((account, month))
         except self._errors:
             self._went_down()

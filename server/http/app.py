@@ -214,12 +214,23 @@ class HarmonyApp:
         try:
             response = self.guard(ctx)
             if ctx.pending is not None:  # the limit check in flight (on a loop, Redis)
-                ctx.admission, ctx.pending = await ctx.pending, None
+                if ctx.method in _WITH_BODY and ctx.route is not None \
+                        and self._declared_within(ctx):
+                    # the body, already on its way (the size guard started it), is awaited
+                    # first: the check's reply is then mostly back, and awaiting it does not
+                    # suspend the request a second time
+                    try:
+                        ctx.body = await ctx.reader.read(ctx.route.max_body)
+                        ctx.body_read = True
+                    finally:    # settled by the handlers below if the read failed
+                        ctx.admission, ctx.pending = await ctx.pending, None
+                else:
+                    ctx.admission, ctx.pending = await ctx.pending, None
                 if ctx.admission.error is not None:
                     raise ctx.admission.error
             if response is None:
                 assert ctx.route is not None
-                if ctx.method in _WITH_BODY:
+                if ctx.method in _WITH_BODY and not ctx.body_read:
                     ctx.body = await ctx.reader.read(ctx.route.max_body)
                 answered = ctx.route.handler(self, ctx, ctx.body)
                 # a handler that must wait gives an awaitable: only then a coroutine runs
@@ -359,6 +370,12 @@ class HarmonyApp:
             if size <= self.settings.max_body and ctx.method in _WITH_BODY:
                 ctx.reader.start()
         return None
+
+    def _declared_within(self, ctx: Context) -> bool:
+        """The request declared a body the size guard started reading (within the service's
+        cap)."""
+        length = ctx.headers.get("content-length")
+        return length is not None and length.isdigit() and int(length) <= self.settings.max_body
 
     def _type_guard(self, ctx: Context) -> Response | None:
         # A POST to /v2 or /mcp is JSON: a body declared as anything else (a form, text: what a

@@ -133,6 +133,7 @@ class Context:
     logged: bool = False              # the MCP gate logged its tool call itself
     flooded: bool = False             # refused by the flood throttle: not logged, no key lookup
     body: bytes = b""
+    body_read: bool = False           # ``body`` holds the request's whole body
     extra_headers: tuple[tuple[str, str], ...] = ()   # a refusal's own (405's Allow)
 
 

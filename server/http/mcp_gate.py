@@ -6,6 +6,7 @@ cost ~1.5k instructions)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING
 
 from engine.errors import HarmonyError
@@ -14,6 +15,14 @@ from server.api import RequestHeaders
 
 if TYPE_CHECKING:
     from server.http.context import Context, Service
+
+
+Ticket = tuple[Admission | None, HarmonyError | None]
+
+
+async def _ticket(pending: Awaitable[Admission]) -> Ticket:
+    admission = await pending
+    return admission, admission.error
 
 
 class McpGate:
@@ -25,16 +34,22 @@ class McpGate:
         self.app = app
 
     def admit(self, context: Context, headers: RequestHeaders
-              ) -> tuple[Admission | None, HarmonyError | None]:
+              ) -> Ticket | Awaitable[Ticket]:
         """Check the bearer key and count the call in its minute and month: the ticket, and the
-        401/429 error when the call is refused (``settle`` logs it and gives its headers)."""
+        401/429 error when the call is refused (``settle`` logs it and gives its headers). On
+        an event loop with counters that answer later (Redis), the pair to await: the check
+        pipelined with the loop's other checks, as REST's (``Limiter.admit_soon``), instead of
+        a round trip that blocks the loop."""
         try:
             key = self.app.auth.authenticate(headers.get("authorization"))
         except HarmonyError as refused:
             return None, refused
         context.key = key
-        admission = self.app.limiter.admit(key)
-        return admission, admission.error
+        limiter = self.app.limiter
+        admission = limiter.admit_soon(key) if context.on_loop else limiter.admit(key)
+        if isinstance(admission, Admission):
+            return admission, admission.error
+        return _ticket(admission)
 
     def settle(self, context: Context, ticket: Admission | None, operation: str, status: int,
                error: str | None, started: float, body: bytes,

@@ -15,7 +15,7 @@ from server.accounts import NEEDS_KEY
 from server.api import MAX_DEPTH, SHALLOW, Operation, Response, answerer, depth, error_response
 from server.http.context import Context, Handler, Route, Service
 from server.http.render import render_handler
-from server.mcp import Gate
+from server.mcp import Gate, Reply
 from server.web import PAGE_ROUTES, PageRequest
 
 
@@ -75,8 +75,9 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
     """POST /mcp: the body goes to the app's ``McpEndpoint`` (``server.mcp``), which calls back
     ``app.mcp_gate`` (with ``ctx``) for the key, limits, quota and log of each tool call, and
     ``app.throttle`` for each element of a batch after the first. The endpoint's ``Reply`` is
-    the response. Only a batch waits (its elements yield the worker between them): it alone
-    is answered by a coroutine. A body nested deeper than API.md 9 allows is refused first,
+    the response. Only a batch (its elements yield the worker between them) and, on an event
+    loop with the limits in Redis, a tool call (its limit check awaited, pipelined with the
+    loop's others, as REST's is) are answered by a coroutine. A body nested deeper than API.md 9 allows is refused first,
     as on REST (a tool's arguments 254 deep made orjson's encoder fail: a 500)."""
     if len(body) > SHALLOW and depth(body) > MAX_DEPTH:
         raise InvalidRequest(f"the request body nests arrays and objects deeper than "
@@ -84,7 +85,15 @@ def mcp_handler(app: Service, ctx: Context, body: bytes) -> Response | Awaitable
     reply = app.mcp.answer(ctx.method, ctx.headers, body, app.mcp_gate, ctx)
     if isinstance(reply, list):
         return _mcp_batch(app, ctx, reply, app.mcp_gate)
+    if not isinstance(reply, Response):   # a tool call whose limit check is in flight
+        return _mcp_later(ctx, reply)
     ctx.error = reply.error  # a JSON-RPC failure's contract error, for the log row
+    return reply
+
+
+async def _mcp_later(ctx: Context, pending: Awaitable[Reply]) -> Response:
+    reply = await pending
+    ctx.error = reply.error
     return reply
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -79,14 +79,20 @@ BATCH_VERSION = "2025-03-26"
 # so a longer one is refused whole (-32600, HTTP 400) before any of it runs.
 MAX_BATCH = 16
 
+Admitted = tuple[Any, HarmonyError | None]   # a gate's ticket and its refusal, if any
+
+
 class Gate(Protocol):
     """The service's keys, limits, quota and request log, as seen by the MCP route. One for the
     service; ``context`` is the exchange's own (what the caller passed to ``handle``/``answer``:
     the app's request context), so no gate object is made per request."""
 
-    def admit(self, context: Any, headers: RequestHeaders) -> tuple[Any, HarmonyError | None]:
+    def admit(self, context: Any, headers: RequestHeaders) -> Admitted | Awaitable[Admitted]:
         """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
-        ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way."""
+        ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way.
+        On an event loop with limits in Redis, an awaitable of that pair (the check in
+        flight, pipelined with the loop's other checks): the call then answers by a
+        coroutine."""
 
     def settle(self, context: Any, ticket: Any, operation: str, status: int, error: str | None,
                started: float, body: bytes, symbol: str | None = None) -> Headers:
@@ -132,12 +138,14 @@ class McpEndpoint:
         answer = self.answer(method, headers, body, gate, context)
         if isinstance(answer, list):
             return await self.batch(answer, headers, gate, throttle, context)
-        return answer
+        return answer if isinstance(answer, Reply) else await answer
 
     def answer(self, method: str, headers: RequestHeaders, body: bytes,
-               gate: Gate | None = None, context: Any = None) -> Reply | list[Any]:
+               gate: Gate | None = None, context: Any = None
+               ) -> Reply | list[Any] | Awaitable[Reply]:
         """``handle`` without waiting: the ``Reply``, or for a JSON-RPC batch (whose elements
-        yield the worker between them) its messages, to pass to ``batch``."""
+        yield the worker between them) its messages, to pass to ``batch``; or, for a tool call
+        whose gate answers later (``Gate.admit``), the reply to await."""
         if method != "POST":
             return Reply(405, error_body(
                 None, METHOD_NOT_FOUND, "method not allowed: /mcp accepts POST only",
@@ -171,7 +179,7 @@ class McpEndpoint:
     # plain calls, no coroutine per layer.
 
     def _message(self, message: Any, headers: RequestHeaders, gate: Gate | None,
-                 context: Any, version: str | None) -> Reply:
+                 context: Any, version: str | None) -> Reply | Awaitable[Reply]:
         """One JSON-RPC message: a notification or response (202), else a request, checked
         (``server.mcp.requests.check_request``) and answered; ``version`` is the
         MCP-Protocol-Version header."""
@@ -195,7 +203,7 @@ class McpEndpoint:
     # -- kept calls: a tools/call seen before, but for its id ----------------------------------
 
     def _kept_call(self, body: bytes, version: str | None, headers: RequestHeaders,
-                   gate: Gate | None, context: Any) -> Reply | None:
+                   gate: Gate | None, context: Any) -> Reply | Awaitable[Reply] | None:
         """The answer of a ``tools/call`` whose body, but for its integer id, was checked
         before (``_plan``), without decoding or checking it again; ``None`` for any other body,
         which takes the full path. The counterpart of REST's kept answers, keyed by the body
@@ -236,13 +244,20 @@ class McpEndpoint:
         if tail is not None:
             return self._kept_answer(digits, tool, encoded, tail, headers, gate, context)
         reply, result = self._tools_call(int(digits), tool, encoded, modern, headers, gate,
-                                         context)
-        if result is not None and tool.kept and len(result) <= _KEPT_RESULT:
-            kept[key] = (tool, encoded, modern, params, result_tail(result))
+                                         context, (key, params))
+        self._keep(key, tool, encoded, modern, params, result)
         return reply
 
+    def _keep(self, key: tuple[str | None, bytes, bytes], tool: McpTool, encoded: bytes,
+              modern: bool, params: dict[str, Any], result: bytes | None) -> None:
+        """Keep a planned call's result with its plan (a tool whose answers REST keeps,
+        answered without an error)."""
+        if result is not None and tool.kept and len(result) <= _KEPT_RESULT:
+            self._kept[key] = (tool, encoded, modern, params, result_tail(result))
+
     def _kept_answer(self, digits: bytes, tool: McpTool, encoded: bytes, tail: bytes,
-                     headers: RequestHeaders, gate: Gate | None, context: Any) -> Reply:
+                     headers: RequestHeaders, gate: Gate | None, context: Any
+                     ) -> Reply | Awaitable[Reply]:
         """A kept call whose result is kept too: a tool whose REST answers are kept (the
         engine gives the same bytes for the same arguments, as those rely on), answered before
         without an error. The gate admits and settles it as ``_tools_call`` does a success or a
@@ -250,7 +265,22 @@ class McpEndpoint:
         if gate is None:
             return Reply(200, RESULT_HEAD + digits + tail, [JSON])
         started = time.perf_counter()
-        ticket, refused = gate.admit(context, headers)
+        admitted = gate.admit(context, headers)
+        if not isinstance(admitted, tuple):   # the limit check in flight
+            return self._kept_answer_later(admitted, started, digits, tool, encoded, tail,
+                                           gate, context)
+        return self._kept_settled(admitted, started, digits, tool, encoded, tail, gate,
+                                  context)
+
+    async def _kept_answer_later(self, admitted: Awaitable[Admitted], started: float,
+                                 digits: bytes, tool: McpTool, encoded: bytes, tail: bytes,
+                                 gate: Gate, context: Any) -> Reply:
+        return self._kept_settled(await admitted, started, digits, tool, encoded, tail, gate,
+                                  context)
+
+    def _kept_settled(self, admitted: Admitted, started: float, digits: bytes, tool: McpTool,
+                      encoded: bytes, tail: bytes, gate: Gate, context: Any) -> Reply:
+        ticket, refused = admitted
         if refused is None:
             extra = gate.settle(context, ticket, tool.operation, 200, None, started, encoded)
             return Reply(200, RESULT_HEAD + digits + tail, [JSON, *extra])
@@ -304,8 +334,9 @@ class McpEndpoint:
         for index, message in enumerate(messages):
             if index:
                 await asyncio.sleep(0)
-            reply = self._element(message, headers, gate, context,
-                                  throttle if index else None)
+            element = self._element(message, headers, gate, context,
+                                    throttle if index else None)
+            reply = element if isinstance(element, Reply) else await element
             if reply.status != 202:
                 answers.append(reply.body)
                 merged.update(reply.headers)
@@ -315,7 +346,7 @@ class McpEndpoint:
         return Reply(200, b"[" + b",".join(answers) + b"]", list(merged.items()))
 
     def _element(self, message: Any, headers: RequestHeaders, gate: Gate | None,
-                 context: Any, throttle: Throttle | None) -> Reply:
+                 context: Any, throttle: Throttle | None) -> Reply | Awaitable[Reply]:
         """One message of a batch, counted by ``throttle`` first. When it refuses, a valid
         request gets the refusal as its error, under its id; anything else runs nothing anyway,
         so it is answered as without the throttle: a notification or response is dropped (202),
@@ -365,8 +396,9 @@ class McpEndpoint:
         return tool, orjson.dumps(arguments)
 
     def _tools_call(self, rid: int | str, tool: McpTool, encoded: bytes, modern: bool,
-                    headers: RequestHeaders, gate: Gate | None, context: Any
-                    ) -> tuple[Reply, bytes | None]:
+                    headers: RequestHeaders, gate: Gate | None, context: Any,
+                    plan: tuple[Any, dict[str, Any]] | None = None
+                    ) -> tuple[Reply | Awaitable[Reply], bytes | None]:
         """Run a tool (its name and arguments checked before, by ``_tool_arguments``: -32602
         spends nothing): the gate's admission, the call, the gate's settlement (quota spent on
         success only, one log row either way) and the reply with the gate's headers; a refusal
@@ -374,9 +406,34 @@ class McpEndpoint:
         an error, its JSON-RPC result (what a kept call may keep). One function for the route's
         common path: with ``_message`` taking in ``_request`` and no ``_Request`` object, it cut
         a WSGI ``tools/call`` from 115,065 to 108,137 instructions
-        (``bench/run_instructions.py``)."""
+        (``bench/run_instructions.py``). A gate that answers later (``Gate.admit``) makes the
+        reply a coroutine (``_tools_call_later``), which keeps a planned call's result itself
+        (``plan``: its kept key and params)."""
         started = time.perf_counter()
-        ticket, error = (None, None) if gate is None else gate.admit(context, headers)
+        if gate is None:
+            return self._run_tool(started, None, None, rid, tool, encoded, modern, gate, context)
+        admitted = gate.admit(context, headers)
+        if not isinstance(admitted, tuple):   # the limit check in flight
+            return self._tools_call_later(admitted, started, rid, tool, encoded, modern, gate,
+                                          context, plan), None
+        return self._run_tool(started, admitted[0], admitted[1], rid, tool, encoded, modern,
+                              gate, context)
+
+    async def _tools_call_later(self, admitted: Awaitable[Admitted], started: float,
+                                rid: int | str, tool: McpTool, encoded: bytes, modern: bool,
+                                gate: Gate, context: Any,
+                                plan: tuple[Any, dict[str, Any]] | None) -> Reply:
+        ticket, error = await admitted
+        reply, result = self._run_tool(started, ticket, error, rid, tool, encoded, modern,
+                                       gate, context)
+        if plan is not None:
+            self._keep(plan[0], tool, encoded, modern, plan[1], result)
+        return reply
+
+    def _run_tool(self, started: float, ticket: Any, error: HarmonyError | None,
+                  rid: int | str, tool: McpTool, encoded: bytes, modern: bool,
+                  gate: Gate | None, context: Any) -> tuple[Reply, bytes | None]:
+        """A tool call once admitted (or refused): its run, settlement and reply."""
         refused, payload, status = error, b"", 499  # 499 stands until the call has an outcome
         try:
             if refused is None:
