@@ -28,7 +28,7 @@ from engine.corpus.align import MATCH, align
 from engine.corpus.build import build_index
 from engine.corpus.index import Index
 from engine.corpus.loaders import fold_title, load_paths
-from engine.corpus.scan import _bounds, _count, _gram_songs, _starts_in
+from engine.corpus.scan import _bounds, _count, _count_in_songs, _gram_songs, _starts_in
 from engine.corpus.tokens import NO_MOTION, SEPARATOR, family_of, token
 from engine.errors import HarmonyError, InvalidChord, InvalidRequest
 from engine.requests import MAX_PROGRESSION, as_int, get_str, require_object
@@ -306,11 +306,20 @@ def _count_songs(idx: Index, plan: Plan) -> npt.NDArray[np.int32]:
     if plan.count > MAX_SEARCH_WORK:
         raise _refuse(plan)
     counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
-    args = (*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
-    work = _count(*args)
+    if plan.column:
+        work = _count_in_songs(_long_enough(idx, plan.n), *plan.scan(idx)[1:],
+                               *plan.named, plan.roman, plan.exact, idx.starts,
+                               *plan.arrays(idx)[-4:], counts, MAX_SEARCH_WORK)
+    else:
+        work = _count(*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
     if work < 0:
         raise _refuse(plan)
     return counts[:-1]
+
+
+def _long_enough(idx: Index, n: int) -> npt.NDArray[np.int64]:
+    """The songs of at least ``n`` chords, in order (a pattern's window fits no other)."""
+    return np.flatnonzero(np.diff(idx.starts) > n).astype(np.int64)
 
 
 def _song_starts(idx: Index, plan: Plan, song: int, most: int) -> list[int]:
@@ -351,7 +360,8 @@ def _match(idx: Index, song: int, start: int, length: int,
            numerals: dict[tuple[str, str], str | None]) -> dict[str, Any]:
     st = idx.stream
     info = idx.songs[song]
-    symbols = [st.symbols[int(i)] for i in st.symbol[start:start + length]]
+    names = st.symbols
+    symbols = [names[i] for i in np.asarray(st.symbol[start:start + length]).tolist()]
     return {"section": info.sections[int(st.section[start])], "bar": int(st.bar[start]),
             "beat": round(float(st.beat[start]), 3), "chords": symbols,
             "numerals": [_numeral_of(sym, info.reading, numerals) if info.reading else None
