@@ -65,11 +65,14 @@ class _Reader:
         keys = [k for _, k in given]
         keyless = np.array([k is None for k in keys], dtype=bool)
         if keyless.any():
-            chosen = np.repeat(keyless, counts)
-            starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
-            np.cumsum(counts[keyless], out=starts[1:])
-            names = iter(chart_key_names(self.table.chords, ids[chosen], bars[chosen],
-                                         beats[chosen], starts))
+            read: tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any],
+                        npt.NDArray[Any]] = (ids, bars, beats, offsets)
+            if not keyless.all():       # else every chord is read: none copied
+                chosen = np.repeat(keyless, counts)
+                starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
+                np.cumsum(counts[keyless], out=starts[1:])
+                read = (ids[chosen], bars[chosen], beats[chosen], starts)
+            names = iter(chart_key_names(self.table.chords, *read))
             keys = [k if not missing else _key(next(names))
                     for k, missing in zip(keys, keyless, strict=True)]
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)

@@ -307,11 +307,12 @@ def _count_songs(idx: Index, plan: Plan) -> npt.NDArray[np.int32]:
         raise _refuse(plan)
     counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
     if plan.column:
-        work = _count_in_songs(_long_enough(idx, plan.n), *plan.scan(idx)[1:],
-                               *plan.named, plan.roman, plan.exact, idx.starts,
-                               *plan.arrays(idx)[-4:], counts, MAX_SEARCH_WORK)
+        args = (_long_enough(idx, plan.n), *plan.scan(idx)[1:], *plan.named, plan.roman,
+                plan.exact, idx.starts, *plan.arrays(idx)[-4:], counts, MAX_SEARCH_WORK)
+        work = _count_in_songs(*args)
     else:
-        work = _count(*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
+        args = (*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
+        work = _count(*args)
     if work < 0:
         raise _refuse(plan)
     return counts[:-1]
