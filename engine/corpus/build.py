@@ -25,7 +25,7 @@ import pydivsufsort
 
 from engine.analysis import chart_key_names
 from engine.chords import Key, parse_key
-from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_row
+from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_families, song_row
 from engine.corpus.songs import Song, canonical_key
 from engine.corpus.tokens import DTYPES, ChordTable, Stream, closing, stream_piece
 
@@ -78,6 +78,8 @@ class _Reader:
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
         columns = stream_piece(self.songs, self.table, tonics, offsets, ids, sections, bars,
                                beats)
+        columns["families"] = song_families(columns["song"], columns["family"], self.songs,
+                                            len(songs))
         infos = [SongInfo(s.id, s.title, s.composer, name, s.source,
                           tuple(sec.name for sec in s.sections), None if k is None else k.name)
                  for s, (name, _), k in zip(songs, given, keys, strict=True)]
@@ -104,20 +106,22 @@ def _pieces(songs: Iterable[Song]) -> Iterator[list[Song]]:
 def build_index(songs: Iterable[Song]) -> Index:
     """The index of ``songs``, in memory."""
     reader = _Reader()
-    parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in Stream.ARRAYS}
+    parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in (*Stream.ARRAYS,
+                                                                       "families")}
     infos: list[SongInfo] = []
     for piece in _pieces(songs):
         columns, more = reader.piece(piece)
-        for name in Stream.ARRAYS:
-            parts[name].append(columns[name])
+        for name, part in parts.items():
+            part.append(columns[name])
         infos.extend(more)
     for name, column in closing(reader.songs).items():
         parts[name].append(column)
+    families = np.concatenate([np.zeros(0, dtype=np.int32), *parts.pop("families")])
     arrays = {name: np.concatenate(parts.pop(name)) for name in Stream.ARRAYS}
     stream = Stream(**arrays, qualities=tuple(reader.table.qualities),
                     symbols=tuple(reader.table.symbols))
     suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
-    return finish(stream, suffixes, tuple(infos))
+    return finish(stream, suffixes, tuple(infos), families)
 
 
 def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
@@ -125,7 +129,8 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
     byte), one piece of songs in memory at a time; returns the songs and chords written."""
     folder.mkdir(parents=True, exist_ok=True)
     reader = _Reader()
-    files = {name: _NpyWriter(folder / f"{name}.npy", DTYPES[name]) for name in Stream.ARRAYS}
+    files = {name: _NpyWriter(folder / f"{name}.npy", DTYPES.get(name, np.int32))
+             for name in (*Stream.ARRAYS, "families")}
     tokens: list[npt.NDArray[np.uint8]] = []
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=folder) as rows:
         try:
@@ -139,8 +144,8 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
                                ", ".join(json.dumps(song_row(i), ensure_ascii=False)
                                          for i in infos))
             end = closing(reader.songs)
-            for name, writer in files.items():
-                writer.write(end[name])
+            for name in Stream.ARRAYS:
+                files[name].write(end[name])
         finally:
             for writer in files.values():
                 writer.close()

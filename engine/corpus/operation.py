@@ -306,8 +306,14 @@ def _count_songs(idx: Index, plan: Plan) -> npt.NDArray[np.int32]:
     if plan.count > MAX_SEARCH_WORK:
         raise _refuse(plan)
     counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
+    if plan.n == 1 and not (plan.exact or plan.roman):
+        # one chord: its family, whatever its root. The scan's work would be two checks a
+        # place (its window, its chord), so the same patterns pass the budget
+        if 2 * plan.count > MAX_SEARCH_WORK:
+            raise _refuse(plan)
+        return np.array(idx.families[:, int(plan.named[1][0])], dtype=np.int32)
     if plan.column:
-        args = (_long_enough(idx, plan.n), *plan.scan(idx)[1:], *plan.named, plan.roman,
+        args = (_candidates(idx, plan), *plan.scan(idx)[1:], *plan.named, plan.roman,
                 plan.exact, idx.starts, *plan.arrays(idx)[-4:], counts, MAX_SEARCH_WORK)
         work = _count_in_songs(*args)
     else:
@@ -318,9 +324,14 @@ def _count_songs(idx: Index, plan: Plan) -> npt.NDArray[np.int32]:
     return counts[:-1]
 
 
-def _long_enough(idx: Index, n: int) -> npt.NDArray[np.int64]:
-    """The songs of at least ``n`` chords, in order (a pattern's window fits no other)."""
-    return np.flatnonzero(np.diff(idx.starts) > n).astype(np.int64)
+def _candidates(idx: Index, plan: Plan) -> npt.NDArray[np.int64]:
+    """The songs a pattern may match, in order: at least as many chords as it has, and of
+    each family at least as many as it names (the index's count of each a song holds)."""
+    fits = np.diff(idx.starts) > plan.n
+    need = np.bincount(plan.named[1], minlength=idx.families.shape[1])
+    for f in np.flatnonzero(need).tolist():
+        fits &= np.asarray(idx.families[:, f]) >= need[f]
+    return np.flatnonzero(fits).astype(np.int64)
 
 
 def _song_starts(idx: Index, plan: Plan, song: int, most: int) -> list[int]:
