@@ -47,6 +47,7 @@ class Index:
     order: npt.NDArray[np.int64]        # per song: its rank by (title, case-folded; id)
     folded_titles: tuple[str, ...]      # per song: its title case- and accent-folded
     families: npt.NDArray[np.int32]     # (songs, len(FAMILIES)): its chords of each family
+    ids: tuple[str, ...]                # per song: its id
 
     def positions(self, run: Sequence[int]) -> npt.NDArray[np.int64]:
         """Every start in the stream where ``run`` (a sequence of tokens) occurs, sorted."""
@@ -89,7 +90,8 @@ def finish(stream: Stream, suffixes: npt.NDArray[np.int32], songs: tuple[SongInf
     ``song_families``'s), with what every index derives."""
     return Index(stream, suffixes, songs, _starts(stream), _order(songs),
                  tuple(fold_title(s.title) for s in songs),
-                 np.asarray(families).reshape(len(songs), len(FAMILIES)))
+                 np.asarray(families).reshape(len(songs), len(FAMILIES)),
+                 tuple(s.id for s in songs))
 
 
 def song_families(song: npt.NDArray[Any], family: npt.NDArray[Any], first: int, songs: int

@@ -396,10 +396,11 @@ def _numeral_of(symbol: str, key: str, seen: dict[tuple[str, str], str | None]) 
 
 def _query_tokens(idx: Index, text: str) -> tuple[npt.NDArray[np.uint8], int | None]:
     """The tokens of a song id or a progression, and the song's own number (to leave out)."""
-    for s, info in enumerate(idx.songs):
-        if info.id == text.strip():
-            a, b = int(idx.starts[s]), int(idx.starts[s + 1])
-            return np.asarray(idx.stream.tokens[a:b]), s
+    wanted = text.strip()
+    if wanted in idx.ids:       # one C-level pass over the ids (a loop over songs: ~15 ms)
+        s = idx.ids.index(wanted)
+        a, b = int(idx.starts[s]), int(idx.starts[s + 1])
+        return np.asarray(idx.stream.tokens[a:b]), s
     slots, roman = read_pattern(text)
     if roman or any(s is None for s in slots):
         raise InvalidRequest("'similarTo' is a progression in chord symbols or a song id",
@@ -428,7 +429,13 @@ def _similar(idx: Index, text: str) -> dict[int, float]:
         counts[own] = 0
     counts[len(idx.songs)] = 0
     held = np.flatnonzero(counts)
-    chosen = held[np.lexsort((held, -counts[held]))][:CANDIDATES]
+    # most runs shared first, then song order: one distinct integer a song, the nearest
+    # partitioned out and only they sorted
+    rank = -counts[held].astype(np.int64) * len(counts) + held
+    if len(rank) > CANDIDATES:
+        near = np.argpartition(rank, CANDIDATES - 1)[:CANDIDATES]
+        held, rank = held[near], rank[near]
+    chosen = held[np.argsort(rank)]
     cells = len(query) * int(np.sum(idx.starts[chosen + 1] - idx.starts[chosen]))
     if cells > MAX_ALIGN_CELLS:
         raise InvalidRequest(f"'similarTo' would align {cells:,} cells (its chords x the "
