@@ -25,7 +25,7 @@ import pydivsufsort
 
 from engine.analysis import chart_key_names
 from engine.chords import Key, parse_key
-from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_families, song_row
+from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_row
 from engine.corpus.songs import Song, canonical_key
 from engine.corpus.tokens import DTYPES, ChordTable, Stream, closing, stream_piece
 
@@ -78,8 +78,6 @@ class _Reader:
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
         columns = stream_piece(self.songs, self.table, tonics, offsets, ids, sections, bars,
                                beats)
-        columns["families"] = song_families(columns["song"], columns["family"], self.songs,
-                                            len(songs))
         infos = [SongInfo(s.id, s.title, s.composer, name, s.source,
                           tuple(sec.name for sec in s.sections), None if k is None else k.name)
                  for s, (name, _), k in zip(songs, given, keys, strict=True)]

@@ -86,22 +86,12 @@ def _bound(tokens: npt.NDArray[np.uint8], suffixes: npt.NDArray[np.int32],
 
 def finish(stream: Stream, suffixes: npt.NDArray[np.int32], songs: tuple[SongInfo, ...],
            families: npt.NDArray[np.int32]) -> Index:
-    """The index of a stream, its suffix array, its songs and their family counts (flat,
-    ``song_families``'s), with what every index derives."""
+    """The index of a stream, its suffix array, its songs and their family counts (flat, as
+    ``stream_piece`` gives them), with what every index derives."""
     return Index(stream, suffixes, songs, _starts(stream), _order(songs),
                  tuple(fold_title(s.title) for s in songs),
                  np.asarray(families).reshape(len(songs), len(FAMILIES)),
                  tuple(s.id for s in songs))
-
-
-def song_families(song: npt.NDArray[Any], family: npt.NDArray[Any], first: int, songs: int
-                  ) -> npt.NDArray[np.int32]:
-    """Each song's count of chords of each family, flat (songs * families,), from the stream
-    columns of songs ``first`` to ``first + songs - 1`` (separators, family -1, left out)."""
-    chord = np.asarray(family) >= 0
-    cells = (np.asarray(song)[chord].astype(np.int64) - first) * len(FAMILIES) + \
-        np.asarray(family)[chord]
-    return np.bincount(cells, minlength=songs * len(FAMILIES)).astype(np.int32)
 
 
 def song_row(s: SongInfo) -> list[Any]:

@@ -125,17 +125,20 @@ def stream_piece(first: int, table: ChordTable, tonics: npt.NDArray[np.int64],
                  sections: npt.NDArray[np.int64], bars: npt.NDArray[np.int64],
                  beats: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[Any]]:
     """The stream of songs numbered from ``first``, each after its separator: the columns of
-    ``Stream.ARRAYS``. ``offsets`` (songs + 1,): where each song's chords start in the (n,)
+    ``Stream.ARRAYS``, and ``families`` (songs * len(FAMILIES),): each song's count of chords
+    of each family, flat (``index.song_families``, the same by array operations). ``offsets`` (songs + 1,): where each song's chords start in the (n,)
     arrays ``ids`` (numbers in ``table``), ``sections``, ``bars`` and ``beats``; ``tonics``
     (songs,): each song's tonic pitch class, -1 unknown. One kernel pass writes every column
     (``_fill``; its slow twin, the same as array operations, is ``tests/naive.py``)."""
     size = len(ids) + len(offsets) - 1
     out = {name: np.empty(size, dtype=DTYPES[name]) for name in Stream.ARRAYS}
+    families = np.zeros((len(offsets) - 1, len(FAMILIES)), dtype=np.int32)
     _fill(first, table.columns, np.asarray(tonics, dtype=np.int64),
           np.asarray(offsets, dtype=np.int64), np.asarray(ids, dtype=np.int64),
           np.asarray(sections, dtype=np.int64), np.asarray(bars, dtype=np.int64),
-          np.asarray(beats, dtype=np.float64), len(FAMILIES),
+          np.asarray(beats, dtype=np.float64), families,
           *(out[name] for name in Stream.ARRAYS))
+    out["families"] = families.reshape(-1)
     return out
 
 
@@ -143,14 +146,16 @@ def stream_piece(first: int, table: ChordTable, tonics: npt.NDArray[np.int64],
 def _fill(first: int, columns: npt.NDArray[np.int64], tonics: npt.NDArray[np.int64],
           offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
           sections: npt.NDArray[np.int64], bars: npt.NDArray[np.int64],
-          beats: npt.NDArray[np.float64], families: int, tokens: npt.NDArray[np.uint8],
+          beats: npt.NDArray[np.float64], families: npt.NDArray[np.int32],
+          tokens: npt.NDArray[np.uint8],
           song: npt.NDArray[np.int32], section: npt.NDArray[np.int16],
           bar: npt.NDArray[np.int16], beat: npt.NDArray[np.float32],
           root: npt.NDArray[np.int8], family: npt.NDArray[np.int8],
           quality: npt.NDArray[np.int16], degree: npt.NDArray[np.int8],
           symbol: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
-    """Writes each song's separator and chords into the (n + songs,) columns, song by song.
-    ``columns`` (chords in the table, 4): root, family, quality, symbol."""
+    """Writes each song's separator and chords into the (n + songs,) columns, song by song,
+    and counts its chords of each family into ``families`` (songs, families). ``columns``
+    (chords in the table, 4): root, family, quality, symbol."""
     for s in range(offsets.shape[0] - 1):
         at = offsets[s] + s
         tokens[at] = SEPARATOR
@@ -172,7 +177,8 @@ def _fill(first: int, columns: npt.NDArray[np.int64], tonics: npt.NDArray[np.int
             f = columns[i, 1]
             motion = NO_MOTION if previous < 0 else (r - previous) % 12
             previous = r
-            tokens[at] = 1 + motion * families + f
+            tokens[at] = 1 + motion * families.shape[1] + f
+            families[s, f] += 1
             song[at] = first + s
             section[at] = sections[c]
             bar[at] = bars[c]
@@ -185,8 +191,9 @@ def _fill(first: int, columns: npt.NDArray[np.int64], tonics: npt.NDArray[np.int
 
 
 def closing(songs: int) -> dict[str, npt.NDArray[Any]]:
-    """The separator that ends the stream (numbered after the last song)."""
-    return stream_piece(songs, ChordTable(), np.zeros(1, dtype=np.int64),
-                        np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                        np.zeros(0, dtype=np.float64))
+    """The separator that ends the stream (numbered after the last song): its columns."""
+    end = stream_piece(songs, ChordTable(), np.zeros(1, dtype=np.int64),
+                       np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.float64))
+    return {name: end[name] for name in Stream.ARRAYS}
