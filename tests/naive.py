@@ -201,3 +201,52 @@ def smith_waterman(a: list[int], b: list[int], families: int) -> int:
                               table[i][j - 1] - 1)
             best = max(best, table[i][j])
     return best
+
+
+def stream_piece(first: int, table: Any, tonics: Any, offsets: Any, ids: Any, sections: Any,
+                 bars: Any, beats: Any) -> dict[str, Any]:
+    """``engine.corpus.tokens.stream_piece`` as array operations (its kernel's slow twin)."""
+    import numpy as np
+
+    from engine.corpus.tokens import DTYPES, FAMILIES, NO_MOTION, SEPARATOR
+
+    k = len(offsets) - 1
+    n = len(ids)
+    counts = np.diff(offsets)
+    owner = np.repeat(np.arange(k, dtype=np.int64), counts)
+    at = np.arange(n, dtype=np.int64) + owner + 1          # after the song's separator
+    columns = table.columns[ids]
+    root = columns[:, 0]
+    family = columns[:, 1]
+    previous = np.empty(n, dtype=np.int64)
+    previous[1:] = root[:-1]
+    motion = (root - previous) % 12
+    motion[offsets[:-1][counts > 0]] = NO_MOTION
+    tonic = tonics[owner]
+    out: dict[str, Any] = {}
+    for name, fill, values in (
+            ("tokens", SEPARATOR, 1 + motion * len(FAMILIES) + family),
+            ("song", 0, owner + first), ("section", 0, sections), ("bar", 0, bars),
+            ("beat", 0, beats), ("root", -1, root), ("family", -1, family),
+            ("quality", -1, columns[:, 2]),
+            ("degree", -1, np.where(tonic >= 0, (root - tonic) % 12, -1)),
+            ("symbol", -1, columns[:, 3])):
+        column = np.full(n + k, fill, dtype=DTYPES[name])
+        column[at] = values
+        out[name] = column
+    out["song"][offsets[:-1] + np.arange(k)] = np.arange(first, first + k)
+    return out
+
+
+def song_families(song: Any, family: Any, first: int, songs: int) -> Any:
+    """Each song's count of chords of each family, flat (songs * families,), from the stream
+    columns of songs ``first`` to ``first + songs - 1`` (separators, family -1, left out):
+    the slow twin of the counts ``stream_piece``'s kernel makes."""
+    import numpy as np
+
+    from engine.corpus.tokens import FAMILIES
+
+    chord = np.asarray(family) >= 0
+    cells = (np.asarray(song)[chord].astype(np.int64) - first) * len(FAMILIES) + \
+        np.asarray(family)[chord]
+    return np.bincount(cells, minlength=songs * len(FAMILIES)).astype(np.int32)

@@ -460,3 +460,76 @@ def test_an_index_written_piece_by_piece_is_the_saved_index_byte_for_byte(
         "songs": len(songs), "chords": sum(s.chords for s in songs)}
     for path in sorted((tmp_path / "saved").iterdir()):
         assert path.read_bytes() == (tmp_path / "written" / path.name).read_bytes(), path.name
+
+
+def whole_column_counts(idx: Index, text: str, exact: bool) -> np.ndarray:
+    """How often a pattern starts in each song by the scan before issue 40's per-song one:
+    every place of the plan's column in the whole stream, each window checked by ``_holds``
+    (a separator inside it refuses it)."""
+    from engine.corpus.operation import _plan
+    from engine.corpus.scan import _count
+
+    plan = _plan(idx, text, exact)
+    column = np.asarray(getattr(idx.stream, plan.column or "family"))
+    value = plan.value if plan.column else int(plan.named[1][0])
+    offset = plan.offset if plan.column else int(plan.named[0][0])
+    counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
+    args = (np.zeros(0, dtype=np.int32), column, value, offset, plan.n, *plan.arrays(idx),
+            counts, 1 << 60)
+    assert _count(*args) >= 0
+    return counts[:-1]
+
+
+@needs_corpora
+def test_the_per_song_scan_counts_what_the_whole_column_scan_counted() -> None:
+    # issue 40: a pattern's places are read song by song where its window fits whole (a song
+    # shorter than it skipped); every song's count must be the one the scan of the whole
+    # column gave, for runs, wildcards, numerals, exact, across sections, and hostile lengths
+    from engine.corpus.operation import _count_songs, _plan
+
+    songs, idx = shared()
+    rng = random.Random(40)
+    texts = ["G7", "C", "C7 ? G7", "C ? C ? C ? C ? C", "? C ?", "V7 ? I", "ii7 V7 Imaj7",
+             "Dm7 G7 Cmaj7", "G7 ? ? Dm7b5", "I vi ii V", " ".join(["? C7 ? G7 ?"] * 51),
+             "C7 " + " ".join(["?"] * 255), "? " * 255 + "C", " ".join(["G7 ?"] * 128)]
+    for _ in range(40):
+        song = rng.choice(songs)
+        form = [p.chord.symbol for _, p in played(song)]
+        n = rng.randint(1, min(8, len(form)))
+        i = rng.randint(0, len(form) - n)
+        words = form[i:i + n]
+        for k in range(1, n - 1):
+            if rng.random() < 0.4:
+                words[k] = "?"
+        texts.append(" ".join(words))
+    for text in texts:
+        for exact in (False, True):
+            counts = _count_songs(idx, _plan(idx, text, exact))
+            assert np.array_equal(counts, whole_column_counts(idx, text, exact)), (text, exact)
+
+
+def test_the_stream_kernel_writes_what_the_array_operations_wrote() -> None:
+    # the index build writes a piece's columns by one kernel pass; its slow twin is the array
+    # version it replaced (songs without chords, keys unknown and known, every song numbered
+    # from a piece's first); the symbols are numbered in order of first appearance
+    from engine.corpus.tokens import ChordTable, stream_piece
+    from tests import naive
+
+    songs, _ = load_paths([Path(build_index.__code__.co_filename).parent / "data"])
+    placed = [p for s in songs for sec in s.sections for p in sec.chords]
+    table = ChordTable()
+    ids = table.numbers(placed)
+    assert list(table.symbols) == list(dict.fromkeys(p.chord.symbol for p in placed))
+    counts = np.array([s.chords for s in songs] + [0, 0])
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    rng = np.random.default_rng(40)
+    tonics = rng.integers(-1, 12, len(counts))
+    sections = rng.integers(0, 6, len(ids))
+    bars = rng.integers(1, 200, len(ids))
+    beats = rng.integers(1, 9, len(ids)) / 2
+    fast = stream_piece(5, table, tonics, offsets, ids, sections, bars, beats)
+    slow = naive.stream_piece(5, table, tonics, offsets, ids, sections, bars, beats)
+    slow["families"] = naive.song_families(slow["song"], slow["family"], 5, len(counts))
+    assert fast.keys() == slow.keys()
+    for name in fast:
+        assert fast[name].dtype == slow[name].dtype and np.array_equal(fast[name], slow[name])

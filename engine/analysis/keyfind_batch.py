@@ -64,8 +64,10 @@ def chart_key_names(chords: Sequence[Chord], ids: npt.NDArray[np.int64],
     shares4 = np.array([f[6] for f in facts], dtype=np.float64).reshape(len(chords), 12)
     shares3 = np.array([f[7] for f in facts], dtype=np.float64).reshape(len(chords), 12)
     scale = np.stack([scale_weights(m) for m in MODES])
-    best, spell, tied = _chart_keys(offsets.astype(np.int64), ids.astype(np.int64),
-                                    bars.astype(np.int64), beats.astype(np.float64), root, bass,
+    best, spell, tied = _chart_keys(np.asarray(offsets, dtype=np.int64),
+                                    np.asarray(ids, dtype=np.int64),
+                                    np.asarray(bars, dtype=np.int64),
+                                    np.asarray(beats, dtype=np.float64), root, bass,
                                     flags, shares4, shares3, WEIGHTS.astype(np.float64), scale,
                                     beats_per_bar, MAX_ARRIVAL, PHRASE, TIE)
     names: list[str | None] = []

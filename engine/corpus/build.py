@@ -65,11 +65,14 @@ class _Reader:
         keys = [k for _, k in given]
         keyless = np.array([k is None for k in keys], dtype=bool)
         if keyless.any():
-            chosen = np.repeat(keyless, counts)
-            starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
-            np.cumsum(counts[keyless], out=starts[1:])
-            names = iter(chart_key_names(self.table.chords, ids[chosen], bars[chosen],
-                                         beats[chosen], starts))
+            read: tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any],
+                        npt.NDArray[Any]] = (ids, bars, beats, offsets)
+            if not keyless.all():       # else every chord is read: none copied
+                chosen = np.repeat(keyless, counts)
+                starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
+                np.cumsum(counts[keyless], out=starts[1:])
+                read = (ids[chosen], bars[chosen], beats[chosen], starts)
+            names = iter(chart_key_names(self.table.chords, *read))
             keys = [k if not missing else _key(next(names))
                     for k, missing in zip(keys, keyless, strict=True)]
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
@@ -101,20 +104,22 @@ def _pieces(songs: Iterable[Song]) -> Iterator[list[Song]]:
 def build_index(songs: Iterable[Song]) -> Index:
     """The index of ``songs``, in memory."""
     reader = _Reader()
-    parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in Stream.ARRAYS}
+    parts: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in (*Stream.ARRAYS,
+                                                                       "families")}
     infos: list[SongInfo] = []
     for piece in _pieces(songs):
         columns, more = reader.piece(piece)
-        for name in Stream.ARRAYS:
-            parts[name].append(columns[name])
+        for name, part in parts.items():
+            part.append(columns[name])
         infos.extend(more)
     for name, column in closing(reader.songs).items():
         parts[name].append(column)
+    families = np.concatenate([np.zeros(0, dtype=np.int32), *parts.pop("families")])
     arrays = {name: np.concatenate(parts.pop(name)) for name in Stream.ARRAYS}
     stream = Stream(**arrays, qualities=tuple(reader.table.qualities),
                     symbols=tuple(reader.table.symbols))
     suffixes = np.asarray(pydivsufsort.divsufsort(stream.tokens), dtype=np.int32)
-    return finish(stream, suffixes, tuple(infos))
+    return finish(stream, suffixes, tuple(infos), families)
 
 
 def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
@@ -122,7 +127,8 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
     byte), one piece of songs in memory at a time; returns the songs and chords written."""
     folder.mkdir(parents=True, exist_ok=True)
     reader = _Reader()
-    files = {name: _NpyWriter(folder / f"{name}.npy", DTYPES[name]) for name in Stream.ARRAYS}
+    files = {name: _NpyWriter(folder / f"{name}.npy", DTYPES.get(name, np.int32))
+             for name in (*Stream.ARRAYS, "families")}
     tokens: list[npt.NDArray[np.uint8]] = []
     with tempfile.TemporaryFile("w+", encoding="utf-8", dir=folder) as rows:
         try:
@@ -136,8 +142,8 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
                                ", ".join(json.dumps(song_row(i), ensure_ascii=False)
                                          for i in infos))
             end = closing(reader.songs)
-            for name, writer in files.items():
-                writer.write(end[name])
+            for name in Stream.ARRAYS:
+                files[name].write(end[name])
         finally:
             for writer in files.values():
                 writer.close()

@@ -18,11 +18,13 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.corpus.loaders import fold_title
-from engine.corpus.tokens import Stream
+from engine.corpus.tokens import FAMILIES, SEPARATOR, Stream
 
 # 2: each song's reading key (its own, or the one found from the chart); 3: a song's sections
-# follow on in the token stream (one separator per song, not per section)
-FORMAT = 3
+# follow on in the token stream (one separator per song, not per section); 4: each song's count
+# of chords of each family (``families.npy``), so a search skips the songs a pattern cannot
+# match and answers a single chord without a scan
+FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Index:
     starts: npt.NDArray[np.int64]       # per song: index of its first separator
     order: npt.NDArray[np.int64]        # per song: its rank by (title, case-folded; id)
     folded_titles: tuple[str, ...]      # per song: its title case- and accent-folded
+    families: npt.NDArray[np.int32]     # (songs, len(FAMILIES)): its chords of each family
+    ids: tuple[str, ...]                # per song: its id
 
     def positions(self, run: Sequence[int]) -> npt.NDArray[np.int64]:
         """Every start in the stream where ``run`` (a sequence of tokens) occurs, sorted."""
@@ -80,11 +84,14 @@ def _bound(tokens: npt.NDArray[np.uint8], suffixes: npt.NDArray[np.int32],
     return lo
 
 
-def finish(stream: Stream, suffixes: npt.NDArray[np.int32], songs: tuple[SongInfo, ...]
-           ) -> Index:
-    """The index of a stream, its suffix array and its songs (what every index derives)."""
+def finish(stream: Stream, suffixes: npt.NDArray[np.int32], songs: tuple[SongInfo, ...],
+           families: npt.NDArray[np.int32]) -> Index:
+    """The index of a stream, its suffix array, its songs and their family counts (flat, as
+    ``stream_piece`` gives them), with what every index derives."""
     return Index(stream, suffixes, songs, _starts(stream), _order(songs),
-                 tuple(fold_title(s.title) for s in songs))
+                 tuple(fold_title(s.title) for s in songs),
+                 np.asarray(families).reshape(len(songs), len(FAMILIES)),
+                 tuple(s.id for s in songs))
 
 
 def song_row(s: SongInfo) -> list[Any]:
@@ -93,8 +100,9 @@ def song_row(s: SongInfo) -> list[Any]:
 
 
 def _starts(stream: Stream) -> npt.NDArray[np.int64]:
-    song = np.asarray(stream.song)
-    return np.searchsorted(song, np.arange(int(song[-1]) + 1)).astype(np.int64)
+    """Each song's separator (the first entry of its number), and the closing one: token 0
+    stands at them and nowhere else."""
+    return np.flatnonzero(np.asarray(stream.tokens) == SEPARATOR).astype(np.int64)
 
 
 def _order(songs: Sequence[SongInfo]) -> npt.NDArray[np.int64]:
@@ -109,6 +117,7 @@ def save_index(index: Index, folder: Path) -> None:
     for name in Stream.ARRAYS:
         np.save(folder / f"{name}.npy", getattr(index.stream, name))
     np.save(folder / "suffixes.npy", index.suffixes)
+    np.save(folder / "families.npy", np.ascontiguousarray(index.families).reshape(-1))
     meta: dict[str, Any] = {
         "format": FORMAT, "qualities": index.stream.qualities,
         "symbols": index.stream.symbols,
@@ -126,4 +135,5 @@ def open_index(folder: Path) -> Index:
                     symbols=tuple(meta["symbols"]))
     songs = tuple(SongInfo(i, t, c, k, src, tuple(secs), reading)
                   for i, t, c, k, src, secs, reading in meta["songs"])
-    return finish(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs)
+    return finish(stream, np.load(folder / "suffixes.npy", mmap_mode="r"), songs,
+                  np.load(folder / "families.npy", mmap_mode="r"))

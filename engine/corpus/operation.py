@@ -28,7 +28,7 @@ from engine.corpus.align import MATCH, align
 from engine.corpus.build import build_index
 from engine.corpus.index import Index
 from engine.corpus.loaders import fold_title, load_paths
-from engine.corpus.scan import _bounds, _count, _gram_songs, _starts_in
+from engine.corpus.scan import _bounds, _count, _count_in_songs, _gram_songs, _starts_in
 from engine.corpus.tokens import NO_MOTION, SEPARATOR, family_of, token
 from engine.errors import HarmonyError, InvalidChord, InvalidRequest
 from engine.requests import MAX_PROGRESSION, as_int, get_str, require_object
@@ -306,11 +306,32 @@ def _count_songs(idx: Index, plan: Plan) -> npt.NDArray[np.int32]:
     if plan.count > MAX_SEARCH_WORK:
         raise _refuse(plan)
     counts = np.zeros(len(idx.songs) + 1, dtype=np.int32)
-    args = (*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
-    work = _count(*args)
+    if plan.n == 1 and not (plan.exact or plan.roman):
+        # one chord: its family, whatever its root. The scan's work would be two checks a
+        # place (its window, its chord), so the same patterns pass the budget
+        if 2 * plan.count > MAX_SEARCH_WORK:
+            raise _refuse(plan)
+        return np.array(idx.families[:, int(plan.named[1][0])], dtype=np.int32)
+    if plan.column:
+        args = (_candidates(idx, plan), *plan.scan(idx)[1:], *plan.named, plan.roman,
+                plan.exact, idx.starts, *plan.arrays(idx)[-4:], counts, MAX_SEARCH_WORK)
+        work = _count_in_songs(*args)
+    else:
+        args = (*plan.scan(idx), *plan.arrays(idx), counts, MAX_SEARCH_WORK)
+        work = _count(*args)
     if work < 0:
         raise _refuse(plan)
     return counts[:-1]
+
+
+def _candidates(idx: Index, plan: Plan) -> npt.NDArray[np.int64]:
+    """The songs a pattern may match, in order: at least as many chords as it has, and of
+    each family at least as many as it names (the index's count of each a song holds)."""
+    fits = np.diff(idx.starts) > plan.n
+    need = np.bincount(plan.named[1], minlength=idx.families.shape[1])
+    for f in np.flatnonzero(need).tolist():
+        fits &= np.asarray(idx.families[:, f]) >= need[f]
+    return np.flatnonzero(fits).astype(np.int64)
 
 
 def _song_starts(idx: Index, plan: Plan, song: int, most: int) -> list[int]:
@@ -351,7 +372,8 @@ def _match(idx: Index, song: int, start: int, length: int,
            numerals: dict[tuple[str, str], str | None]) -> dict[str, Any]:
     st = idx.stream
     info = idx.songs[song]
-    symbols = [st.symbols[int(i)] for i in st.symbol[start:start + length]]
+    names = st.symbols
+    symbols = [names[i] for i in np.asarray(st.symbol[start:start + length]).tolist()]
     return {"section": info.sections[int(st.section[start])], "bar": int(st.bar[start]),
             "beat": round(float(st.beat[start]), 3), "chords": symbols,
             "numerals": [_numeral_of(sym, info.reading, numerals) if info.reading else None
@@ -374,10 +396,11 @@ def _numeral_of(symbol: str, key: str, seen: dict[tuple[str, str], str | None]) 
 
 def _query_tokens(idx: Index, text: str) -> tuple[npt.NDArray[np.uint8], int | None]:
     """The tokens of a song id or a progression, and the song's own number (to leave out)."""
-    for s, info in enumerate(idx.songs):
-        if info.id == text.strip():
-            a, b = int(idx.starts[s]), int(idx.starts[s + 1])
-            return np.asarray(idx.stream.tokens[a:b]), s
+    wanted = text.strip()
+    if wanted in idx.ids:       # one C-level pass over the ids (a loop over songs: ~15 ms)
+        s = idx.ids.index(wanted)
+        a, b = int(idx.starts[s]), int(idx.starts[s + 1])
+        return np.asarray(idx.stream.tokens[a:b]), s
     slots, roman = read_pattern(text)
     if roman or any(s is None for s in slots):
         raise InvalidRequest("'similarTo' is a progression in chord symbols or a song id",
@@ -406,7 +429,13 @@ def _similar(idx: Index, text: str) -> dict[int, float]:
         counts[own] = 0
     counts[len(idx.songs)] = 0
     held = np.flatnonzero(counts)
-    chosen = held[np.lexsort((held, -counts[held]))][:CANDIDATES]
+    # most runs shared first, then song order: one distinct integer a song, the nearest
+    # partitioned out and only they sorted
+    rank = -counts[held].astype(np.int64) * len(counts) + held
+    if len(rank) > CANDIDATES:
+        near = np.argpartition(rank, CANDIDATES - 1)[:CANDIDATES]
+        held, rank = held[near], rank[near]
+    chosen = held[np.argsort(rank)]
     cells = len(query) * int(np.sum(idx.starts[chosen + 1] - idx.starts[chosen]))
     if cells > MAX_ALIGN_CELLS:
         raise InvalidRequest(f"'similarTo' would align {cells:,} cells (its chords x the "

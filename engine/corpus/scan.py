@@ -91,6 +91,64 @@ def _count(places: npt.NDArray[np.int32], scan: npt.NDArray[np.int8], value: int
 
 
 @njit(cache=True)
+def _count_in_songs(songs: npt.NDArray[np.int64], scan: npt.NDArray[np.int8], value: int,
+                    offset: int, n: int, slot_at: npt.NDArray[np.int64],
+                    slot_family: npt.NDArray[np.int64], slot_pc: npt.NDArray[np.int64],
+                    slot_quality: npt.NDArray[np.int64], roman: bool, exact: bool,
+                    song_start: npt.NDArray[np.int64], family: npt.NDArray[np.int8],
+                    root: npt.NDArray[np.int8], degree: npt.NDArray[np.int8],
+                    quality: npt.NDArray[np.int16], counts: npt.NDArray[np.int32],
+                    budget: int) -> int:  # pragma: no cover (jitted)
+    """``_count`` over the songs ``songs`` (ascending) only, each song's places read where the
+    pattern fits whole: a place ``i`` (``scan[i] == value``) of song ``s`` is checked only when
+    ``song_start[s] + 1 <= i - offset`` and ``i - offset + n <= song_start[s + 1]``, so no
+    window is tried across a separator and a song shorter than the pattern costs nothing.
+    The checks at a place are ``_holds``'s, in the same order, counted the same way (a place
+    ``_count`` would have refused at its window costs nothing here): the work is at most
+    ``_count``'s."""
+    work = 0
+    k = slot_at.shape[0]
+    for j in range(songs.shape[0]):
+        s = songs[j]
+        first = song_start[s] + 1 + offset
+        end = song_start[s + 1] - n + offset + 1
+        found = 0
+        for i in range(first, end):
+            if scan[i] != value:
+                continue
+            start = i - offset
+            failed = -1
+            shift = -1
+            for q in range(k):
+                at = start + slot_at[q]
+                if family[at] != slot_family[q] or (exact and quality[at] != slot_quality[q]):
+                    failed = q
+                    break
+                if roman:
+                    if degree[at] != slot_pc[q]:
+                        failed = q
+                        break
+                else:
+                    here = np.int64(root[at]) - slot_pc[q]
+                    if here < 0:
+                        here += 12
+                    if shift < 0:
+                        shift = here
+                    elif here != shift:
+                        failed = q
+                        break
+            if failed < 0:
+                work += k + 1
+                found += 1
+            else:
+                work += failed + 2
+            if work > budget:
+                return -1
+        counts[s] += found
+    return work
+
+
+@njit(cache=True)
 def _starts_in(first: int, last: int, most: int, n: int, slot_at: npt.NDArray[np.int64],
                slot_family: npt.NDArray[np.int64], slot_pc: npt.NDArray[np.int64],
                slot_quality: npt.NDArray[np.int64], roman: bool, exact: bool,

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from engine.analysis import CLASSES, quality_class
 from engine.chords import Chord
@@ -95,18 +96,20 @@ class ChordTable:
                             dtype=np.int64, count=len(placed))
         new = np.flatnonzero(found < 0)
         if len(new):
-            for i in new.tolist():
-                chord = placed[i].chord
-                number = known.get(id(chord))
-                if number is None:
-                    number = known[id(chord)] = len(self.chords)
+            # the chords at the places not found, each distinct one once in order of first
+            # appearance (a first piece finds none: its every chord is here), by C-level passes
+            missed = list(map(_CHORD, map(placed.__getitem__, new.tolist())))
+            for key, chord in dict(zip(map(id, missed), missed, strict=True)).items():
+                if key not in known:
+                    known[key] = len(self.chords)
                     self.chords.append(chord)
                     self._rows.append((chord.root_pc, family_of(chord),
                                        self.qualities.setdefault(chord.quality,
                                                                  len(self.qualities)),
                                        self.symbols.setdefault(chord.symbol,
                                                                len(self.symbols))))
-                found[i] = number
+            found[new] = np.fromiter(map(known.__getitem__, map(id, missed)), dtype=np.int64,
+                                     count=len(missed))
             self.columns = np.array(self._rows, dtype=np.int64).reshape(len(self._rows), 4)
         return found
 
@@ -122,40 +125,75 @@ def stream_piece(first: int, table: ChordTable, tonics: npt.NDArray[np.int64],
                  sections: npt.NDArray[np.int64], bars: npt.NDArray[np.int64],
                  beats: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[Any]]:
     """The stream of songs numbered from ``first``, each after its separator: the columns of
-    ``Stream.ARRAYS``. ``offsets`` (songs + 1,): where each song's chords start in the (n,)
+    ``Stream.ARRAYS``, and ``families`` (songs * len(FAMILIES),): each song's count of chords
+    of each family, flat (``index.song_families``, the same by array operations). ``offsets`` (songs + 1,): where each song's chords start in the (n,)
     arrays ``ids`` (numbers in ``table``), ``sections``, ``bars`` and ``beats``; ``tonics``
-    (songs,): each song's tonic pitch class, -1 unknown. Array operations only."""
-    k = len(offsets) - 1
-    n = len(ids)
-    counts = np.diff(offsets)
-    owner = np.repeat(np.arange(k, dtype=np.int64), counts)
-    at = np.arange(n, dtype=np.int64) + owner + 1          # after the song's separator
-    columns = table.columns[ids]
-    root = columns[:, 0]
-    family = columns[:, 1]
-    previous = np.empty(n, dtype=np.int64)
-    previous[1:] = root[:-1]
-    motion = (root - previous) % 12
-    motion[offsets[:-1][counts > 0]] = NO_MOTION
-    tonic = tonics[owner]
-    out: dict[str, npt.NDArray[Any]] = {}
-    for name, fill, values in (
-            ("tokens", SEPARATOR, 1 + motion * len(FAMILIES) + family),
-            ("song", 0, owner + first), ("section", 0, sections), ("bar", 0, bars),
-            ("beat", 0, beats), ("root", -1, root), ("family", -1, family),
-            ("quality", -1, columns[:, 2]),
-            ("degree", -1, np.where(tonic >= 0, (root - tonic) % 12, -1)),
-            ("symbol", -1, columns[:, 3])):
-        column = np.full(n + k, fill, dtype=DTYPES[name])
-        column[at] = values
-        out[name] = column
-    out["song"][offsets[:-1] + np.arange(k)] = np.arange(first, first + k)
+    (songs,): each song's tonic pitch class, -1 unknown. One kernel pass writes every column
+    (``_fill``; its slow twin, the same as array operations, is ``tests/naive.py``)."""
+    size = len(ids) + len(offsets) - 1
+    out = {name: np.empty(size, dtype=DTYPES[name]) for name in Stream.ARRAYS}
+    families = np.zeros((len(offsets) - 1, len(FAMILIES)), dtype=np.int32)
+    _fill(first, table.columns, np.asarray(tonics, dtype=np.int64),
+          np.asarray(offsets, dtype=np.int64), np.asarray(ids, dtype=np.int64),
+          np.asarray(sections, dtype=np.int64), np.asarray(bars, dtype=np.int64),
+          np.asarray(beats, dtype=np.float64), families,
+          *(out[name] for name in Stream.ARRAYS))
+    out["families"] = families.reshape(-1)
     return out
 
 
+@njit(cache=True)
+def _fill(first: int, columns: npt.NDArray[np.int64], tonics: npt.NDArray[np.int64],
+          offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
+          sections: npt.NDArray[np.int64], bars: npt.NDArray[np.int64],
+          beats: npt.NDArray[np.float64], families: npt.NDArray[np.int32],
+          tokens: npt.NDArray[np.uint8],
+          song: npt.NDArray[np.int32], section: npt.NDArray[np.int16],
+          bar: npt.NDArray[np.int16], beat: npt.NDArray[np.float32],
+          root: npt.NDArray[np.int8], family: npt.NDArray[np.int8],
+          quality: npt.NDArray[np.int16], degree: npt.NDArray[np.int8],
+          symbol: npt.NDArray[np.int32]) -> None:  # pragma: no cover (jitted)
+    """Writes each song's separator and chords into the (n + songs,) columns, song by song,
+    and counts its chords of each family into ``families`` (songs, families). ``columns``
+    (chords in the table, 4): root, family, quality, symbol."""
+    for s in range(offsets.shape[0] - 1):
+        at = offsets[s] + s
+        tokens[at] = SEPARATOR
+        song[at] = first + s
+        section[at] = 0
+        bar[at] = 0
+        beat[at] = 0.0
+        root[at] = -1
+        family[at] = -1
+        quality[at] = -1
+        degree[at] = -1
+        symbol[at] = -1
+        tonic = tonics[s]
+        previous = -1
+        for c in range(offsets[s], offsets[s + 1]):
+            at += 1
+            i = ids[c]
+            r = columns[i, 0]
+            f = columns[i, 1]
+            motion = NO_MOTION if previous < 0 else (r - previous) % 12
+            previous = r
+            tokens[at] = 1 + motion * families.shape[1] + f
+            families[s, f] += 1
+            song[at] = first + s
+            section[at] = sections[c]
+            bar[at] = bars[c]
+            beat[at] = beats[c]
+            root[at] = r
+            family[at] = f
+            quality[at] = columns[i, 2]
+            degree[at] = (r - tonic) % 12 if tonic >= 0 else -1
+            symbol[at] = columns[i, 3]
+
+
 def closing(songs: int) -> dict[str, npt.NDArray[Any]]:
-    """The separator that ends the stream (numbered after the last song)."""
-    return stream_piece(songs, ChordTable(), np.zeros(1, dtype=np.int64),
-                        np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                        np.zeros(0, dtype=np.float64))
+    """The separator that ends the stream (numbered after the last song): its columns."""
+    end = stream_piece(songs, ChordTable(), np.zeros(1, dtype=np.int64),
+                       np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                       np.zeros(0, dtype=np.float64))
+    return {name: end[name] for name in Stream.ARRAYS}
