@@ -1,206 +1,159 @@
-"""One answer of ``identify`` for notes already read: the readings of their set ranked
-(``engine.identify.ranking``), each spelled (``engine.identify.naming``) with the notes it
-explains, leaves out and adds, and with a key its numeral and function as analyze gives them.
-Kept per (notes, bass, key); every caller gets a fresh copy.
+"""One answer of ``identify`` for notes already read, built at each call from tables: the
+readings of their set ranked (``engine.identify.ranking``, packed integers, the key's rules
+applied by ``keyed``), each spelled (``engine.identify.naming``) with the notes it explains,
+leaves out and adds, and with a key its numeral and function as analyze gives them
+(``engine.identify.roles``, kept per key and chord).
 
-Without a key and without named notes the first ``MAX_READINGS`` of the set's row are the
-answer; named notes add the cost of their spelling, read down the row only as far as a reading
-can still come among the first (the spelling only adds to a cost).
+Without named notes the first ``MAX_READINGS`` of the set's row are the answer; named notes
+add the cost of their spelling (``SPELLING_COST`` a note the reading spells otherwise), read
+down the row only as far as a reading can still come among the first (the spelling only adds
+to a cost). Nothing is kept per set: building an answer costs about what copying a kept one
+did (docs/identify.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from bisect import insort
+from collections.abc import Sequence
 from typing import Any
 
-from engine.analysis import role_of
-from engine.chords import Key, Spelled, parse
-from engine.identify.naming import DEFAULT_ROOTS, UNNAMED, Spelt, root_of, spelt
+from engine.chords import Key, Spelled
+from engine.identify.naming import (
+    DEFAULT_ROOTS,
+    DEFAULT_SPELLING,
+    UNNAMED,
+    Spelt,
+    key_spelling,
+    named_root,
+    spelt,
+)
 from engine.identify.notes import Sounding
 from engine.identify.ranking import (
     ENTRY_BITS,
-    NONE,
     ROOT_SHIFT,
     ROOTLESS_SHIFT,
     SLASH_SHIFT,
-    SPELLING_COST,
-    Ranked,
-    decode,
-    rank,
-    row,
-    top,
+    SPELLING_MOVE,
+    cost_of,
+    keyed,
 )
+from engine.identify.roles import SUS_BASS, kept_roles, role
 
 MAX_READINGS = 5
 
 
-def identify_notes(notes: Sequence[Sounding], bass: Sounding | None, key: Key | None,
-                   fresh: bool = True) -> dict[str, Any]:
-    """The answer for notes already read (the file readers call this per segment). Unnamed
-    notes without a key are answered from the tables alone (``plain_answer``); others from
-    the one answer kept per (notes, bass, key), copied when ``fresh`` so a caller may change
-    it."""
-    if key is None and (bass is None or bass.spelled is None) and all(
-            n.spelled is None for n in notes):
-        return plain_answer(notes, bass)
-    kept = answer_of(tuple(notes), bass, key)
-    return copy_answer(kept) if fresh else kept
-
-
-def plain_answer(notes: Sequence[Sounding], bass: Sounding | None) -> dict[str, Any]:
-    """``answer_of`` for unnamed notes (pitch classes, MIDI numbers) without a key: the
-    first readings of the set's row, named from ``naming.UNNAMED``. Built fresh at each call:
-    it costs what copying a kept answer would."""
-    mask, heard = 0, []
+def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
+                   key: Key | None) -> dict[str, Any]:
+    """The answer for notes already read (the file readers call this per segment): ``bass``
+    is the bass as given or sounded (None: no bass), ``key`` None for none. A fresh answer:
+    the caller may change it."""
+    # each pitch class once, in the order given (the bass last when it is not among them),
+    # with the name it was first given (None: the reading names it); the spelling of each
+    # pitch class named (its first name, the bass's last)
+    mask = 0
+    heard: list[int] = []
+    given: list[str | None] = []
+    spelling: dict[int, Spelled] = {}
     for n in notes:
+        sp = n.spelled
         if not mask >> n.pc & 1:
             mask |= 1 << n.pc
             heard.append(n.pc)
-    b = -1 if bass is None else bass.pc
-    if b >= 0 and not mask >> b & 1:
-        mask |= 1 << b
-        heard.append(b)
-    readings = []
-    first = None
-    for v in row(mask, None if bass is None else b, MAX_READINGS):
-        if v == NONE:
-            break
-        chord = UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS]
-        if first is None:
-            first = chord
-        names, tones = chord.names, chord.mask
-        left_out = tones & ~mask
-        if v >> SLASH_SHIFT & 1:
-            symbol, bass_name, inversion = f"{chord.symbol}/{names[b]}", names[b], \
-                chord.inversions[b]
-            explains = [names[pc] for pc in heard if tones >> pc & 1 or pc == b]
-            added = [names[pc] for pc in heard if not (tones >> pc & 1 or pc == b)]
-        elif mask & ~tones:
-            symbol, bass_name, inversion = chord.symbol, None, 0
-            explains = [names[pc] for pc in heard if tones >> pc & 1]
-            added = [names[pc] for pc in heard if not tones >> pc & 1]
-        else:       # the chord explains every note heard
-            symbol, bass_name, inversion = chord.symbol, None, 0
-            explains, added = [names[pc] for pc in heard], []
-        readings.append({
-            "symbol": symbol, "root": chord.root, "quality": chord.quality,
-            "bass": bass_name, "inversion": inversion,
-            "rootless": bool(v >> ROOTLESS_SHIFT & 1), "explains": explains,
-            "omitted": [names[pc] for pc in chord.pcs if left_out >> pc & 1] if left_out else [],
-            "added": added})
-    return {"notes": [n.text for n in notes],
-            "bass": None if b < 0 else (first.names[b] if first is not None
-                                       else DEFAULT_ROOTS[b].name),
-            "readings": readings}
-
-
-def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
-    return {"notes": [*kept["notes"]], "bass": kept["bass"], "readings": [
-        {**r, "explains": [*r["explains"]], "omitted": [*r["omitted"]], "added": [*r["added"]]}
-        for r in kept["readings"]]}
-
-
-@lru_cache(maxsize=4096)
-def answer_of(notes: tuple[Sounding, ...], bass: Sounding | None,
-              key: Key | None) -> dict[str, Any]:
-    sounding = [*notes, bass] if bass is not None else notes
-    mask = 0
-    spelling: dict[int, Spelled] = {}
-    for n in sounding:
-        mask |= 1 << n.pc
-        if n.spelled is not None:
-            spelling.setdefault(n.pc, n.spelled)
-    bass_pc = None if bass is None else bass.pc
+            if sp is None:
+                given.append(None)
+            else:
+                given.append(sp.name)
+                spelling[n.pc] = sp
+        elif sp is not None and n.pc not in spelling:
+            spelling[n.pc] = sp
+    b, bass_given = -1, None
+    if bass is not None:
+        b, sp = bass.pc, bass.spelled
+        if sp is not None:
+            bass_given = sp.name
+            if b not in spelling:
+                spelling[b] = sp
+        if not mask >> b & 1:
+            mask |= 1 << b
+            heard.append(b)
+            given.append(bass_given)
+    values = keyed(mask, None if b < 0 else b, key)
+    roots, outside = DEFAULT_SPELLING if key is None else key_spelling(key)
     if spelling:
-        chosen = _respelled(rank(mask, bass_pc, key) if key is not None else (
-            decode(v, mask) for v in row(mask, bass_pc) if v != NONE), spelling, key)
+        chosen = _respelled(values, spelling, roots)
+    elif key is None:
+        chosen = [(v, UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS])
+                  for v in values[:MAX_READINGS]]
     else:
-        chosen = [(r, _spelt(r, None, key)) for r in (
-            rank(mask, bass_pc, key)[:MAX_READINGS] if key is not None
-            else top(mask, bass_pc, MAX_READINGS))]
-    # each note once, in the order given (the bass last when it is not among them), with the
-    # name it was given (None: the reading names it)
-    heard: list[tuple[int, str | None]] = []
-    seen = 0
-    for n in (notes if bass is None or bass in notes else sounding):
-        if not seen >> n.pc & 1:
-            seen |= 1 << n.pc
-            heard.append((n.pc, None if n.spelled is None else n.spelled.name))
-    given = None if bass is None or bass.spelled is None else bass.spelled.name
-    keyed = None if key is None else _scale_names(key)
-    readings = [_reading(r, chord, heard, (bass_pc, given) if r.slash else None, key, keyed)
-                for r, chord in chosen]
+        chosen = [(v, spelt(v & ENTRY_BITS, roots[v >> ROOT_SHIFT & 15]))
+                  for v in values[:MAX_READINGS]]
+    named = None not in given
+    roles = None if key is None else kept_roles(key)
+    readings = []
+    for v, chord in chosen:
+        names, tones = chord.names, chord.mask
+        if key is not None and mask & ~tones:
+            # a note outside the chord is named as the key spells it
+            names = _outside_named(names, mask & ~tones, outside)
+        if v >> SLASH_SHIFT & 1:
+            bass_name = bass_given or names[b]
+            symbol = f"{chord.symbol}/{bass_name}"
+            inversion = chord.inversions[b]
+            explained = tones | 1 << b
+        else:
+            bass_name, symbol, inversion, explained = None, chord.symbol, 0, tones
+        if not mask & ~explained:   # the chord explains every note heard
+            explains = [*given] if named else [g or names[pc] for pc, g in zip(heard, given)]
+            added = []
+        else:
+            explains = [g or names[pc] for pc, g in zip(heard, given) if explained >> pc & 1]
+            added = [g or names[pc] for pc, g in zip(heard, given) if not explained >> pc & 1]
+        left_out = tones & ~mask
+        reading = {
+            "symbol": symbol, "root": chord.root, "quality": chord.quality, "bass": bass_name,
+            "inversion": inversion, "rootless": bool(v >> ROOTLESS_SHIFT & 1),
+            "explains": explains,
+            "omitted": [names[pc] for pc in chord.pcs if left_out >> pc & 1] if left_out else [],
+            "added": added}
+        if roles is not None:
+            sus = bass_name is not None and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[
+                chord.entry]
+            found = roles.get(symbol if sus else chord.symbol) or role(
+                chord, symbol, sus, key, roles)  # type: ignore[arg-type]
+            reading["numeral"], reading["function"] = found
+        readings.append(reading)
     return {"notes": [n.text for n in notes],
-            "bass": None if bass is None else given or (
-                chosen[0][1].names[bass.pc] if chosen else DEFAULT_ROOTS[bass.pc].name),
+            "bass": None if b < 0 else bass_given or (
+                chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
             "readings": readings}
 
 
-def _spelt(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> Spelt:
-    return spelt(r.entry, root_of(r, spelling, key)) if spelling or key is not None \
-        else UNNAMED[r.root][r.entry]
-
-
-def _respelled(ranked: Iterable[Ranked], spelling: dict[int, Spelled],
-               key: Key | None) -> list[tuple[Ranked, Spelt]]:
-    """The first ``MAX_READINGS`` once each named note the reading spells otherwise costs
-    ``SPELLING_COST``, each with its spelling: ``ranked`` is cheapest first and the spelling
-    only adds, so the readings after one costing more than the last kept cannot come among
-    the first."""
-    kept: list[tuple[Ranked, Spelt]] = []
-    for r in ranked:
-        if len(kept) >= MAX_READINGS and r.cost > kept[MAX_READINGS - 1][0].cost:
+def _respelled(values: list[int], spelling: dict[int, Spelled],
+               roots: tuple[Spelled, ...]) -> list[tuple[int, Spelt]]:
+    """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note the
+    reading spells otherwise costs ``SPELLING_COST``, each with its spelling: ``values`` are
+    cheapest first and the spelling only adds, so the readings after one costing more than
+    the last kept cannot come among the first."""
+    kept: list[tuple[int, Spelt]] = []
+    for v in values:
+        if len(kept) >= MAX_READINGS and cost_of(v) > cost_of(kept[MAX_READINGS - 1][0]):
             break
-        chord = _spelt(r, spelling, key)
-        tones = chord.tones
-        wrong = sum(tones.get(pc, sp) != sp for pc, sp in spelling.items())
-        kept.append((Ranked(r.cost + SPELLING_COST * wrong, *r[1:]) if wrong else r, chord))
-        kept.sort(key=_cost_and_order)
+        root, entry = v >> ROOT_SHIFT & 15, v & ENTRY_BITS
+        chord = spelt(entry, named_root(root, entry, spelling, roots))
+        tones, names = chord.mask, chord.names
+        wrong = 0
+        for pc, sp in spelling.items():
+            if tones >> pc & 1 and names[pc] != sp.name:
+                wrong += 1
+        insort(kept, (v + SPELLING_MOVE * wrong, chord))
     return kept[:MAX_READINGS]
 
 
-def _cost_and_order(pair: tuple[Ranked, Spelt]) -> tuple[float, int]:
-    return pair[0].cost, pair[0].order
-
-
-def _reading(r: Ranked, chord: Spelt, heard: list[tuple[int, str | None]],
-             slash: tuple[int | None, str | None] | None, key: Key | None,
-             keyed: tuple[str, ...] | None) -> dict[str, Any]:
-    """One reading spelled as ``chord``; ``slash`` is the bass it is written over and its
-    name as given (None: not a slash chord); ``keyed`` names notes outside the chord."""
-    names, tones = chord.names, chord.mask
-    if keyed is not None:  # a note outside the chord is named as the key spells it
-        names = tuple(name if tones >> pc & 1 else keyed[pc] for pc, name in enumerate(names))
-    symbol, bass_name, bass_pc = chord.symbol, None, None
-    inversion: int | None = 0
-    if slash is not None:
-        bass_pc, given = slash
-        assert bass_pc is not None
-        bass_name = given or names[bass_pc]
-        symbol = f"{symbol}/{bass_name}"
-        inversion = chord.inversions[bass_pc]
-    explains, added = [], []
-    for pc, name in heard:
-        if pc == bass_pc or tones >> pc & 1:
-            explains.append(name or names[pc])
-        else:
-            added.append(name or names[pc])
-    omitted = [names[pc] for pc in chord.pcs if r.omitted >> pc & 1]
-    out: dict[str, Any] = {
-        "symbol": symbol, "root": chord.root, "quality": chord.quality,
-        "bass": bass_name, "inversion": inversion, "rootless": r.rootless,
-        "explains": explains, "omitted": omitted, "added": added,
-    }
-    if key is not None:
-        role = role_of(parse(symbol), key)
-        out["numeral"] = role.numeral
-        out["function"] = role.function
-    return out
-
-
-@lru_cache(maxsize=64)
-def _scale_names(key: Key) -> tuple[str, ...]:
-    """Pitch class -> its name in ``key``'s scale, else the default root's."""
-    return tuple(next((sp for sp in key.scale if sp.pc == pc), DEFAULT_ROOTS[pc]).name
-                 for pc in range(12))
+def _outside_named(names: tuple[str, ...], outside: int, key_names: tuple[str, ...]
+                   ) -> tuple[str, ...]:
+    """``names`` with the pitch classes of ``outside`` named as the key spells them."""
+    out = list(names)
+    for pc in range(12):
+        if outside >> pc & 1:
+            out[pc] = key_names[pc]
+    return tuple(out)

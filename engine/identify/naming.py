@@ -13,6 +13,7 @@ call for a set of pitch classes or MIDI numbers reads tables only.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from engine.chords import (
@@ -23,7 +24,6 @@ from engine.chords import (
     on_letter,
     parse_spelled,
 )
-from engine.identify.ranking import Ranked
 from engine.identify.vocabulary import VOCABULARY
 
 DEFAULT_ROOTS = tuple(Spelled(letter, alter) for letter, alter in (
@@ -42,25 +42,33 @@ class Spelt(NamedTuple):
     inversions: tuple[int | None, ...]   # bass pitch class -> the inversion over it
     mask: int                            # the tones' 12-bit set
     names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
+    spelled: Spelled                     # the root
+    entry: int                           # index into VOCABULARY
 
 
-def root_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> Spelled:
-    root = r.root
-    if spelling:
-        if root in spelling:
-            return spelling[root]
-        q = VOCABULARY[r.entry].quality
-        for number, semis in zip(q.numbers, q.semitones, strict=True):
-            tone = spelling.get((root + semis) % 12)
-            if tone is not None:
-                sp = on_letter(root, (tone.letter - number + 1) % 7)
-                if abs(sp.alter) <= 1:
-                    return sp
-    if key is not None:
-        for sp in key.scale:
-            if sp.pc == root:
-                return sp
-    return DEFAULT_ROOTS[root]
+def named_root(root: int, entry: int, spelling: dict[int, Spelled],
+               roots: tuple[Spelled, ...]) -> Spelled:
+    """The root of quality ``entry`` on pitch class ``root`` as named notes spell it: the root's
+    own name, else counted down from the first tone named (B as the third of G), else
+    ``roots`` (the key's spelling or ``DEFAULT_ROOTS``)."""
+    sp = spelling.get(root)
+    if sp is not None:
+        return sp
+    for semis, steps in _STEPS[entry]:
+        tone = spelling.get((root + semis) % 12)
+        if tone is not None:
+            found = _ON_LETTER[root * 7 + (tone.letter - steps) % 7]
+            if found is not None:
+                return found
+    return roots[root]
+
+
+@lru_cache(maxsize=64)
+def key_spelling(key: Key) -> tuple[tuple[Spelled, ...], tuple[str, ...]]:
+    """Pitch class -> its note in ``key``'s scale, else the default root; and their names."""
+    roots = tuple(next((sp for sp in key.scale if sp.pc == pc), DEFAULT_ROOTS[pc])
+                  for pc in range(12))
+    return roots, tuple(sp.name for sp in roots)
 
 
 def spelt(entry: int, root: Spelled) -> Spelt:
@@ -81,10 +89,19 @@ def _spell(entry: int, root: Spelled) -> Spelt:
         names[pc] = name
     tones = {pc: _SPELLED[name] for name, pc in spelled}   # b5 and #11 share one
     return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs,
-                 inversions(q, pcs), sum(1 << pc for pc in tones), tuple(names))
+                 inversions(q, pcs), sum(1 << pc for pc in tones), tuple(names), root, entry)
 
 
 _DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
+DEFAULT_SPELLING = (DEFAULT_ROOTS, _DEFAULT_NAMES)
+"""``key_spelling`` without a key."""
+# quality index -> (semitones above the root, letter steps) of its tones but the root
+_STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
+    e.quality.numbers, e.quality.semitones, strict=True) if semis % 12)
+    for e in VOCABULARY)
+# pitch class * 7 + letter -> the pitch class on that letter, None past one accidental
+_ON_LETTER = tuple(sp if abs(sp.alter) <= 1 else None
+                   for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
             for name, _ in degrees.values()}
 _SPELT: dict[tuple[int, Spelled], Spelt] = {

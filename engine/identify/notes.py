@@ -10,10 +10,10 @@ from).
 from __future__ import annotations
 
 from functools import lru_cache
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 from engine.chords import Spelled, parse_note_octave, parse_spelled
+from engine.chords.notes import ACCIDENTALS, LETTERS, midi_of
 from engine.errors import InvalidRequest
 from engine.requests import as_int
 
@@ -110,28 +110,64 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
-def plain_numbers(field: str, value: list[Any], bass: int | None
-                  ) -> tuple[list[Sounding], Sounding | None] | None:
-    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") and ``read_note`` for a
-    bass number read, with the bass as sounded when none is given, for plain numbers alone
-    (pitch classes 0..11, MIDI numbers 0..127, a bass 0..127); None for anything else (read
-    it in full, where its error is named)."""
-    table = _PITCH_CLASSES if field == "pcs" else _MIDI
-    if not 0 < len(value) <= MAX_NOTES or (bass is not None and not 0 <= bass <= 127):
+def plain_notes(field: str, value: Any) -> list[Sounding] | None:
+    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") read, for plain items
+    alone, each one lookup: pitch classes 0..11, MIDI numbers 0..127 and note names (those
+    read before, and every name ``NAMED`` holds); None for anything else (read it in full,
+    where its error is named)."""
+    if type(value) is not list or not 0 < len(value) <= MAX_NOTES:
         return None
     notes = []
+    if field == "pcs":
+        for item in value:
+            if type(item) is not int or not 0 <= item <= 11:
+                return None
+            notes.append(_PITCH_CLASSES[item])
+        return notes
     for item in value:
-        if type(item) is not int or not 0 <= item < len(table):
+        found = plain_note(item)
+        if found is None:
             return None
-        notes.append(table[item])
-    if bass is not None:
-        return notes, _MIDI[bass]
-    return notes, None if table is _PITCH_CLASSES else min(notes, key=_MIDI_NUMBER)  # lowest
+        notes.append(found)
+    return notes
+
+
+def plain_note(value: Any) -> Sounding | None:
+    """``read_note`` for a MIDI number or a note name read by lookup, None for anything else."""
+    kind = type(value)
+    if kind is not int and kind is not str:   # a bool is not a note
+        return None
+    found = NAMED.get(value)
+    if found is None:
+        try:
+            found = _known(value)
+        except _Unread:
+            return None
+    return found
 
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
 _MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
-_MIDI_NUMBER = attrgetter("midi")
+
+
+def _named() -> dict[str | int, Sounding]:
+    """Every MIDI number, and every name A-G with '', '#', 'b', '##' or 'bb', without octave and
+    in each octave -1..9 whose MIDI number is 0..127: what ``_read`` reads (a test compares)."""
+    out: dict[str | int, Sounding] = dict(enumerate(_MIDI))
+    for letter, name in enumerate(LETTERS):
+        for alter, accidental in ACCIDENTALS.items():
+            sp = Spelled(letter, alter)
+            text = name + accidental
+            out[text] = Sounding(sp.pc, sp, None, text)
+            for octave in range(-1, 10):
+                midi = midi_of(sp, octave)
+                if 0 <= midi <= 127:
+                    out[f"{text}{octave}"] = Sounding(sp.pc, sp, midi, f"{text}{octave}")
+    return out
+
+
+NAMED = _named()
+"""A note as given (an int, or a name as written) -> the note read."""
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:

@@ -8,13 +8,20 @@ its numeral and function as ``analyze`` gives them.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from engine.chords import parse_key
-from engine.errors import HarmonyError, InvalidRequest
-from engine.identify.answer import copy_answer, identify_notes, plain_answer
-from engine.identify.notes import lowest, plain_numbers, read_note, read_notes, read_pcs
+from engine.chords import Key, parse_key
+from engine.errors import InvalidRequest
+from engine.identify.answer import identify_notes
+from engine.identify.notes import (
+    Sounding,
+    lowest,
+    plain_note,
+    plain_notes,
+    read_note,
+    read_notes,
+    read_pcs,
+)
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
 IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
@@ -22,45 +29,39 @@ IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxm
 
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
-    # Pitch classes or MIDI numbers (and a bass number) without a key: read and answered from
-    # the tables alone, the request's checks folded into one pass over its items (they were a
-    # third of the call).
-    if type(request) is dict and len(request) <= 2:
-        field = "pcs" if "pcs" in request else "notes"
-        value = request.get(field)
-        if type(value) is list and (len(request) == 1 or type(request.get("bass")) is int):
-            plain = plain_numbers(field, value, request.get("bass"))
-            if plain is not None:
-                return plain_answer(*plain)
-    # A request of plain names (and numbers) is answered from the answers kept by its values:
-    # reading the names again costs more than the rest of a repeated call. MIDI numbers alone
-    # without a key are read and answered from the tables faster than a kept answer is copied.
-    if type(request) is dict and len(request) <= 2 and type(request.get("notes")) is list:
-        key_text = request.get("key")
-        if len(request) == 1 or type(key_text) is str:
-            notes = request["notes"]
-            if all(type(n) is str or type(n) is int for n in notes) and (
-                    key_text is not None or any(type(n) is str for n in notes)):
-                try:
-                    return copy_answer(_by_values(tuple(notes), key_text))
-                except _NotPlain:
-                    pass
+    if type(request) is dict:
+        plain = _plain(request)
+        if plain is not None:
+            return identify_notes(*plain)
     return _identify(request)
 
 
-class _NotPlain(Exception):
-    """A request the plain path does not answer: read it in full (its error is named there)."""
+def _plain(request: dict[str, Any]) -> tuple[list[Sounding], Sounding | None, Key | None] | None:
+    """The notes, bass and key of a request of the common forms (``notes`` or ``pcs``, a
+    ``bass``, a ``key``), each note read by one lookup and the request's checks folded into
+    that pass (they were a third of a call); None for anything else, read in full where its
+    error is named. A key that does not read raises here as there."""
+    field = "pcs" if "pcs" in request else "notes"
+    bass, key_text = request.get("bass"), request.get("key")
+    if len(request) != 1 + ("bass" in request) + ("key" in request):
+        return None   # another field, or none
+    notes = plain_notes(field, request.get(field))
+    if notes is None:
+        return None
+    if bass is not None:
+        bass = plain_note(bass)
+        if bass is None:
+            return None
+    elif field == "notes":
+        bass = lowest(notes)
+    if key_text is None:
+        return notes, bass, None
+    if type(key_text) is not str or len(key_text) > MAX_SYMBOL:
+        return None
+    return notes, bass, parse_key(key_text)
 
 
-@lru_cache(maxsize=4096)
-def _by_values(notes: tuple[str | int, ...], key_text: str | None) -> dict[str, Any]:
-    try:
-        return _identify({"notes": list(notes), "key": key_text}, copy=False)
-    except HarmonyError:
-        raise _NotPlain from None
-
-
-def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
+def _identify(request: Any) -> dict[str, Any]:
     req = require_object(request, IDENTIFY_FIELDS)
     key_text = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
     key = None if key_text is None else parse_key(key_text)
@@ -80,7 +81,7 @@ def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
     else:
         raise InvalidRequest("field 'notes' is required (or 'pcs')", field="notes")
     bass = read_note(req["bass"], "bass") if req.get("bass") is not None else lowest(notes)
-    return identify_notes(notes, bass, key, fresh=copy)
+    return identify_notes(notes, bass, key)
 
 
 __all__ = ["IDENTIFY_FIELDS", "identify", "identify_notes"]
