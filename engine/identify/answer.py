@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
-from engine.chords import Key, Spelled
+from engine.chords import Key
 from engine.identify.naming import (
     DEFAULT_ROOTS,
-    DEFAULT_SPELLING,
+    LETTER_BITS,
+    LETTER_ONES,
     UNNAMED,
     Spelt,
     key_spelling,
@@ -29,15 +31,15 @@ from engine.identify.naming import (
 )
 from engine.identify.notes import Sounding
 from engine.identify.ranking import (
+    COST_SHIFT,
     ENTRY_BITS,
     ROOT_SHIFT,
     ROOTLESS_SHIFT,
     SLASH_SHIFT,
     SPELLING_MOVE,
-    cost_of,
     keyed,
 )
-from engine.identify.roles import SUS_BASS, kept_roles, role
+from engine.identify.roles import SUS_BASS, kept_heads, keyed_head
 
 MAX_READINGS = 5
 
@@ -47,106 +49,165 @@ def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
     """The answer for notes already read (the file readers call this per segment): ``bass``
     is the bass as given or sounded (None: no bass), ``key`` None for none. A fresh answer:
     the caller may change it."""
-    # each pitch class once, in the order given (the bass last when it is not among them),
-    # with the name it was first given (None: the reading names it); the spelling of each
-    # pitch class named (its first name, the bass's last)
+    # each pitch class once, in the order given (the bass last when it is not among them)
     mask = 0
     heard: list[int] = []
-    given: list[str | None] = []
-    spelling: dict[int, Spelled] = {}
+    named = False
     for n in notes:
-        sp = n.spelled
         if not mask >> n.pc & 1:
             mask |= 1 << n.pc
             heard.append(n.pc)
-            if sp is None:
+        if n.spelled is not None:
+            named = True
+    b = -1
+    if bass is not None:
+        b = bass.pc
+        if not mask >> b & 1:
+            mask |= 1 << b
+            heard.append(b)
+        if bass.spelled is not None:
+            named = True
+    values = keyed(mask, None if b < 0 else b, key)
+    if named:
+        return _named(notes, bass, key, mask, heard, values)
+    if key is None:
+        chosen = [(v, UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS])
+                  for v in values[:MAX_READINGS]]
+    else:
+        roots = key_spelling(key)[0]
+        chosen = [(v, spelt(roots[v >> ROOT_SHIFT & 15], v & ENTRY_BITS))
+                  for v in values[:MAX_READINGS]]
+    return {"notes": [n.text for n in notes],
+            "bass": None if b < 0 else (chosen[0][1].names[b] if chosen
+                                        else DEFAULT_ROOTS[b].name),
+            "readings": _readings(chosen, mask, b, None, heard, None, key)}
+
+
+def _named(notes: Sequence[Sounding], bass: Sounding | None, key: Key | None, mask: int,
+           heard: list[int], values: list[int]) -> dict[str, Any]:
+    """``identify_notes`` when a note is named: each pitch class heard with the name it was
+    first given (None: the reading names it), the spelling of each pitch class named (its
+    first name, the bass's last), the readings re-ranked by it."""
+    given: list[str | None] = []
+    at: dict[int, int] = {}      # pitch class named -> its spelling (naming.spelled_at)
+    seen = 0
+    for n in notes:
+        pc, sp = n.pc, n.spelled
+        if sp is None:
+            if not seen >> pc & 1:
+                seen |= 1 << pc
                 given.append(None)
-            else:
-                given.append(sp.name)
-                spelling[n.pc] = sp
-        elif sp is not None and n.pc not in spelling:
-            spelling[n.pc] = sp
+            continue
+        if not seen >> pc & 1:
+            seen |= 1 << pc
+            given.append(n.name or sp.name)
+        if pc not in at:
+            at[pc] = sp.letter * 5 + sp.alter + 2
     b, bass_given = -1, None
     if bass is not None:
         b, sp = bass.pc, bass.spelled
         if sp is not None:
-            bass_given = sp.name
-            if b not in spelling:
-                spelling[b] = sp
-        if not mask >> b & 1:
-            mask |= 1 << b
-            heard.append(b)
+            bass_given = bass.name or sp.name
+            if b not in at:
+                at[b] = sp.letter * 5 + sp.alter + 2
+        if len(given) < len(heard):
             given.append(bass_given)
-    values = keyed(mask, None if b < 0 else b, key)
-    roots, outside = DEFAULT_SPELLING if key is None else key_spelling(key)
-    if spelling:
-        chosen = _respelled(values, spelling, roots)
-    elif key is None:
-        chosen = [(v, UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS])
-                  for v in values[:MAX_READINGS]]
-    else:
-        chosen = [(v, spelt(v & ENTRY_BITS, roots[v >> ROOT_SHIFT & 15]))
-                  for v in values[:MAX_READINGS]]
-    named = None not in given
-    roles = None if key is None else kept_roles(key)
-    readings = []
-    for v, chord in chosen:
-        names, tones = chord.names, chord.mask
-        if key is not None and mask & ~tones:
-            # a note outside the chord is named as the key spells it
-            names = _outside_named(names, mask & ~tones, outside)
-        if v >> SLASH_SHIFT & 1:
-            bass_name = bass_given or names[b]
-            symbol = f"{chord.symbol}/{bass_name}"
-            inversion = chord.inversions[b]
-            explained = tones | 1 << b
-        else:
-            bass_name, symbol, inversion, explained = None, chord.symbol, 0, tones
-        if not mask & ~explained:   # the chord explains every note heard
-            explains = [*given] if named else [g or names[pc] for pc, g in zip(heard, given)]
-            added = []
-        else:
-            explains = [g or names[pc] for pc, g in zip(heard, given) if explained >> pc & 1]
-            added = [g or names[pc] for pc, g in zip(heard, given) if not explained >> pc & 1]
-        left_out = tones & ~mask
-        reading = {
-            "symbol": symbol, "root": chord.root, "quality": chord.quality, "bass": bass_name,
-            "inversion": inversion, "rootless": bool(v >> ROOTLESS_SHIFT & 1),
-            "explains": explains,
-            "omitted": [names[pc] for pc in chord.pcs if left_out >> pc & 1] if left_out else [],
-            "added": added}
-        if roles is not None:
-            sus = bass_name is not None and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[
-                chord.entry]
-            found = roles.get(symbol if sus else chord.symbol) or role(
-                chord, symbol, sus, key, roles)  # type: ignore[arg-type]
-            reading["numeral"], reading["function"] = found
-        readings.append(reading)
+    chosen = _respelled(values, at, key_spelling(key)[0])
     return {"notes": [n.text for n in notes],
             "bass": None if b < 0 else bass_given or (
                 chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
-            "readings": readings}
+            "readings": _readings(chosen, mask, b, bass_given, heard, given, key)}
 
 
-def _respelled(values: list[int], spelling: dict[int, Spelled],
-               roots: tuple[Spelled, ...]) -> list[tuple[int, Spelt]]:
-    """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note the
-    reading spells otherwise costs ``SPELLING_COST``, each with its spelling: ``values`` are
-    cheapest first and the spelling only adds, so the readings after one costing more than
-    the last kept cannot come among the first."""
+def _respelled(values: list[int], at: dict[int, int], roots: tuple[int, ...]
+               ) -> list[tuple[int, Spelt]]:
+    """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note
+    (``at``: pitch class -> its spelling) the reading spells otherwise costs
+    ``SPELLING_COST``, each with its spelling: ``values`` are cheapest first and the spelling
+    only adds, so the readings after one costing more than the last kept cannot come among
+    the first. A note is spelled otherwise when its letter is (the pitch class is the same)."""
+    letters = named = 0
+    for pc, spelling in at.items():
+        letters |= spelling // 5 << 3 * pc
+        named |= 1 << pc
     kept: list[tuple[int, Spelt]] = []
     for v in values:
-        if len(kept) >= MAX_READINGS and cost_of(v) > cost_of(kept[MAX_READINGS - 1][0]):
+        if len(kept) >= MAX_READINGS and \
+                v >> COST_SHIFT > kept[MAX_READINGS - 1][0] >> COST_SHIFT:
             break
         root, entry = v >> ROOT_SHIFT & 15, v & ENTRY_BITS
-        chord = spelt(entry, named_root(root, entry, spelling, roots))
-        tones, names = chord.mask, chord.names
-        wrong = 0
-        for pc, sp in spelling.items():
-            if tones >> pc & 1 and names[pc] != sp.name:
-                wrong += 1
-        insort(kept, (v + SPELLING_MOVE * wrong, chord))
+        root_at = at.get(root)
+        chord = spelt(named_root(root, entry, at, roots) if root_at is None else root_at, entry)
+        both = chord.mask & named
+        if both:
+            # the letters that differ, one bit each at 3 * pc, counted
+            differ = (letters ^ chord.letters) & LETTER_BITS[both]
+            wrong = ((differ | differ >> 1 | differ >> 2) & LETTER_ONES).bit_count()
+            v += SPELLING_MOVE * wrong
+        insort(kept, (v, chord))
     return kept[:MAX_READINGS]
+
+
+def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: str | None,
+              heard: list[int], given: list[str | None] | None,
+              key: Key | None) -> list[dict[str, Any]]:
+    """The readings ``chosen`` (packed, spelled) of the set ``mask`` over the bass ``b`` (-1:
+    none; ``bass_given`` its name as given), ``heard`` the pitch classes in the order given
+    and ``given`` their names as given (None: no note named), each a copy of its chord's head
+    with the rest set."""
+    pick = itemgetter(*heard) if given is None and len(heard) > 1 else None
+    every = given is not None and None not in given
+    heads = None if key is None else kept_heads(key)
+    key_names = key_spelling(key)[1]
+    out = []
+    for v, chord in chosen:
+        names, tones = chord.names, chord.mask
+        outside = mask & ~tones
+        if outside and heads is not None:
+            # a note outside the chord is named as the key spells it
+            names = _outside_named(names, outside, key_names)
+        if v >> SLASH_SHIFT & 1:
+            bass_name = bass_given or names[b]
+            symbol = f"{chord.symbol}/{bass_name}"
+            if heads is None:
+                reading = chord.head.copy()
+            elif (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry]:
+                reading = (heads.get(symbol) or keyed_head(chord, symbol, True, key, heads)
+                           ).copy()   # type: ignore[arg-type]
+            else:
+                reading = (heads.get(chord.symbol) or keyed_head(
+                    chord, chord.symbol, False, key, heads)).copy()   # type: ignore[arg-type]
+            reading["symbol"] = symbol
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
+            outside &= ~(1 << b)
+        elif heads is None:
+            reading = chord.head.copy()
+        else:
+            reading = (heads.get(chord.symbol) or keyed_head(
+                chord, chord.symbol, False, key, heads)).copy()   # type: ignore[arg-type]
+        if v >> ROOTLESS_SHIFT & 1:
+            reading["rootless"] = True
+        if not outside:   # the chord explains every note heard
+            if given is None:
+                reading["explains"] = [*pick(names)] if pick is not None else [names[heard[0]]]
+            elif every:
+                reading["explains"] = [*given]
+            else:
+                reading["explains"] = [g or names[pc] for pc, g in zip(heard, given)]
+            reading["added"] = []
+        else:
+            as_given = given or [None] * len(heard)
+            reading["explains"] = [g or names[pc] for pc, g in zip(heard, as_given)
+                                   if not outside >> pc & 1]
+            reading["added"] = [g or names[pc] for pc, g in zip(heard, as_given)
+                                if outside >> pc & 1]
+        left_out = tones & ~mask
+        reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
+            if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs
+                                                    if left_out >> pc & 1]
+        out.append(reading)
+    return out
 
 
 def _outside_named(names: tuple[str, ...], outside: int, key_names: tuple[str, ...]

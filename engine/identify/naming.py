@@ -14,7 +14,7 @@ call for a set of pitch classes or MIDI numbers reads tables only.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.chords import (
     SPELLED_DEGREE,
@@ -44,38 +44,46 @@ class Spelt(NamedTuple):
     names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
     spelled: Spelled                     # the root
     entry: int                           # index into VOCABULARY
+    head: dict[str, Any]                 # a reading of it in root position, to copy (below)
+    letters: int                         # each tone's letter (0..6) in 3 bits at 3 * its pc
 
 
-def named_root(root: int, entry: int, spelling: dict[int, Spelled],
-               roots: tuple[Spelled, ...]) -> Spelled:
-    """The root of quality ``entry`` on pitch class ``root`` as named notes spell it: the root's
-    own name, else counted down from the first tone named (B as the third of G), else
-    ``roots`` (the key's spelling or ``DEFAULT_ROOTS``)."""
-    sp = spelling.get(root)
-    if sp is not None:
-        return sp
+def spelled_at(sp: Spelled) -> int:
+    """A spelled root's index (0..34: letter * 5 + alteration + 2) into the chords kept."""
+    return sp.letter * 5 + sp.alter + 2
+
+
+def named_root(root: int, entry: int, named: dict[int, int], roots: tuple[int, ...]) -> int:
+    """The root (``spelled_at``) of quality ``entry`` on pitch class ``root`` as the named
+    notes ``named`` (pitch class -> ``spelled_at``) spell it: the root's own name, else
+    counted down from the first tone named (B as the third of G), else ``roots`` (the key's
+    spelling or the default roots, ``key_spelling``)."""
+    at = named.get(root)
+    if at is not None:
+        return at
     for semis, steps in _STEPS[entry]:
-        tone = spelling.get((root + semis) % 12)
+        tone = named.get((root + semis) % 12)
         if tone is not None:
-            found = _ON_LETTER[root * 7 + (tone.letter - steps) % 7]
-            if found is not None:
+            found = _ON_LETTER[root * 7 + (tone // 5 - steps) % 7]
+            if found >= 0:
                 return found
     return roots[root]
 
 
 @lru_cache(maxsize=64)
-def key_spelling(key: Key) -> tuple[tuple[Spelled, ...], tuple[str, ...]]:
-    """Pitch class -> its note in ``key``'s scale, else the default root; and their names."""
+def key_spelling(key: Key | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Pitch class -> its note in ``key``'s scale, else the default root (None: no key), as
+    ``spelled_at``; and their names."""
     roots = tuple(next((sp for sp in key.scale if sp.pc == pc), DEFAULT_ROOTS[pc])
-                  for pc in range(12))
-    return roots, tuple(sp.name for sp in roots)
+                  for pc in range(12)) if key is not None else DEFAULT_ROOTS
+    return tuple(map(spelled_at, roots)), tuple(sp.name for sp in roots)
 
 
-def spelt(entry: int, root: Spelled) -> Spelt:
-    """Quality ``entry`` on ``root`` (kept: do not change it)."""
-    found = _SPELT.get((entry, root))
+def spelt(at: int, entry: int) -> Spelt:
+    """Quality ``entry`` on the root ``at`` (``spelled_at``), kept: do not change it."""
+    found = _SPELT[at * _QUALITIES + entry]
     if found is None:
-        found = _SPELT[entry, root] = _spell(entry, root)
+        found = _SPELT[at * _QUALITIES + entry] = _spell(entry, _ROOT_AT[at])
     return found
 
 
@@ -88,25 +96,39 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     for name, pc in spelled:
         names[pc] = name
     tones = {pc: _SPELLED[name] for name, pc in spelled}   # b5 and #11 share one
-    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs,
-                 inversions(q, pcs), sum(1 << pc for pc in tones), tuple(names), root, entry)
+    symbol = root.name + q.canonical
+    return Spelt(symbol, root.name, q.canonical, tones, pcs, inversions(q, pcs),
+                 sum(1 << pc for pc in tones), tuple(names), root, entry,
+                 reading_head(symbol, root.name, q.canonical),
+                 sum(sp.letter << 3 * pc for pc, sp in tones.items()))
+
+
+def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:
+    """A reading's fields in the answer's order, those of a chord in root position filled:
+    ``engine.identify.answer`` copies it and sets the rest (a copy of a small dict is faster
+    than building one). Never handed out: do not change it."""
+    return {"symbol": symbol, "root": root, "quality": quality, "bass": None, "inversion": 0,
+            "rootless": False, "explains": None, "omitted": None, "added": None}
 
 
 _DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
-DEFAULT_SPELLING = (DEFAULT_ROOTS, _DEFAULT_NAMES)
-"""``key_spelling`` without a key."""
 # quality index -> (semitones above the root, letter steps) of its tones but the root
 _STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
     e.quality.numbers, e.quality.semitones, strict=True) if semis % 12)
     for e in VOCABULARY)
-# pitch class * 7 + letter -> the pitch class on that letter, None past one accidental
-_ON_LETTER = tuple(sp if abs(sp.alter) <= 1 else None
+# pitch class * 7 + letter -> the pitch class on that letter (``spelled_at``), -1 past one
+# accidental
+_ON_LETTER = tuple(spelled_at(sp) if abs(sp.alter) <= 1 else -1
                    for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
             for name, _ in degrees.values()}
-_SPELT: dict[tuple[int, Spelled], Spelt] = {
-    (entry, root): _spell(entry, root) for entry in range(len(VOCABULARY))
-    for root in DEFAULT_ROOTS}
+_QUALITIES = len(VOCABULARY)
+_ROOT_AT = tuple(Spelled(at // 5, at % 5 - 2) for at in range(35))
+_SPELT: list[Spelt | None] = [None] * (len(_ROOT_AT) * _QUALITIES)
 UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
-    tuple(_SPELT[entry, root] for entry in range(len(VOCABULARY))) for root in DEFAULT_ROOTS)
+    tuple(spelt(spelled_at(root), entry) for entry in range(_QUALITIES)) for root in DEFAULT_ROOTS)
 """Root pitch class -> quality index -> the chord unnamed notes read as without a key."""
+LETTER_BITS = tuple(sum(7 << 3 * pc for pc in range(12) if m >> pc & 1) for m in range(4096))
+"""A 12-bit set -> the 3 bits of each of its pitch classes in ``Spelt.letters``."""
+LETTER_ONES = LETTER_BITS[0xFFF] // 7
+"""The lowest of the 3 bits of every pitch class."""

@@ -26,6 +26,7 @@ class Sounding(NamedTuple):
     spelled: Spelled | None   # None for a MIDI number or a pitch class
     midi: int | None          # None for a name without octave or a pitch class
     text: str                 # as it is echoed: the name as given (trimmed), or the number
+    name: str | None = None   # the spelling's name (``spelled.name``), None when unnamed
 
 
 def read_note(value: Any, field: str) -> Sounding:
@@ -74,7 +75,7 @@ def _read(value: Any, field: str) -> Sounding:
     if midi is not None and not 0 <= midi <= 127:
         raise InvalidRequest(f"note {text!r} in field '{field}' is outside MIDI 0-127",
                              field=field)
-    return Sounding(spelled.pc, spelled, midi, text)
+    return Sounding(spelled.pc, spelled, midi, text, spelled.name)
 
 
 def read_notes(value: Any, field: str = "notes") -> list[Sounding]:
@@ -110,11 +111,11 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
-def plain_notes(field: str, value: Any) -> list[Sounding] | None:
-    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") read, for plain items
-    alone, each one lookup: pitch classes 0..11, MIDI numbers 0..127 and note names (those
-    read before, and every name ``NAMED`` holds); None for anything else (read it in full,
-    where its error is named)."""
+def plain_notes(field: str, value: Any) -> tuple[list[Sounding], Sounding | None] | None:
+    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") read, and the lowest
+    note when every note has a pitch (else None), for plain items alone, each one lookup:
+    pitch classes 0..11, MIDI numbers 0..127 and note names (every name ``NAMED`` holds, and
+    those read before); None for anything else (read it in full, where its error is named)."""
     if type(value) is not list or not 0 < len(value) <= MAX_NOTES:
         return None
     notes = []
@@ -123,13 +124,24 @@ def plain_notes(field: str, value: Any) -> list[Sounding] | None:
             if type(item) is not int or not 0 <= item <= 11:
                 return None
             notes.append(_PITCH_CLASSES[item])
-        return notes
+        return notes, None
+    get = NAMED.get
+    low: Sounding | None = None
+    lowest = 128
     for item in value:
-        found = plain_note(item)
+        kind = type(item)
+        found = get(item) if kind is str or kind is int else None   # a bool is not a note
         if found is None:
-            return None
+            found = plain_note(item)
+            if found is None:
+                return None
         notes.append(found)
-    return notes
+        midi = found.midi
+        if midi is None:
+            lowest = -1
+        elif midi < lowest:
+            low, lowest = found, midi
+    return notes, (low if lowest >= 0 else None)
 
 
 def plain_note(value: Any) -> Sounding | None:
@@ -158,11 +170,11 @@ def _named() -> dict[str | int, Sounding]:
         for alter, accidental in ACCIDENTALS.items():
             sp = Spelled(letter, alter)
             text = name + accidental
-            out[text] = Sounding(sp.pc, sp, None, text)
+            out[text] = Sounding(sp.pc, sp, None, text, text)
             for octave in range(-1, 10):
                 midi = midi_of(sp, octave)
                 if 0 <= midi <= 127:
-                    out[f"{text}{octave}"] = Sounding(sp.pc, sp, midi, f"{text}{octave}")
+                    out[f"{text}{octave}"] = Sounding(sp.pc, sp, midi, f"{text}{octave}", text)
     return out
 
 

@@ -45,15 +45,16 @@ def _plain(request: dict[str, Any]) -> tuple[list[Sounding], Sounding | None, Ke
     bass, key_text = request.get("bass"), request.get("key")
     if len(request) != 1 + ("bass" in request) + ("key" in request):
         return None   # another field, or none
-    notes = plain_notes(field, request.get(field))
-    if notes is None:
+    read = plain_notes(field, request.get(field))
+    if read is None:
         return None
+    notes, low = read
     if bass is not None:
         bass = plain_note(bass)
         if bass is None:
             return None
-    elif field == "notes":
-        bass = lowest(notes)
+    else:
+        bass = low
     if key_text is None:
         return notes, bass, None
     if type(key_text) is not str or len(key_text) > MAX_SYMBOL:

@@ -61,7 +61,7 @@ NO_BASS = 12                # the bass index of a set heard without a bass
 
 # One reading of a row packed in a 32-bit integer, so that sorting the integers sorts the
 # readings by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
-ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = 9, 13, 14, 15, 20
+ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, COST_SHIFT = 9, 13, 14, 15, 20
 ENTRY_BITS = (1 << ROOT_SHIFT) - 1
 NONE = int(np.iinfo(np.int32).max)     # past the last reading of a row
 
@@ -78,7 +78,7 @@ class Ranked(NamedTuple):
 
 def _pack(cost2: Ints, order: Ints, slash: Ints | int, rootless: Ints | int, root: Ints,
           entry: Ints) -> Ints:
-    return ((cost2 << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
+    return ((cost2 << COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
             | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT) | entry)
 
 
@@ -91,7 +91,7 @@ def _build() -> Ints:
     root = np.maximum(SET_ROOT, 0).astype(i32)
     entry = np.maximum(SET_ENTRY, 0).astype(i32)
     cost2 = (2 * np.where(np.isfinite(SET_COST), SET_COST, 0)).astype(i32)
-    assert cost2.max() + 2 * (SLASH_COST + FOREIGN_BASS_COST) < 1 << (31 - _COST_SHIFT), \
+    assert cost2.max() + 2 * (SLASH_COST + FOREIGN_BASS_COST) < 1 << (31 - COST_SHIFT), \
         "a cost past its bits"
     rootless = ((masks >> root) & 1) ^ 1
     listed = place < SET_COUNT[:, None]
@@ -131,9 +131,9 @@ _PROMOTED: dict[str, tuple[frozenset[int], ...]] = {mode: tuple(
     frozenset(i for i, e in enumerate(VOCABULARY)
               if e.suffix in KEY_ROOTLESS.get((mode, offset), ())) for offset in range(12))
     for mode in ("major", "minor")}
-SPELLING_MOVE = int(2 * SPELLING_COST) << _COST_SHIFT   # a packed reading's cost, moved
-_SIXTH_MOVE = int(2 * SIXTH_OFF_TONIC_COST) << _COST_SHIFT
-_ROOTLESS_MOVE = int(2 * KEY_ROOTLESS_BONUS) << _COST_SHIFT
+SPELLING_MOVE = int(2 * SPELLING_COST) << COST_SHIFT   # a packed reading's cost, moved
+_SIXTH_MOVE = int(2 * SIXTH_OFF_TONIC_COST) << COST_SHIFT
+_ROOTLESS_MOVE = int(2 * KEY_ROOTLESS_BONUS) << COST_SHIFT
 
 
 def _row_facts() -> tuple[bytes, bytes]:
@@ -183,14 +183,14 @@ def keyed(mask: int, bass: int | None, key: Key | None) -> list[int]:
 
 def cost_of(value: int) -> float:
     """The cost of a packed reading."""
-    return (value >> _COST_SHIFT) / 2
+    return (value >> COST_SHIFT) / 2
 
 
 def decode(value: int, mask: int) -> Ranked:
     """One packed reading of ``mask``'s row."""
     root = value >> ROOT_SHIFT & 15
     entry = value & ENTRY_BITS
-    return Ranked((value >> _COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
+    return Ranked((value >> COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
                   bool(value >> SLASH_SHIFT & 1), bool(value >> ROOTLESS_SHIFT & 1),
                   _CHORD[root * len(VOCABULARY) + entry] & ~mask)
 
@@ -202,6 +202,6 @@ def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
     return [decode(v, mask) for v in keyed(mask, bass, key)]
 
 
-__all__ = ["ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
+__all__ = ["COST_SHIFT", "ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
            "SLASH_SHIFT", "SPELLING_COST", "SPELLING_MOVE", "Ranked", "cost_of", "decode", "keyed", "rank",
            "row"]

@@ -3,12 +3,15 @@
 ``role_of(parse(symbol), key)`` costs ~15 µs a reading not seen before (the symbol parsed, the
 chord heard, the grid read); the role of a reading depends on its root as spelled, its quality
 and, for a slash chord heard as a sus dominant (``F/G``: G9sus4, ``readings.SLASH_SUS``), its
-bass; over any other bass it is the chord's own (a slash bass is not a chord tone). So a role
-is kept per key under the chord's symbol without its bass (with it for the sus spellings) and
-read from the chord's parts (``role_in_key``, ~2 µs) the first time.
+bass; over any other bass it is the chord's own (a slash bass is not a chord tone). So each
+key keeps, under the chord's symbol (the written one, bass and all, for the sus spellings),
+the reading's head (``naming.reading_head``) with its numeral and function, read from the
+chord's parts (``role_in_key``, ~2 µs) the first time.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from engine.analysis import role_of
 from engine.analysis.operations import role_in_key
@@ -17,29 +20,29 @@ from engine.chords import Key, parse
 from engine.identify.naming import Spelt
 from engine.identify.vocabulary import VOCABULARY
 
-Role = tuple[str, str]          # (numeral, function)
-MAX_KEPT = 16384                # roles kept a key: every quality on 21 spelled roots is ~6,000
+MAX_KEPT = 16384                # heads kept a key: every quality on 21 spelled roots is ~6,000
 
 # quality index -> the bass's semitones above the root over which it is heard as a sus chord
 SUS_BASS: tuple[frozenset[int], ...] = tuple(
     frozenset(bass for semitones, bass in SLASH_SUS if semitones == e.semitones)
     for e in VOCABULARY)
-_KEPT: dict[Key, dict[str, Role]] = {}
+_KEPT: dict[Key, dict[str, dict[str, Any]]] = {}
 
 
-def kept_roles(key: Key) -> dict[str, Role]:
-    """The roles kept for ``key``, by the symbol ``role`` keeps them under (read them with
-    ``.get``; fill them with ``role``)."""
+def kept_heads(key: Key) -> dict[str, dict[str, Any]]:
+    """The heads kept for ``key``, by the symbol ``keyed_head`` keeps them under (read them
+    with ``.get``, fill them with ``keyed_head``). Never handed out: copy a head."""
     kept = _KEPT.get(key)
     if kept is None:
         kept = _KEPT[key] = {}
     return kept
 
 
-def role(chord: Spelt, symbol: str, sus: bool, key: Key, kept: dict[str, Role]) -> Role:
-    """The numeral and function of ``chord`` (written ``symbol``, with its bass) in ``key``,
-    kept in ``kept`` (``kept_roles(key)``) under ``symbol`` when ``sus``, else under the chord's
-    own symbol."""
+def keyed_head(chord: Spelt, symbol: str, sus: bool, key: Key,
+               kept: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``chord``'s head with its numeral and function in ``key``, kept in ``kept``
+    (``kept_heads(key)``) under ``symbol``: the chord's own, or when ``sus`` the slash chord
+    written over the bass that makes it a sus dominant."""
     if sus:
         found = role_of(parse(symbol), key)
     else:
@@ -47,5 +50,5 @@ def role(chord: Spelt, symbol: str, sus: bool, key: Key, kept: dict[str, Role]) 
                             chord.quality, key)
     if len(kept) >= MAX_KEPT:
         kept.clear()
-    out = kept[symbol if sus else chord.symbol] = (found.numeral, found.function)
+    out = kept[symbol] = {**chord.head, "numeral": found.numeral, "function": found.function}
     return out
