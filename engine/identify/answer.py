@@ -42,45 +42,101 @@ from engine.identify.ranking import (
 from engine.identify.roles import SUS_BASS, kept_heads, keyed_head
 
 MAX_READINGS = 5
+_SLASH, _ROOTLESS = 1 << SLASH_SHIFT, 1 << ROOTLESS_SHIFT
 
 
 def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
                    key: Key | None) -> dict[str, Any]:
-    """The answer for notes already read (the file readers call this per segment): ``bass``
-    is the bass as given or sounded (None: no bass), ``key`` None for none. A fresh answer:
-    the caller may change it."""
-    # each pitch class once, in the order given (the bass last when it is not among them)
+    """The answer for notes already read (the full request, the file readers' segments):
+    ``bass`` is the bass as given or sounded (None: no bass), ``key`` None for none."""
+    # each pitch class once, in the order given, with the name it was first given, and the
+    # first spelling of each pitch class named (the bass's last)
     mask = 0
     heard: list[int] = []
-    named = False
+    given: list[str | None] = []
+    at: dict[int, int] = {}
     for n in notes:
         if not mask >> n.pc & 1:
             mask |= 1 << n.pc
             heard.append(n.pc)
-        if n.spelled is not None:
-            named = True
-    b = -1
+            given.append(n.name)
+        if n.at >= 0 and n.pc not in at:
+            at[n.pc] = n.at
+    b, bass_given = -1, None
     if bass is not None:
-        b = bass.pc
+        b, bass_given = bass.pc, bass.name
+        if bass.at >= 0 and b not in at:
+            at[b] = bass.at
         if not mask >> b & 1:
             mask |= 1 << b
             heard.append(b)
-        if bass.spelled is not None:
-            named = True
+            given.append(bass_given)
+    return answer([n.text for n in notes], mask, heard, given if at else None, at or None, b,
+                  bass_given, key)
+
+
+def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None] | None,
+           at: dict[int, int] | None, b: int, bass_given: str | None,
+           key: Key | None) -> dict[str, Any]:
+    """The answer for notes read as ``notes.Heard`` (``texts`` ... ``bass_given``), in ``key``
+    (None: none). A fresh answer: the caller may change it."""
     values = keyed(mask, None if b < 0 else b, key)
-    if named:
-        return _named(notes, bass, key, mask, heard, values)
+    if at is not None:
+        chosen = _respelled(values, at, key_spelling(key)[0])
+        return {"notes": texts,
+                "bass": None if b < 0 else bass_given or (
+                    chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
+                "readings": _readings(chosen, mask, b, bass_given, heard, given, key)}
     if key is None:
-        chosen = [(v, UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS])
-                  for v in values[:MAX_READINGS]]
-    else:
-        roots = key_spelling(key)[0]
-        chosen = [(v, spelt(roots[v >> ROOT_SHIFT & 15], v & ENTRY_BITS))
-                  for v in values[:MAX_READINGS]]
-    return {"notes": [n.text for n in notes],
+        return {"notes": texts,
+                "bass": None if b < 0 else (
+                    UNNAMED[values[0] >> ROOT_SHIFT & 15][values[0] & ENTRY_BITS].names[b]
+                    if values else DEFAULT_ROOTS[b].name),
+                "readings": _unnamed(values, mask, b, heard)}
+    roots = key_spelling(key)[0]
+    chosen = [(v, spelt(roots[v >> ROOT_SHIFT & 15], v & ENTRY_BITS))
+              for v in values[:MAX_READINGS]]
+    return {"notes": texts,
             "bass": None if b < 0 else (chosen[0][1].names[b] if chosen
                                         else DEFAULT_ROOTS[b].name),
             "readings": _readings(chosen, mask, b, None, heard, None, key)}
+
+
+def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dict[str, Any]]:
+    """``_readings`` without a key or a note named (pitch classes, MIDI numbers, a file's
+    segments): the first readings of the row, named from ``naming.UNNAMED``."""
+    pick = itemgetter(*heard) if len(heard) > 1 else None
+    out = []
+    for v in values[:MAX_READINGS]:
+        chord = UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS]
+        names, tones = chord.names, chord.mask
+        reading = chord.head.copy()
+        outside = mask & ~tones
+        if v & _SLASH:
+            bass_name = names[b]
+            reading["symbol"] = f"{chord.symbol}/{bass_name}"
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
+            outside &= ~(1 << b)
+        if v & _ROOTLESS:
+            reading["rootless"] = True
+        if not outside:   # the chord explains every note heard
+            reading["explains"] = [*pick(names)] if pick is not None else [names[heard[0]]]
+            reading["added"] = []
+        else:
+            reading["explains"] = explains = []
+            reading["added"] = added = []
+            for pc in heard:
+                if outside >> pc & 1:
+                    added.append(names[pc])
+                else:
+                    explains.append(names[pc])
+        left_out = tones & ~mask
+        reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
+            if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs
+                                                    if left_out >> pc & 1]
+        out.append(reading)
+    return out
 
 
 def _named(notes: Sequence[Sounding], bass: Sounding | None, key: Key | None, mask: int,

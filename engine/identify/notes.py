@@ -27,6 +27,7 @@ class Sounding(NamedTuple):
     midi: int | None          # None for a name without octave or a pitch class
     text: str                 # as it is echoed: the name as given (trimmed), or the number
     name: str | None = None   # the spelling's name (``spelled.name``), None when unnamed
+    at: int = -1              # the spelling as letter * 5 + alteration + 2, -1 when unnamed
 
 
 def read_note(value: Any, field: str) -> Sounding:
@@ -75,7 +76,8 @@ def _read(value: Any, field: str) -> Sounding:
     if midi is not None and not 0 <= midi <= 127:
         raise InvalidRequest(f"note {text!r} in field '{field}' is outside MIDI 0-127",
                              field=field)
-    return Sounding(spelled.pc, spelled, midi, text, spelled.name)
+    return Sounding(spelled.pc, spelled, midi, text, spelled.name,
+                    spelled.letter * 5 + spelled.alter + 2)
 
 
 def read_notes(value: Any, field: str = "notes") -> list[Sounding]:
@@ -111,23 +113,81 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
-def plain_notes(field: str, value: Any) -> tuple[list[Sounding], Sounding | None] | None:
-    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") read, and the lowest
-    note when every note has a pitch (else None), for plain items alone, each one lookup:
-    pitch classes 0..11, MIDI numbers 0..127 and note names (every name ``NAMED`` holds, and
-    those read before); None for anything else (read it in full, where its error is named)."""
+Heard = tuple[list[str], int, list[int], list[str | None] | None, dict[int, int] | None, int,
+              str | None]
+"""A request's notes as ``engine.identify.answer`` reads them: the notes as echoed, the set
+(bass included), each pitch class once in the order given (the bass last when it is not among
+them), the name each was first given (None: the reading names it; the list None when no note
+is named), each named pitch class's spelling (its first: ``Sounding.at``; None when none is
+named), the bass's pitch class (-1: none) and its name as given."""
+
+
+def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
+    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") and ``read_note`` for
+    ``bass`` read, as ``Heard``, the bass the lowest note when none is given and every note
+    has a pitch; for plain items alone, each read by one lookup: pitch classes 0..11, MIDI
+    numbers 0..127 and note names (every name ``NAMED`` holds, and those read before). None
+    for anything else (read it in full, where its error is named)."""
     if type(value) is not list or not 0 < len(value) <= MAX_NOTES:
         return None
-    notes = []
+    mask, heard = 0, []
+    given: list[str | None] | None = None
+    at: dict[int, int] | None = None
     if field == "pcs":
         for item in value:
             if type(item) is not int or not 0 <= item <= 11:
                 return None
-            notes.append(_PITCH_CLASSES[item])
-        return notes, None
+            if not mask >> item & 1:
+                mask |= 1 << item
+                heard.append(item)
+        texts, low, low_name = [*map(_TEXT.__getitem__, value)], -1, None
+    else:
+        for item in value:   # MIDI numbers alone: a keyboard, a file
+            if type(item) is not int or not 0 <= item <= 127:
+                read = _named_notes(value)
+                if read is None:
+                    return None
+                texts, mask, heard, given, at, low, low_name = read
+                break
+            pc = item % 12
+            if not mask >> pc & 1:
+                mask |= 1 << pc
+                heard.append(pc)
+        else:
+            texts, low, low_name = [*map(_TEXT.__getitem__, value)], min(value) % 12, None
+    bass_given = None
+    if bass is None:
+        b, bass_given = low, low_name
+    elif type(bass) is int and 0 <= bass <= 127:
+        b = bass % 12
+    else:
+        found = plain_note(bass)
+        if found is None:
+            return None
+        b, bass_given, spelling = found.pc, found.name, found.at
+        if spelling >= 0:
+            if at is None:
+                given, at = [None] * len(heard), {}
+            if b not in at:
+                at[b] = spelling
+    if b >= 0 and not mask >> b & 1:
+        mask |= 1 << b
+        heard.append(b)
+        if given is not None:
+            given.append(bass_given)
+    return texts, mask, heard, given, at, b, bass_given
+
+
+def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str | None] | None,
+                                            dict[int, int] | None, int, str | None] | None:
+    """``plain_heard``'s notes when they are not MIDI numbers alone: (texts, mask, heard,
+    given, at, the lowest note's pitch class or -1, its name)."""
+    texts: list[str] = []
+    heard: list[int] = []
+    given: list[str | None] = []
+    at: dict[int, int] = {}
+    mask, low, lowest, low_name = 0, -1, 128, None
     get = NAMED.get
-    low: Sounding | None = None
-    lowest = 128
     for item in value:
         kind = type(item)
         found = get(item) if kind is str or kind is int else None   # a bool is not a note
@@ -135,13 +195,23 @@ def plain_notes(field: str, value: Any) -> tuple[list[Sounding], Sounding | None
             found = plain_note(item)
             if found is None:
                 return None
-        notes.append(found)
-        midi = found.midi
+        pc, _, midi, text, name, spelling = found
+        texts.append(text)
+        if not mask >> pc & 1:
+            mask |= 1 << pc
+            heard.append(pc)
+            given.append(name)
+        if spelling >= 0 and pc not in at:
+            at[pc] = spelling
         if midi is None:
             lowest = -1
         elif midi < lowest:
-            low, lowest = found, midi
-    return notes, (low if lowest >= 0 else None)
+            lowest, low, low_name = midi, pc, name
+    if lowest < 0:
+        low, low_name = -1, None
+    if not at:
+        return texts, mask, heard, None, None, low, low_name
+    return texts, mask, heard, given, at, low, low_name
 
 
 def plain_note(value: Any) -> Sounding | None:
@@ -160,6 +230,7 @@ def plain_note(value: Any) -> Sounding | None:
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
 _MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
+_TEXT = tuple(str(n) for n in range(128))
 
 
 def _named() -> dict[str | int, Sounding]:
@@ -170,11 +241,13 @@ def _named() -> dict[str | int, Sounding]:
         for alter, accidental in ACCIDENTALS.items():
             sp = Spelled(letter, alter)
             text = name + accidental
-            out[text] = Sounding(sp.pc, sp, None, text, text)
+            at = letter * 5 + alter + 2
+            out[text] = Sounding(sp.pc, sp, None, text, text, at)
             for octave in range(-1, 10):
                 midi = midi_of(sp, octave)
                 if 0 <= midi <= 127:
-                    out[f"{text}{octave}"] = Sounding(sp.pc, sp, midi, f"{text}{octave}", text)
+                    out[f"{text}{octave}"] = Sounding(sp.pc, sp, midi, f"{text}{octave}", text,
+                                                      at)
     return out
 
 

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.chords import Key, parse_key
+from engine.chords import parse_key
 from engine.errors import InvalidRequest
-from engine.identify.answer import identify_notes
-from engine.identify.notes import (
-    Sounding,
-    lowest,
-    plain_note,
-    plain_notes,
-    read_note,
-    read_notes,
-    read_pcs,
-)
+from engine.identify.answer import answer, identify_notes
+from engine.identify.notes import lowest, plain_heard, read_note, read_notes, read_pcs
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
 IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
@@ -30,36 +22,17 @@ IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxm
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
     if type(request) is dict:
-        plain = _plain(request)
-        if plain is not None:
-            return identify_notes(*plain)
+        # the common forms (``notes`` or ``pcs``, a ``bass``, a ``key``), each note read by
+        # one lookup and the request's checks folded into that pass (they were a third of a
+        # call); anything else is read in full, where its error is named
+        field = "pcs" if "pcs" in request else "notes"
+        key_text = request.get("key")
+        if len(request) == 1 + ("bass" in request) + ("key" in request) and (
+                key_text is None or type(key_text) is str and len(key_text) <= MAX_SYMBOL):
+            heard = plain_heard(field, request.get(field), request.get("bass"))
+            if heard is not None:   # a key that does not read raises here as there
+                return answer(*heard, None if key_text is None else parse_key(key_text))
     return _identify(request)
-
-
-def _plain(request: dict[str, Any]) -> tuple[list[Sounding], Sounding | None, Key | None] | None:
-    """The notes, bass and key of a request of the common forms (``notes`` or ``pcs``, a
-    ``bass``, a ``key``), each note read by one lookup and the request's checks folded into
-    that pass (they were a third of a call); None for anything else, read in full where its
-    error is named. A key that does not read raises here as there."""
-    field = "pcs" if "pcs" in request else "notes"
-    bass, key_text = request.get("bass"), request.get("key")
-    if len(request) != 1 + ("bass" in request) + ("key" in request):
-        return None   # another field, or none
-    read = plain_notes(field, request.get(field))
-    if read is None:
-        return None
-    notes, low = read
-    if bass is not None:
-        bass = plain_note(bass)
-        if bass is None:
-            return None
-    else:
-        bass = low
-    if key_text is None:
-        return notes, bass, None
-    if type(key_text) is not str or len(key_text) > MAX_SYMBOL:
-        return None
-    return notes, bass, parse_key(key_text)
 
 
 def _identify(request: Any) -> dict[str, Any]:
