@@ -23,13 +23,15 @@ from engine.identify.naming import (
     DEFAULT_ROOTS,
     LETTER_BITS,
     LETTER_ONES,
+    QUALITIES,
+    SPELT,
     UNNAMED,
     Spelt,
     key_spelling,
     named_root,
     spelt,
 )
-from engine.identify.notes import Sounding
+from engine.identify.notes import Sounding, Spelling, spelling_of
 from engine.identify.ranking import (
     COST_SHIFT,
     ENTRY_BITS,
@@ -71,18 +73,18 @@ def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
             mask |= 1 << b
             heard.append(b)
             given.append(bass_given)
-    return answer([n.text for n in notes], mask, heard, given if at else None, at or None, b,
-                  bass_given, key)
+    return answer([n.text for n in notes], mask, heard, given if at else None,
+                  spelling_of(at) if at else None, b, bass_given, key)
 
 
 def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None] | None,
-           at: dict[int, int] | None, b: int, bass_given: str | None,
+           spelling: Spelling | None, b: int, bass_given: str | None,
            key: Key | None) -> dict[str, Any]:
     """The answer for notes read as ``notes.Heard`` (``texts`` ... ``bass_given``), in ``key``
     (None: none). A fresh answer: the caller may change it."""
     values = keyed(mask, None if b < 0 else b, key)
-    if at is not None:
-        chosen = _respelled(values, at, key_spelling(key)[0])
+    if spelling is not None:
+        chosen = _respelled(values, spelling, key_spelling(key)[0])
         return {"notes": texts,
                 "bass": None if b < 0 else bass_given or (
                     chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
@@ -175,31 +177,32 @@ def _named(notes: Sequence[Sounding], bass: Sounding | None, key: Key | None, ma
             "readings": _readings(chosen, mask, b, bass_given, heard, given, key)}
 
 
-def _respelled(values: list[int], at: dict[int, int], roots: tuple[int, ...]
+def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
                ) -> list[tuple[int, Spelt]]:
-    """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note
-    (``at``: pitch class -> its spelling) the reading spells otherwise costs
-    ``SPELLING_COST``, each with its spelling: ``values`` are cheapest first and the spelling
-    only adds, so the readings after one costing more than the last kept cannot come among
-    the first. A note is spelled otherwise when its letter is (the pitch class is the same)."""
-    letters = named = 0
-    for pc, spelling in at.items():
-        letters |= spelling // 5 << 3 * pc
-        named |= 1 << pc
+    """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note the
+    reading spells otherwise costs ``SPELLING_COST``, each with its spelling: ``values`` are
+    cheapest first and the spelling only adds, so the readings after one costing more than
+    the last kept cannot come among the first. A note is spelled otherwise when its letter is
+    (the pitch class is the same)."""
+    at, letters, named = spelling
     kept: list[tuple[int, Spelt]] = []
     for v in values:
         if len(kept) >= MAX_READINGS and \
                 v >> COST_SHIFT > kept[MAX_READINGS - 1][0] >> COST_SHIFT:
             break
-        root, entry = v >> ROOT_SHIFT & 15, v & ENTRY_BITS
+        root = v >> ROOT_SHIFT & 15
+        entry = v & ENTRY_BITS
         root_at = at.get(root)
-        chord = spelt(named_root(root, entry, at, roots) if root_at is None else root_at, entry)
+        if root_at is None:
+            root_at = named_root(root, entry, at, roots)
+        chord = SPELT[root_at * QUALITIES + entry] or spelt(root_at, entry)
         both = chord.mask & named
         if both:
             # the letters that differ, one bit each at 3 * pc, counted
             differ = (letters ^ chord.letters) & LETTER_BITS[both]
             wrong = ((differ | differ >> 1 | differ >> 2) & LETTER_ONES).bit_count()
-            v += SPELLING_MOVE * wrong
+            if wrong:
+                v += SPELLING_MOVE * wrong
         insort(kept, (v, chord))
     return kept[:MAX_READINGS]
 
@@ -253,11 +256,13 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
                 reading["explains"] = [g or names[pc] for pc, g in zip(heard, given)]
             reading["added"] = []
         else:
-            as_given = given or [None] * len(heard)
-            reading["explains"] = [g or names[pc] for pc, g in zip(heard, as_given)
-                                   if not outside >> pc & 1]
-            reading["added"] = [g or names[pc] for pc, g in zip(heard, as_given)
-                                if outside >> pc & 1]
+            reading["explains"] = explains = []
+            reading["added"] = added = []
+            for pc, g in zip(heard, given or [None] * len(heard)):
+                if outside >> pc & 1:
+                    added.append(g or names[pc])
+                else:
+                    explains.append(g or names[pc])
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs

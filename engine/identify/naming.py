@@ -81,9 +81,9 @@ def key_spelling(key: Key | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
 
 def spelt(at: int, entry: int) -> Spelt:
     """Quality ``entry`` on the root ``at`` (``spelled_at``), kept: do not change it."""
-    found = _SPELT[at * _QUALITIES + entry]
+    found = SPELT[at * QUALITIES + entry]
     if found is None:
-        found = _SPELT[at * _QUALITIES + entry] = _spell(entry, _ROOT_AT[at])
+        found = SPELT[at * QUALITIES + entry] = _spell(entry, _ROOT_AT[at])
     return found
 
 
@@ -122,11 +122,12 @@ _ON_LETTER = tuple(spelled_at(sp) if abs(sp.alter) <= 1 else -1
                    for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
             for name, _ in degrees.values()}
-_QUALITIES = len(VOCABULARY)
+QUALITIES = len(VOCABULARY)
 _ROOT_AT = tuple(Spelled(at // 5, at % 5 - 2) for at in range(35))
-_SPELT: list[Spelt | None] = [None] * (len(_ROOT_AT) * _QUALITIES)
+SPELT: list[Spelt | None] = [None] * (len(_ROOT_AT) * QUALITIES)
+"""Root (``spelled_at``) * ``QUALITIES`` + quality index -> the chord, once spelt (``spelt``)."""
 UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
-    tuple(spelt(spelled_at(root), entry) for entry in range(_QUALITIES)) for root in DEFAULT_ROOTS)
+    tuple(spelt(spelled_at(root), entry) for entry in range(QUALITIES)) for root in DEFAULT_ROOTS)
 """Root pitch class -> quality index -> the chord unnamed notes read as without a key."""
 LETTER_BITS = tuple(sum(7 << 3 * pc for pc in range(12) if m >> pc & 1) for m in range(4096))
 """A 12-bit set -> the 3 bits of each of its pitch classes in ``Spelt.letters``."""

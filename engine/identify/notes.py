@@ -113,13 +113,25 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
-Heard = tuple[list[str], int, list[int], list[str | None] | None, dict[int, int] | None, int,
+Spelling = tuple[dict[int, int], int, int]
+"""The notes named: pitch class -> its spelling (its first: ``Sounding.at``), each one's letter
+in 3 bits at 3 * its pitch class (``naming.Spelt.letters``), and their set."""
+Heard = tuple[list[str], int, list[int], list[str | None] | None, Spelling | None, int,
               str | None]
 """A request's notes as ``engine.identify.answer`` reads them: the notes as echoed, the set
 (bass included), each pitch class once in the order given (the bass last when it is not among
 them), the name each was first given (None: the reading names it; the list None when no note
-is named), each named pitch class's spelling (its first: ``Sounding.at``; None when none is
-named), the bass's pitch class (-1: none) and its name as given."""
+is named), their ``Spelling`` (None when none is named), the bass's pitch class (-1: none) and
+its name as given."""
+
+
+def spelling_of(at: dict[int, int]) -> Spelling:
+    """``Spelling`` of the spellings ``at`` (pitch class -> ``Sounding.at``)."""
+    letters = named = 0
+    for pc, spelled in at.items():
+        letters |= spelled // 5 << 3 * pc
+        named |= 1 << pc
+    return at, letters, named
 
 
 def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
@@ -132,7 +144,7 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
         return None
     mask, heard = 0, []
     given: list[str | None] | None = None
-    at: dict[int, int] | None = None
+    spelling: Spelling | None = None
     if field == "pcs":
         for item in value:
             if type(item) is not int or not 0 <= item <= 11:
@@ -147,7 +159,7 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
                 read = _named_notes(value)
                 if read is None:
                     return None
-                texts, mask, heard, given, at, low, low_name = read
+                texts, mask, heard, given, spelling, low, low_name = read
                 break
             pc = item % 12
             if not mask >> pc & 1:
@@ -164,29 +176,31 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
         found = plain_note(bass)
         if found is None:
             return None
-        b, bass_given, spelling = found.pc, found.name, found.at
-        if spelling >= 0:
-            if at is None:
-                given, at = [None] * len(heard), {}
-            if b not in at:
-                at[b] = spelling
+        b, bass_given = found.pc, found.name
+        if found.at >= 0:
+            if spelling is None:
+                given, spelling = [None] * len(heard), spelling_of({b: found.at})
+            elif b not in spelling[0]:
+                at, letters, named = spelling
+                at[b] = found.at
+                spelling = at, letters | found.at // 5 << 3 * b, named | 1 << b
     if b >= 0 and not mask >> b & 1:
         mask |= 1 << b
         heard.append(b)
         if given is not None:
             given.append(bass_given)
-    return texts, mask, heard, given, at, b, bass_given
+    return texts, mask, heard, given, spelling, b, bass_given
 
 
 def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str | None] | None,
-                                            dict[int, int] | None, int, str | None] | None:
+                                            Spelling | None, int, str | None] | None:
     """``plain_heard``'s notes when they are not MIDI numbers alone: (texts, mask, heard,
-    given, at, the lowest note's pitch class or -1, its name)."""
+    given, spelling, the lowest note's pitch class or -1, its name)."""
     texts: list[str] = []
     heard: list[int] = []
     given: list[str | None] = []
     at: dict[int, int] = {}
-    mask, low, lowest, low_name = 0, -1, 128, None
+    mask, low, lowest, low_name, letters, named = 0, -1, 128, None, 0, 0
     get = NAMED.get
     for item in value:
         kind = type(item)
@@ -201,17 +215,19 @@ def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str 
             mask |= 1 << pc
             heard.append(pc)
             given.append(name)
-        if spelling >= 0 and pc not in at:
+        if spelling >= 0 and not named >> pc & 1:
             at[pc] = spelling
+            letters |= spelling // 5 << 3 * pc
+            named |= 1 << pc
         if midi is None:
             lowest = -1
         elif midi < lowest:
             lowest, low, low_name = midi, pc, name
     if lowest < 0:
         low, low_name = -1, None
-    if not at:
+    if not named:
         return texts, mask, heard, None, None, low, low_name
-    return texts, mask, heard, given, at, low, low_name
+    return texts, mask, heard, given, (at, letters, named), low, low_name
 
 
 def plain_note(value: Any) -> Sounding | None:
