@@ -96,8 +96,10 @@ def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None
                     if values else DEFAULT_ROOTS[b].name),
                 "readings": _unnamed(values, mask, b, heard)}
     roots = key_spelling(key)[0]
-    chosen = [(v, spelt(roots[v >> ROOT_SHIFT & 15], v & ENTRY_BITS))
-              for v in values[:MAX_READINGS]]
+    chosen = []
+    for v in values[:MAX_READINGS]:
+        at = roots[v >> ROOT_SHIFT & 15]
+        chosen.append((v, SPELT[at * QUALITIES + (v & ENTRY_BITS)] or spelt(at, v & ENTRY_BITS)))
     return {"notes": texts,
             "bass": None if b < 0 else (chosen[0][1].names[b] if chosen
                                         else DEFAULT_ROOTS[b].name),
@@ -213,45 +215,40 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
     """The readings ``chosen`` (packed, spelled) of the set ``mask`` over the bass ``b`` (-1:
     none; ``bass_given`` its name as given), ``heard`` the pitch classes in the order given
     and ``given`` their names as given (None: no note named), each a copy of its chord's head
-    with the rest set."""
+    (with a key, of the head kept with its numeral and function) with the rest set. A note
+    outside the chord is named as the key spells it (``key_spelling``; without a key the
+    default roots' names, which are the chord's own names of those pitch classes)."""
     pick = itemgetter(*heard) if given is None and len(heard) > 1 else None
     every = given is not None and None not in given
     heads = None if key is None else kept_heads(key)
-    key_names = key_spelling(key)[1]
+    other = key_spelling(key)[1]
     out = []
     for v, chord in chosen:
         names, tones = chord.names, chord.mask
-        outside = mask & ~tones
-        if outside and heads is not None:
-            # a note outside the chord is named as the key spells it
-            names = _outside_named(names, outside, key_names)
-        if v >> SLASH_SHIFT & 1:
-            bass_name = bass_given or names[b]
-            symbol = f"{chord.symbol}/{bass_name}"
-            if heads is None:
-                reading = chord.head.copy()
-            elif (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry]:
-                reading = (heads.get(symbol) or keyed_head(chord, symbol, True, key, heads)
-                           ).copy()   # type: ignore[arg-type]
-            else:
-                reading = (heads.get(chord.symbol) or keyed_head(
-                    chord, chord.symbol, False, key, heads)).copy()   # type: ignore[arg-type]
-            reading["symbol"] = symbol
-            reading["bass"] = bass_name
-            reading["inversion"] = chord.inversions[b]
-            outside &= ~(1 << b)
-        elif heads is None:
+        foreign = mask & ~tones if heads is not None else 0   # named otherwise in the key
+        if heads is None:
             reading = chord.head.copy()
+        elif v & _SLASH and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry]:
+            symbol = f"{chord.symbol}/{bass_given or (other if foreign >> b & 1 else names)[b]}"
+            reading = (heads.get(symbol) or keyed_head(chord, symbol, True, key, heads)
+                       ).copy()   # type: ignore[arg-type]
         else:
             reading = (heads.get(chord.symbol) or keyed_head(
                 chord, chord.symbol, False, key, heads)).copy()   # type: ignore[arg-type]
-        if v >> ROOTLESS_SHIFT & 1:
+        outside = mask & ~tones
+        if v & _SLASH:
+            bass_name = bass_given or (other if foreign >> b & 1 else names)[b]
+            reading["symbol"] = f"{chord.symbol}/{bass_name}"
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
+            outside &= ~(1 << b)
+        if v & _ROOTLESS:
             reading["rootless"] = True
-        if not outside:   # the chord explains every note heard
-            if given is None:
+        if not foreign and not outside:   # every note heard a chord tone
+            if every:
+                reading["explains"] = [*given]   # type: ignore[misc]
+            elif given is None:
                 reading["explains"] = [*pick(names)] if pick is not None else [names[heard[0]]]
-            elif every:
-                reading["explains"] = [*given]
             else:
                 reading["explains"] = [g or names[pc] for pc, g in zip(heard, given)]
             reading["added"] = []
@@ -259,23 +256,14 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
             reading["explains"] = explains = []
             reading["added"] = added = []
             for pc, g in zip(heard, given or [None] * len(heard)):
+                name = g or (other if foreign >> pc & 1 else names)[pc]
                 if outside >> pc & 1:
-                    added.append(g or names[pc])
+                    added.append(name)
                 else:
-                    explains.append(g or names[pc])
+                    explains.append(name)
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs
                                                     if left_out >> pc & 1]
         out.append(reading)
     return out
-
-
-def _outside_named(names: tuple[str, ...], outside: int, key_names: tuple[str, ...]
-                   ) -> tuple[str, ...]:
-    """``names`` with the pitch classes of ``outside`` named as the key spells them."""
-    out = list(names)
-    for pc in range(12):
-        if outside >> pc & 1:
-            out[pc] = key_names[pc]
-    return tuple(out)
