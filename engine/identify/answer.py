@@ -84,18 +84,19 @@ def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None
     (None: none). A fresh answer: the caller may change it."""
     values = keyed(mask, None if b < 0 else b, key)
     if spelling is not None:
-        chosen = _respelled(values, spelling, key_spelling(key)[0])
+        roots, other = key_spelling(key)
+        chosen = _respelled(values, spelling, roots)
         return {"notes": texts,
                 "bass": None if b < 0 else bass_given or (
                     chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
-                "readings": _readings(chosen, mask, b, bass_given, heard, given, key)}
+                "readings": _readings(chosen, mask, b, bass_given, heard, given, key, other)}
     if key is None:
         return {"notes": texts,
                 "bass": None if b < 0 else (
                     UNNAMED[values[0] >> ROOT_SHIFT & 15][values[0] & ENTRY_BITS].names[b]
                     if values else DEFAULT_ROOTS[b].name),
                 "readings": _unnamed(values, mask, b, heard)}
-    roots = key_spelling(key)[0]
+    roots, other = key_spelling(key)
     chosen = []
     for v in values[:MAX_READINGS]:
         at = roots[v >> ROOT_SHIFT & 15]
@@ -103,7 +104,7 @@ def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None
     return {"notes": texts,
             "bass": None if b < 0 else (chosen[0][1].names[b] if chosen
                                         else DEFAULT_ROOTS[b].name),
-            "readings": _readings(chosen, mask, b, None, heard, None, key)}
+            "readings": _readings(chosen, mask, b, None, heard, None, key, other)}
 
 
 def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dict[str, Any]]:
@@ -124,9 +125,11 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
             outside &= ~(1 << b)
         if v & _ROOTLESS:
             reading["rootless"] = True
-        if not outside:   # the chord explains every note heard
-            reading["explains"] = [*pick(names)] if pick is not None else [names[heard[0]]]
-            reading["added"] = []
+        if not outside & (outside - 1):   # at most one note added
+            reading["explains"] = explains = [*pick(names)] if pick is not None \
+                else [names[heard[0]]]
+            reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))] \
+                if outside else []
         else:
             reading["explains"] = explains = []
             reading["added"] = added = []
@@ -210,18 +213,18 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
 
 
 def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: str | None,
-              heard: list[int], given: list[str | None] | None,
-              key: Key | None) -> list[dict[str, Any]]:
+              heard: list[int], given: list[str | None] | None, key: Key | None,
+              other: tuple[str, ...]) -> list[dict[str, Any]]:
     """The readings ``chosen`` (packed, spelled) of the set ``mask`` over the bass ``b`` (-1:
     none; ``bass_given`` its name as given), ``heard`` the pitch classes in the order given
     and ``given`` their names as given (None: no note named), each a copy of its chord's head
     (with a key, of the head kept with its numeral and function) with the rest set. A note
-    outside the chord is named as the key spells it (``key_spelling``; without a key the
-    default roots' names, which are the chord's own names of those pitch classes)."""
+    outside the chord is named as the key spells it (``other``, ``key_spelling``'s names;
+    without a key the default roots' names, which are the chord's own names of those pitch
+    classes)."""
     pick = itemgetter(*heard) if given is None and len(heard) > 1 else None
     every = given is not None and None not in given
     heads = None if key is None else kept_heads(key)
-    other = key_spelling(key)[1]
     out = []
     for v, chord in chosen:
         names, tones = chord.names, chord.mask
@@ -244,14 +247,16 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
             outside &= ~(1 << b)
         if v & _ROOTLESS:
             reading["rootless"] = True
-        if not foreign and not outside:   # every note heard a chord tone
+        if not foreign and not outside & (outside - 1):   # at most one note added
             if every:
-                reading["explains"] = [*given]   # type: ignore[misc]
+                explains = [*given]   # type: ignore[misc]
             elif given is None:
-                reading["explains"] = [*pick(names)] if pick is not None else [names[heard[0]]]
+                explains = [*pick(names)] if pick is not None else [names[heard[0]]]
             else:
-                reading["explains"] = [g or names[pc] for pc, g in zip(heard, given)]
-            reading["added"] = []
+                explains = [g or names[pc] for pc, g in zip(heard, given)]
+            reading["explains"] = explains
+            reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))] \
+                if outside else []
         else:
             reading["explains"] = explains = []
             reading["added"] = added = []

@@ -201,24 +201,24 @@ def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str 
     given: list[str | None] = []
     at: dict[int, int] = {}
     mask, low, lowest, low_name, letters, named = 0, -1, 128, None, 0, 0
-    get = NAMED.get
+    get = _NOTES.get
     for item in value:
         kind = type(item)
         found = get(item) if kind is str or kind is int else None   # a bool is not a note
         if found is None:
-            found = plain_note(item)
+            found = _note(item) if kind is str or kind is int else None
             if found is None:
                 return None
-        pc, _, midi, text, name, spelling = found
+        pc, bit, midi, text, name, spelling, letter = found
         texts.append(text)
-        if not mask >> pc & 1:
-            mask |= 1 << pc
+        if not mask & bit:
+            mask |= bit
             heard.append(pc)
             given.append(name)
-        if spelling >= 0 and not named >> pc & 1:
+        if spelling >= 0 and not named & bit:
             at[pc] = spelling
-            letters |= spelling // 5 << 3 * pc
-            named |= 1 << pc
+            letters |= letter
+            named |= bit
         if midi is None:
             lowest = -1
         elif midi < lowest:
@@ -242,6 +242,25 @@ def plain_note(value: Any) -> Sounding | None:
         except _Unread:
             return None
     return found
+
+
+Note = tuple[int, int, int | None, str, str | None, int, int]
+"""A note as ``plain_heard`` reads it: pitch class, its bit, MIDI number, text, name, spelling
+(``Sounding.at``) and its letter in 3 bits at 3 * its pitch class (``naming.Spelt.letters``)."""
+
+
+def _as_note(n: Sounding) -> Note:
+    return (n.pc, 1 << n.pc, n.midi, n.text, n.name, n.at,
+            0 if n.at < 0 else n.at // 5 << 3 * n.pc)
+
+
+@lru_cache(maxsize=2048)
+def _note(value: str | int) -> Note | None:
+    """``_as_note`` of ``_known``; None for what does not read."""
+    try:
+        return _as_note(_known(value))
+    except _Unread:
+        return None
 
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
@@ -269,6 +288,7 @@ def _named() -> dict[str | int, Sounding]:
 
 NAMED = _named()
 """A note as given (an int, or a name as written) -> the note read."""
+_NOTES: dict[str | int, Note] = {value: _as_note(n) for value, n in NAMED.items()}
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:
