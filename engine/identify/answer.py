@@ -247,25 +247,27 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
             outside &= ~(1 << b)
         if v & _ROOTLESS:
             reading["rootless"] = True
-        if not foreign and not outside & (outside - 1):   # at most one note added
-            if every:
-                explains = [*given]   # type: ignore[misc]
-            elif given is None:
-                explains = [*pick(names)] if pick is not None else [names[heard[0]]]
-            else:
-                explains = [g or names[pc] for pc, g in zip(heard, given)]
-            reading["explains"] = explains
-            reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))] \
-                if outside else []
+        if every:
+            explains = [*given]   # type: ignore[misc]
+        elif given is None:
+            explains = [*pick(names)] if pick is not None else [names[heard[0]]]
         else:
-            reading["explains"] = explains = []
-            reading["added"] = added = []
-            for pc, g in zip(heard, given or [None] * len(heard)):
-                name = g or (other if foreign >> pc & 1 else names)[pc]
-                if outside >> pc & 1:
-                    added.append(name)
-                else:
-                    explains.append(name)
+            explains = [g or names[pc] for pc, g in zip(heard, given)]
+        if foreign and not every:   # a note outside the chord, unnamed: the key names it
+            while foreign:
+                pc = foreign.bit_length() - 1
+                foreign &= ~(1 << pc)
+                i = heard.index(pc)
+                if given is None or given[i] is None:
+                    explains[i] = other[pc]
+        reading["explains"] = explains
+        if not outside:
+            reading["added"] = []
+        elif not outside & (outside - 1):
+            reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))]
+        else:
+            reading["explains"] = [n for pc, n in zip(heard, explains) if not outside >> pc & 1]
+            reading["added"] = [n for pc, n in zip(heard, explains) if outside >> pc & 1]
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs
