@@ -203,11 +203,10 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
         chord = SPELT[root_at * QUALITIES + entry] or spelt(root_at, entry)
         both = chord.mask & named
         if both:
-            # the letters that differ, one bit each at 3 * pc, counted
             differ = (letters ^ chord.letters) & LETTER_BITS[both]
-            wrong = ((differ | differ >> 1 | differ >> 2) & LETTER_ONES).bit_count()
-            if wrong:
-                v += SPELLING_MOVE * wrong
+            if differ:   # the letters that differ, one bit each at 3 * pc, counted
+                v += SPELLING_MOVE * ((differ | differ >> 1 | differ >> 2)
+                                      & LETTER_ONES).bit_count()
         insort(kept, (v, chord))
     return kept[:MAX_READINGS]
 
