@@ -146,42 +146,6 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
     return out
 
 
-def _named(notes: Sequence[Sounding], bass: Sounding | None, key: Key | None, mask: int,
-           heard: list[int], values: list[int]) -> dict[str, Any]:
-    """``identify_notes`` when a note is named: each pitch class heard with the name it was
-    first given (None: the reading names it), the spelling of each pitch class named (its
-    first name, the bass's last), the readings re-ranked by it."""
-    given: list[str | None] = []
-    at: dict[int, int] = {}      # pitch class named -> its spelling (naming.spelled_at)
-    seen = 0
-    for n in notes:
-        pc, sp = n.pc, n.spelled
-        if sp is None:
-            if not seen >> pc & 1:
-                seen |= 1 << pc
-                given.append(None)
-            continue
-        if not seen >> pc & 1:
-            seen |= 1 << pc
-            given.append(n.name or sp.name)
-        if pc not in at:
-            at[pc] = sp.letter * 5 + sp.alter + 2
-    b, bass_given = -1, None
-    if bass is not None:
-        b, sp = bass.pc, bass.spelled
-        if sp is not None:
-            bass_given = bass.name or sp.name
-            if b not in at:
-                at[b] = sp.letter * 5 + sp.alter + 2
-        if len(given) < len(heard):
-            given.append(bass_given)
-    chosen = _respelled(values, at, key_spelling(key)[0])
-    return {"notes": [n.text for n in notes],
-            "bass": None if b < 0 else bass_given or (
-                chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
-            "readings": _readings(chosen, mask, b, bass_given, heard, given, key)}
-
-
 def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
                ) -> list[tuple[int, Spelt]]:
     """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note the
@@ -232,8 +196,8 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
             reading = chord.head.copy()
         elif v & _SLASH and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry]:
             symbol = f"{chord.symbol}/{bass_given or (other if foreign >> b & 1 else names)[b]}"
-            reading = (heads.get(symbol) or keyed_head(chord, symbol, True, key, heads)
-                       ).copy()   # type: ignore[arg-type]
+            reading = (heads.get(symbol) or keyed_head(
+                chord, symbol, True, key, heads)).copy()   # type: ignore[arg-type]
         else:
             reading = (heads.get(chord.symbol) or keyed_head(
                 chord, chord.symbol, False, key, heads)).copy()   # type: ignore[arg-type]
@@ -251,7 +215,7 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
         elif given is None:
             explains = [*pick(names)] if pick is not None else [names[heard[0]]]
         else:
-            explains = [g or names[pc] for pc, g in zip(heard, given)]
+            explains = [g or names[pc] for pc, g in zip(heard, given, strict=True)]
         if foreign and not every:   # a note outside the chord, unnamed: the key names it
             while foreign:
                 pc = foreign.bit_length() - 1
@@ -265,8 +229,10 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
         elif not outside & (outside - 1):
             reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))]
         else:
-            reading["explains"] = [n for pc, n in zip(heard, explains) if not outside >> pc & 1]
-            reading["added"] = [n for pc, n in zip(heard, explains) if outside >> pc & 1]
+            reading["explains"] = [n for pc, n in zip(heard, explains, strict=True)
+                                   if not outside >> pc & 1]
+            reading["added"] = [n for pc, n in zip(heard, explains, strict=True)
+                                if outside >> pc & 1]
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs

@@ -28,7 +28,7 @@ def identify(request: Any) -> dict[str, Any]:
         field = "pcs" if "pcs" in request else "notes"
         key_text = request.get("key")
         if len(request) == 1 + ("bass" in request) + ("key" in request) and (
-                key_text is None or type(key_text) is str and len(key_text) <= MAX_SYMBOL):
+                key_text is None or (type(key_text) is str and len(key_text) <= MAX_SYMBOL)):
             heard = plain_heard(field, request.get(field), request.get("bass"))
             if heard is not None:   # a key that does not read raises here as there
                 return answer(*heard, None if key_text is None else parse_key(key_text))
