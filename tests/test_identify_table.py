@@ -125,3 +125,26 @@ def test_requests_read_by_the_plain_path_answer_as_the_full_request() -> None:
         with pytest.raises(InvalidRequest) as raised:
             identify(bad)
         assert raised.value.field in ("pcs", "notes", "bass")
+
+
+def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
+    # names and keys asked again are answered from a kept copy (from the second asking on):
+    # the same answer, fresh each time; True and 64.0 equal 1 and 64 as keys but are not
+    # notes kept under them
+    from engine.identify.operation import _identify, identify
+    request = {"notes": ["F3", "A3", "C4", 62], "key": "C"}
+    first = identify(request)
+    for _ in range(3):
+        again = identify(request)
+        assert again == first == _identify(request) and again is not first
+        again["readings"][0]["explains"].append("X")
+        again["notes"].append("Y")
+    assert identify({"notes": ["F3", "A3", "C4", 62], "key": "C"}) == first
+    with pytest.raises(InvalidRequest):
+        identify({"notes": ["F3", "A3", "C4", True], "key": "C"})
+    for _ in range(3):
+        identify({"notes": ["C4", 1], "bass": 1})
+    with pytest.raises(InvalidRequest):
+        identify({"notes": ["C4", True], "bass": 1})
+    with pytest.raises(InvalidRequest):
+        identify({"notes": ["C4", 1], "bass": True})

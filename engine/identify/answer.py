@@ -107,6 +107,18 @@ def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None
             "readings": _readings(chosen, mask, b, None, heard, None, key, other)}
 
 
+def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of an answer: its lists copied, so that a caller may change it."""
+    readings = []
+    for r in kept["readings"]:
+        reading = r.copy()
+        reading["explains"] = [*r["explains"]]
+        reading["omitted"] = [*r["omitted"]]
+        reading["added"] = [*r["added"]]
+        readings.append(reading)
+    return {"notes": [*kept["notes"]], "bass": kept["bass"], "readings": readings}
+
+
 def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dict[str, Any]]:
     """``_readings`` without a key or a note named (pitch classes, MIDI numbers, a file's
     segments): the first readings of the row, named from ``naming.UNNAMED``."""
