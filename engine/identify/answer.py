@@ -7,8 +7,8 @@ leaves out and adds, and with a key its numeral and function as analyze gives th
 Without named notes the first ``MAX_READINGS`` of the set's row are the answer; named notes
 add the cost of their spelling (``SPELLING_COST`` a note the reading spells otherwise), read
 down the row only as far as a reading can still come among the first (the spelling only adds
-to a cost). Nothing is kept per set: building an answer costs about what copying a kept one
-did (docs/identify.md).
+to a cost). Nothing is kept per set here (``operation`` keeps copies of the answers to names
+and keys asked again; docs/identify.md).
 """
 
 from __future__ import annotations

@@ -12,8 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from engine.chords import Spelled, parse_note_octave, parse_spelled
-from engine.chords.notes import ACCIDENTALS, LETTERS, midi_of
+from engine.chords import Spelled, midi_of, parse_note_octave, parse_spelled
 from engine.errors import InvalidRequest
 from engine.requests import as_int
 
@@ -272,8 +271,8 @@ def _named() -> dict[str | int, Sounding]:
     """Every MIDI number, and every name A-G with '', '#', 'b', '##' or 'bb', without octave and
     in each octave -1..9 whose MIDI number is 0..127: what ``_read`` reads (a test compares)."""
     out: dict[str | int, Sounding] = dict(enumerate(_MIDI))
-    for letter, name in enumerate(LETTERS):
-        for alter, accidental in ACCIDENTALS.items():
+    for letter, name in enumerate("CDEFGAB"):
+        for alter, accidental in ((-2, "bb"), (-1, "b"), (0, ""), (1, "#"), (2, "##")):
             sp = Spelled(letter, alter)
             text = name + accidental
             at = letter * 5 + alter + 2

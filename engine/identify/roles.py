@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.analysis import role_of
-from engine.analysis.operations import role_in_key
-from engine.analysis.readings import SLASH_SUS
+from engine.analysis import SLASH_SUS, role_in_key, role_of
 from engine.chords import Key, parse
 from engine.identify.naming import Spelt
 from engine.identify.vocabulary import VOCABULARY
