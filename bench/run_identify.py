@@ -18,6 +18,8 @@
 
     .venv/bin/python bench/run_identify.py        (music21 and pychord: make bench installs them)
     .venv/bin/python bench/run_identify.py --cold (only the cold and warm figures, 5 processes)
+    .venv/bin/python bench/run_identify.py --cold --against DIR (the same, alternated with the
+        engine of another checkout DIR: before and after side by side)
     .venv/bin/python bench/run_identify.py --check (only the table against the search it replaced)
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import csv
 import gc
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -184,11 +187,10 @@ def music21_dcml(rows: list[dict[str, str]]) -> None:
 
 
 def speed(sets: list[list[str]]) -> None:
-    from engine.identify import answer, naming, operation, ranking
     from engine.identify import notes as note_reader
-    for cache in (operation._by_values, answer.answer_of, ranking._candidates, naming.tones_of,
-                  note_reader._known):
-        cache.cache_clear()
+    from engine.identify import roles
+    note_reader._known.cache_clear()
+    roles._KEPT.clear()   # the numerals and functions kept per key and chord
     started = time.perf_counter()
     for notes in sets:
         identify({"notes": notes})
@@ -250,22 +252,25 @@ def every_set() -> dict[str, list[dict[str, object]]]:
 
 
 COLD_CHILD = """
-import time
-started = time.perf_counter()
+import sys, time
+started, cpu = time.perf_counter(), time.process_time()
 from engine import identify
-imported = time.perf_counter() - started
-import sys
+imported, imported_cpu = time.perf_counter() - started, time.process_time() - cpu
+sys.path.insert(0, {bench!r})   # this bench, the engine of the working directory
 sys.argv = ["--cold-child"]
 from bench.run_identify import cold_child
-cold_child(identify, imported)
+cold_child(identify, imported, imported_cpu)
 """
 WARM = 2000      # the last requests of each kind asked again: the answers kept fit in memory
 
 
-def cold_child(fresh: Callable[[dict[str, object]], object], imported: float) -> None:
+def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
+               imported_cpu: float = 0.0) -> None:
     """In a fresh process: every request once (cold), then the last ``WARM`` again (warm).
     Prints one line a kind of request: µs a call, the cold pass's CPU time a call (robust on
-    a loaded machine), its wall time's median and 99th percentile, and the warm CPU time."""
+    a loaded machine), its wall time's median and 99th percentile, the warm CPU time, and
+    the first request of the kind (the first of its form in the process, wall)."""
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sets = every_set()
     gc.collect()
     gc.freeze()   # the requests are the bench's: collections need not walk them
@@ -273,8 +278,8 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float) ->
     first = clock()
     fresh(sets["pcs"][1])
     first = clock() - first
-    print(f"import of engine {1e3 * imported:.0f} ms; first call of the process "
-          f"{first / 1e3:.1f} µs")
+    print(f"import of engine {1e3 * imported:.0f} ms ({1e3 * imported_cpu:.0f} ms CPU), "
+          f"peak RSS {rss:.0f} MB; first call of the process {first / 1e3:.1f} µs")
     for kind, requests in sets.items():
         times = []
         cpu = time.process_time_ns()
@@ -283,6 +288,7 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float) ->
             fresh(req)
             times.append(clock() - t0)
         cpu = time.process_time_ns() - cpu
+        once = times[0]
         times.sort()
         warm = time.process_time_ns()
         for _ in range(5):
@@ -291,29 +297,65 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float) ->
         warm = time.process_time_ns() - warm
         print(f"{kind:5s} {len(requests):6d} requests: cold cpu {cpu / len(requests) / 1e3:.2f} "
               f"wall median {times[len(times) // 2] / 1e3:.2f} p99 "
-              f"{times[len(times) * 99 // 100] / 1e3:.2f}; warm cpu {warm / 5 / WARM / 1e3:.2f}")
+              f"{times[len(times) * 99 // 100] / 1e3:.2f}; warm cpu {warm / 5 / WARM / 1e3:.2f}; "
+              f"first {once / 1e3:.1f}")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS after every request {rss:.0f} MB")
 
 
-def cold(processes: int = 5) -> None:
+FIGURES = ("cold cpu", "wall median", "warm cpu", "first")
+
+
+def _child(tree: Path) -> list[str]:
+    """One fresh process measuring the engine of ``tree`` with this bench's requests."""
+    code = COLD_CHILD.format(bench=str(REPO))
+    out = subprocess.run([sys.executable, "-c", code], check=True, cwd=tree,
+                         capture_output=True, text=True).stdout
+    return out.splitlines()
+
+
+def _figures(line: str) -> tuple[str, dict[str, float]] | None:
+    words = line.replace(";", "").replace(",", "").split()
+    if "requests:" not in words:
+        return None
+    text = " ".join(words)
+    found = {}
+    for name in FIGURES:
+        at = text.find(name + " ")
+        if at >= 0:
+            found[name] = float(text[at + len(name) + 1:].split()[0])
+    return words[0], found
+
+
+def cold(processes: int = 5, against: Path | None = None) -> None:
     """The cold and warm figures in ``processes`` fresh processes: each line, then the median
-    of each figure."""
-    print(f"identify cold and warm, µs a call, {processes} fresh processes "
+    of each figure. With ``against`` (another checkout, e.g. ``git worktree add /tmp/before
+    main``), its engine is measured too, alternately, with the same requests and code."""
+    trees = [REPO] if against is None else [against, REPO]
+    print(f"identify cold and warm, µs a call, {processes} fresh processes a tree "
           f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):")
-    figures: dict[str, list[tuple[float, float, float]]] = {}
+    figures: dict[Path, dict[str, list[dict[str, float]]]] = {t: {} for t in trees}
     for _ in range(processes):
-        out = subprocess.run([sys.executable, "-c", COLD_CHILD], check=True, cwd=REPO,
-                             capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            print("  ", line)
-            words = line.replace(";", "").split()
-            if "requests:" in words:
-                figures.setdefault(words[0], []).append(
-                    (float(words[words.index("cpu") + 1]), float(words[words.index("median") + 1]),
-                     float(words[-1])))
-    for kind, runs in figures.items():
-        print(f"  {kind:5s}: cold {statistics.median(r[0] for r in runs):.2f} µs CPU "
-              f"(wall median {statistics.median(r[1] for r in runs):.2f}), warm "
-              f"{statistics.median(r[2] for r in runs):.2f} µs CPU a call (median of {len(runs)})")
+        for tree in trees:
+            for line in _child(tree):
+                print("  ", "" if against is None else f"[{tree.name}]", line)
+                parsed = _figures(line)
+                if parsed is not None:
+                    figures[tree].setdefault(parsed[0], []).append(parsed[1])
+    for tree in trees:
+        if against is not None:
+            print(f"  {tree}:")
+        for kind, runs in figures[tree].items():
+            median = {name: statistics.median(r[name] for r in runs) for name in FIGURES}
+            print(f"  {kind:5s}: cold {median['cold cpu']:.2f} µs CPU (wall median "
+                  f"{median['wall median']:.2f}), warm {median['warm cpu']:.2f} µs CPU a call, "
+                  f"first of its form {median['first']:.1f} µs (median of {len(runs)})")
+    if against is not None:
+        for kind in figures[REPO]:
+            ratio = [statistics.median(r["cold cpu"] for r in figures[REPO][kind])
+                     / statistics.median(r["cold cpu"] for r in figures[against][kind])]
+            print(f"  {kind:5s}: cold CPU this tree / the other {ratio[0]:.2f}")
+    print(f"  load average at the end {os.getloadavg()[0]:.1f}")
 
 
 def table_check() -> None:
@@ -337,7 +379,10 @@ def main() -> None:
     if "--check" in sys.argv:
         table_check()
         return
-    cold()
+    against = None
+    if "--against" in sys.argv:
+        against = Path(sys.argv[sys.argv.index("--against") + 1]).resolve()
+    cold(against=against)
     if "--cold" in sys.argv:
         return
     table_check()

@@ -1,6 +1,8 @@
 """The table identify reads (engine.identify.table, engine.identify.ranking) against the search
-it replaced (tests/naive_identify.py), and the answer for unnamed notes read from the tables
-alone against the general one."""
+it replaced (tests/naive_identify.py), and the answers built from it (engine.identify.answer)
+against the answers built one reading at a time from that search (tests/naive_identify_answer.py)
+for every form of request: pitch classes, MIDI numbers, names with and without octave, mixed,
+a bass given or sounded, in keys."""
 
 from __future__ import annotations
 
@@ -8,11 +10,11 @@ import pytest
 
 from engine.chords import parse, parse_key, parse_spelled
 from engine.errors import InvalidRequest
-from engine.identify.answer import answer_of, copy_answer, plain_answer
+from engine.identify import identify_notes
 from engine.identify.naming import DEFAULT_ROOTS, UNNAMED
-from engine.identify.notes import Sounding
+from engine.identify.notes import NAMED, _read, read_note
 from engine.identify.ranking import rank
-from tests import naive_identify
+from tests import naive_identify, naive_identify_answer
 
 # every 41st set (a spread of sizes and of clusters no chord names), every bass and none
 SETS = range(1, 4096, 41)
@@ -37,14 +39,46 @@ def test_b_d_f_a_the_cluster_c_db_d_and_c_e_g_a_rank_as_the_search_did() -> None
                 naive_identify.rank(mask | (0 if bass is None else 1 << bass), bass, key)
 
 
-def test_unnamed_notes_from_the_tables_answer_as_the_general_path() -> None:
-    """Every third set, with no bass and over its lowest and its highest pitch class, as MIDI
-    numbers: the answer read from the tables alone is the general path's."""
-    for mask in range(1, 4096, 3):
-        pcs = [pc for pc in range(12) if mask >> pc & 1]
-        notes = tuple(Sounding(pc, None, 60 + pc, str(60 + pc)) for pc in pcs)
-        for bass in (None, notes[0], Sounding(pcs[-1], None, 40 + pcs[-1], str(40 + pcs[-1]))):
-            assert plain_answer(notes, bass) == copy_answer(answer_of(notes, bass, None))
+FLAT = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
+SHARP = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
+ODD = ("B#", "Db", "Ebb", "Eb", "Fb", "E#", "Gb", "F##", "G#", "Bbb", "A#", "Cb")
+
+
+def _forms(mask: int) -> list[tuple[list[str | int], str | int | None]]:
+    """A set as notes and a bass: pitch classes, MIDI numbers over the lowest, names with and
+    without octave spelt three ways, numbers and names mixed, a bass outside the set."""
+    pcs = [pc for pc in range(12) if mask >> pc & 1]
+    low, rest = pcs[-1], pcs[:-1]
+    return [
+        ([60 + pc for pc in pcs], None),
+        ([48 + low] + [60 + pc for pc in rest], None),
+        ([FLAT[low] + "3"] + [FLAT[pc] + "4" for pc in rest], None),
+        ([SHARP[pc] for pc in pcs], SHARP[low]),
+        ([ODD[pc] + "4" for pc in rest] + [ODD[low] + "2"], None),
+        ([FLAT[pc] if i % 2 else 60 + pc for i, pc in enumerate(pcs)], 36 + (low + 5) % 12),
+        ([60 + pc for pc in pcs], ODD[(low + 2) % 12] + "2"),
+    ]
+
+
+@pytest.mark.parametrize("key", [None, *KEYS, "Cb", "D#m"])
+def test_answers_are_the_naive_answers_for_every_form_of_request(key: str | None) -> None:
+    """Every 29th set in each form of ``_forms``: the answer built from the packed rows, the
+    heads and the spelling tables is the one built reading by reading from the search."""
+    k = None if key is None else parse_key(key)
+    for mask in range(1, 4096, 29):
+        for notes, bass in _forms(mask):
+            read = [read_note(n, "notes") for n in notes]
+            low = None if any(n.midi is None for n in read) else min(read, key=lambda n: n.midi)
+            sounding = read_note(bass, "bass") if bass is not None else low
+            assert identify_notes(read, sounding, k) == \
+                naive_identify_answer.answer(read, sounding, k), (notes, bass, key)
+
+
+def test_every_note_read_by_lookup_is_what_the_reader_reads() -> None:
+    # engine.identify.notes.NAMED (built from letters and octaves) against the parser
+    assert len(NAMED) > 500
+    for value, note in NAMED.items():
+        assert note == _read(value, "notes"), value
 
 
 def test_every_quality_on_every_default_root_is_spelled_as_parse_spells_it() -> None:
@@ -67,20 +101,50 @@ def test_every_quality_on_every_default_root_is_spelled_as_parse_spells_it() -> 
                 assert slash.inversion == chord.inversions[bass]
 
 
-def test_numbers_read_by_the_plain_path_answer_as_the_full_request() -> None:
-    # identify()'s short path for {"pcs"/"notes": [numbers], "bass": n} answers as the full one,
-    # in the order the pitch classes are given, with a bass in or out of the set or a MIDI
-    # number; anything else (a bool, 12, a string) takes the full path and its error
+def test_requests_read_by_the_plain_path_answer_as_the_full_request() -> None:
+    # identify()'s short path for {"pcs"/"notes": [...], "bass": ..., "key": ...} answers as
+    # the full one, in the order the notes are given, with a bass in or out of the set or a
+    # MIDI number; anything else (a bool, 12, a string that does not read) takes the full path
+    # and its error
     from engine.identify.operation import _identify, identify
     for mask in range(1, 4096, 7):
         pcs = [p for p in range(12) if mask >> p & 1]
         midi = [48 + p + 12 * (i % 3) for i, p in enumerate(pcs)]
+        names = [SHARP[p] + str(3 + i % 3) for i, p in enumerate(pcs)]
         for request in ({"pcs": pcs}, {"pcs": pcs[::-1], "bass": pcs[-1]},
                         {"pcs": pcs, "bass": (pcs[0] + 5) % 12}, {"pcs": pcs, "bass": 60},
-                        {"notes": midi}, {"notes": midi[::-1], "bass": 40}):
+                        {"notes": midi}, {"notes": midi[::-1], "bass": 40},
+                        {"notes": names, "key": "Eb"}, {"notes": names[::-1], "bass": "Gb2"},
+                        {"notes": [FLAT[p] for p in pcs], "bass": 41, "key": "F#m"},
+                        {"notes": [*names[1:], " e4", "60"]}):
             assert identify(request) == _identify(request)
     for bad in ({"pcs": [0, 4, 12]}, {"pcs": [0, True]}, {"pcs": [0, 4], "bass": 128},
-                {"pcs": []}, {"notes": [60, 128]}, {"notes": [60, 64], "bass": -1}):
+                {"pcs": []}, {"notes": [60, 128]}, {"notes": [60, 64], "bass": -1},
+                {"notes": ["C4", True]}, {"notes": ["C4", "H4"]}, {"notes": ["C4"], "bass": "Q"},
+                {"notes": ["C4", ["E4"]]}):
         with pytest.raises(InvalidRequest) as raised:
             identify(bad)
         assert raised.value.field in ("pcs", "notes", "bass")
+
+
+def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
+    # names and keys asked again are answered from a kept copy (from the second asking on):
+    # the same answer, fresh each time; True and 64.0 equal 1 and 64 as keys but are not
+    # notes kept under them
+    from engine.identify.operation import _identify, identify
+    request = {"notes": ["F3", "A3", "C4", 62], "key": "C"}
+    first = identify(request)
+    for _ in range(3):
+        again = identify(request)
+        assert again == first == _identify(request) and again is not first
+        again["readings"][0]["explains"].append("X")
+        again["notes"].append("Y")
+    assert identify({"notes": ["F3", "A3", "C4", 62], "key": "C"}) == first
+    with pytest.raises(InvalidRequest):
+        identify({"notes": ["F3", "A3", "C4", True], "key": "C"})
+    for _ in range(3):
+        identify({"notes": ["C4", 1], "bass": 1})
+    with pytest.raises(InvalidRequest):
+        identify({"notes": ["C4", True], "bass": 1})
+    with pytest.raises(InvalidRequest):
+        identify({"notes": ["C4", 1], "bass": True})

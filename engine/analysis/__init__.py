@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     )
     from engine.analysis.keyfind_batch import chart_key_names
     from engine.analysis.operation import analyze
-    from engine.analysis.operations import TUNING_RANGE, resolve, role_of
+    from engine.analysis.operations import TUNING_RANGE, resolve, role_in_key, role_of
     from engine.analysis.pairs import BlockPairs, PairTable
-    from engine.analysis.readings import heard_as
+    from engine.analysis.readings import SLASH_SUS, heard_as
 
 __getattr__ = lazy_face(__name__, {
     "engine.analysis.batch": ("ROW_FIELDS", "BadRow", "BatchResult", "analyze_batch"),
@@ -58,17 +58,17 @@ __getattr__ = lazy_face(__name__, {
                                 "key_of_symbols"),
     "engine.analysis.keyfind_batch": ("chart_key_names",),
     "engine.analysis.operation": ("analyze",),
-    "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_of"),
+    "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_in_key", "role_of"),
     "engine.analysis.pairs": ("BlockPairs", "PairTable"),
-    "engine.analysis.readings": ("heard_as",),
+    "engine.analysis.readings": ("SLASH_SUS", "heard_as"),
 })
 
 __all__ = [
-    "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "TUNING_RANGE", "BadRow", "BatchResult",
+    "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "SLASH_SUS", "TUNING_RANGE", "BadRow", "BatchResult",
     "BlockPairs", "Bracket", "Chart", "ChartChord", "ChartSection", "InContext", "KeyReading",
     "PairTable", "Placed",
     "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
     "bars_of", "chart_key", "chart_key_names", "chart_keys", "column",
     "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "pair_columns",
-    "quality_class", "resolve", "result_table", "role_of",
+    "quality_class", "resolve", "result_table", "role_in_key", "role_of",
 ]

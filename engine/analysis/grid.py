@@ -100,6 +100,11 @@ def quality_class(chord: Chord) -> int:
     """Index into ``CLASSES`` of the chord's core (triad or seventh)."""
     return _class_of(chord.intervals)
 
+
+def class_of_labels(labels: tuple[str, ...]) -> int:
+    """``quality_class`` of a chord with these interval labels."""
+    return _class_of(labels)
+
 # Function of a root by its offset above the tonic (jazz practice; bVI, bVII and bII are the
 # subdominant-minor family, so predominant).
 OFFSET_FUNCTION = ("tonic", "predominant", "predominant", "tonic", "tonic", "predominant",

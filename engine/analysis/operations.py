@@ -16,6 +16,7 @@ from engine.analysis.grid import (
     SCALE_MASKS,
     TENSION_SOURCES,
     Interpretation,
+    class_of_labels,
     degree_and_accidental,
     numeral_prefix,
     quality_class,
@@ -25,6 +26,7 @@ from engine.analysis.scales import chord_scales, kept_scales
 from engine.chords import (
     Chord,
     Key,
+    Spelled,
     frequency,
     midi_of,
     note_with_octave,
@@ -112,16 +114,24 @@ def role_of(chord: Chord, key: Key) -> ChordRole:
     """The chord's role in the key, read from the chord as heard (``heard_as``: ``F/G`` is
     G9sus4, a V)."""
     chord = heard_as(chord)
-    cls = quality_class(chord)
-    offset = (chord.root.pc - key.tonic.pc) % 12
+    return role_in_key(chord.root, chord.mask, chord.intervals, chord.quality, key)
+
+
+def role_in_key(root: Spelled, mask: int, labels: tuple[str, ...], quality: str,
+                key: Key) -> ChordRole:
+    """``role_of`` for a chord as heard given by its parts: its root, its tones' set (a slash
+    bass is not one), its interval labels and its canonical quality (identify reads its
+    readings' roles so, without parsing their symbols)."""
+    cls = class_of_labels(labels)
+    offset = (root.pc - key.tonic.pc) % 12
     it = INTERPRETATIONS[GRID_ROWS[key.mode_index][offset][cls]]
-    degree, accidental = degree_and_accidental(chord.root.letter, chord.root.pc,
+    degree, accidental = degree_and_accidental(root.letter, root.pc,
                                                key.tonic.letter, key.tonic.pc)
-    rel = transpose_mask(chord.mask, -key.tonic.pc)  # chord tones: a slash bass is not one
+    rel = transpose_mask(mask, -key.tonic.pc)
     diatonic = not rel & ~SCALE_MASKS[key.mode_index]
     tension = TENSION_SOURCES[key.mode_index][rel]
     function = function_text(it, key.tonic.name, diatonic, key.mode, tension)
-    return ChordRole(it.role, numeral_text(it, cls, degree, accidental, chord.quality),
+    return ChordRole(it.role, numeral_text(it, cls, degree, accidental, quality),
                      diatonic, it.target_offset, function, it, degree + 1, tension)
 
 

@@ -2,7 +2,8 @@
 
 The vocabulary with its costs (``vocabulary``), the readings of every pitch-class set built
 once (``table``), the bass, key and spelling rules over them (``ranking``), the spelling of a
-reading (``naming``), the request's notes (``notes``), one answer (``answer``) and the operation (``operation``);
+reading (``naming``), the request's notes (``notes``), one answer (``answer``), the numerals and
+functions kept per key (``roles``) and the operation (``operation``);
 files: ``music`` (MIDI, MusicXML), ``chart`` (segments), ``files``.
 """
 

@@ -13,7 +13,8 @@ call for a set of pitch classes or MIDI numbers reads tables only.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from engine.chords import (
     SPELLED_DEGREE,
@@ -23,7 +24,6 @@ from engine.chords import (
     on_letter,
     parse_spelled,
 )
-from engine.identify.ranking import Ranked
 from engine.identify.vocabulary import VOCABULARY
 
 DEFAULT_ROOTS = tuple(Spelled(letter, alter) for letter, alter in (
@@ -42,32 +42,48 @@ class Spelt(NamedTuple):
     inversions: tuple[int | None, ...]   # bass pitch class -> the inversion over it
     mask: int                            # the tones' 12-bit set
     names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
+    spelled: Spelled                     # the root
+    entry: int                           # index into VOCABULARY
+    head: dict[str, Any]                 # a reading of it in root position, to copy (below)
+    letters: int                         # each tone's letter (0..6) in 3 bits at 3 * its pc
 
 
-def root_of(r: Ranked, spelling: dict[int, Spelled] | None, key: Key | None) -> Spelled:
-    root = r.root
-    if spelling:
-        if root in spelling:
-            return spelling[root]
-        q = VOCABULARY[r.entry].quality
-        for number, semis in zip(q.numbers, q.semitones, strict=True):
-            tone = spelling.get((root + semis) % 12)
-            if tone is not None:
-                sp = on_letter(root, (tone.letter - number + 1) % 7)
-                if abs(sp.alter) <= 1:
-                    return sp
-    if key is not None:
-        for sp in key.scale:
-            if sp.pc == root:
-                return sp
-    return DEFAULT_ROOTS[root]
+def spelled_at(sp: Spelled) -> int:
+    """A spelled root's index (0..34: letter * 5 + alteration + 2) into the chords kept."""
+    return sp.letter * 5 + sp.alter + 2
 
 
-def spelt(entry: int, root: Spelled) -> Spelt:
-    """Quality ``entry`` on ``root`` (kept: do not change it)."""
-    found = _SPELT.get((entry, root))
+def named_root(root: int, entry: int, named: dict[int, int], roots: tuple[int, ...]) -> int:
+    """The root (``spelled_at``) of quality ``entry`` on pitch class ``root`` as the named
+    notes ``named`` (pitch class -> ``spelled_at``) spell it: the root's own name, else
+    counted down from the first tone named (B as the third of G), else ``roots`` (the key's
+    spelling or the default roots, ``key_spelling``)."""
+    at = named.get(root)
+    if at is not None:
+        return at
+    for semis, steps in _STEPS[entry]:
+        tone = named.get((root + semis) % 12)
+        if tone is not None:
+            found = _ON_LETTER[root * 7 + (tone // 5 - steps) % 7]
+            if found >= 0:
+                return found
+    return roots[root]
+
+
+@lru_cache(maxsize=64)
+def key_spelling(key: Key | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Pitch class -> its note in ``key``'s scale, else the default root (None: no key), as
+    ``spelled_at``; and their names."""
+    roots = tuple(next((sp for sp in key.scale if sp.pc == pc), DEFAULT_ROOTS[pc])
+                  for pc in range(12)) if key is not None else DEFAULT_ROOTS
+    return tuple(map(spelled_at, roots)), tuple(sp.name for sp in roots)
+
+
+def spelt(at: int, entry: int) -> Spelt:
+    """Quality ``entry`` on the root ``at`` (``spelled_at``), kept: do not change it."""
+    found = SPELT[at * QUALITIES + entry]
     if found is None:
-        found = _SPELT[entry, root] = _spell(entry, root)
+        found = SPELT[at * QUALITIES + entry] = _spell(entry, _ROOT_AT[at])
     return found
 
 
@@ -80,16 +96,40 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     for name, pc in spelled:
         names[pc] = name
     tones = {pc: _SPELLED[name] for name, pc in spelled}   # b5 and #11 share one
-    return Spelt(root.name + q.canonical, root.name, q.canonical, tones, pcs,
-                 inversions(q, pcs), sum(1 << pc for pc in tones), tuple(names))
+    symbol = root.name + q.canonical
+    return Spelt(symbol, root.name, q.canonical, tones, pcs, inversions(q, pcs),
+                 sum(1 << pc for pc in tones), tuple(names), root, entry,
+                 reading_head(symbol, root.name, q.canonical),
+                 sum(sp.letter << 3 * pc for pc, sp in tones.items()))
+
+
+def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:
+    """A reading's fields in the answer's order, those of a chord in root position filled:
+    ``engine.identify.answer`` copies it and sets the rest (a copy of a small dict is faster
+    than building one). Never handed out: do not change it."""
+    return {"symbol": symbol, "root": root, "quality": quality, "bass": None, "inversion": 0,
+            "rootless": False, "explains": None, "omitted": None, "added": None}
 
 
 _DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
+# quality index -> (semitones above the root, letter steps) of its tones but the root
+_STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
+    e.quality.numbers, e.quality.semitones, strict=True) if semis % 12)
+    for e in VOCABULARY)
+# pitch class * 7 + letter -> the pitch class on that letter (``spelled_at``), -1 past one
+# accidental
+_ON_LETTER = tuple(spelled_at(sp) if abs(sp.alter) <= 1 else -1
+                   for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
             for name, _ in degrees.values()}
-_SPELT: dict[tuple[int, Spelled], Spelt] = {
-    (entry, root): _spell(entry, root) for entry in range(len(VOCABULARY))
-    for root in DEFAULT_ROOTS}
+QUALITIES = len(VOCABULARY)
+_ROOT_AT = tuple(Spelled(at // 5, at % 5 - 2) for at in range(35))
+SPELT: list[Spelt | None] = [None] * (len(_ROOT_AT) * QUALITIES)
+"""Root (``spelled_at``) * ``QUALITIES`` + quality index -> the chord, once spelt (``spelt``)."""
 UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
-    tuple(_SPELT[entry, root] for entry in range(len(VOCABULARY))) for root in DEFAULT_ROOTS)
+    tuple(spelt(spelled_at(root), entry) for entry in range(QUALITIES)) for root in DEFAULT_ROOTS)
 """Root pitch class -> quality index -> the chord unnamed notes read as without a key."""
+LETTER_BITS = tuple(sum(7 << 3 * pc for pc in range(12) if m >> pc & 1) for m in range(4096))
+"""A 12-bit set -> the 3 bits of each of its pitch classes in ``Spelt.letters``."""
+LETTER_ONES = LETTER_BITS[0xFFF] // 7
+"""The lowest of the 3 bits of every pitch class."""

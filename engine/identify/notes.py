@@ -10,10 +10,9 @@ from).
 from __future__ import annotations
 
 from functools import lru_cache
-from operator import attrgetter
 from typing import Any, NamedTuple
 
-from engine.chords import Spelled, parse_note_octave, parse_spelled
+from engine.chords import Spelled, midi_of, parse_note_octave, parse_spelled
 from engine.errors import InvalidRequest
 from engine.requests import as_int
 
@@ -26,6 +25,8 @@ class Sounding(NamedTuple):
     spelled: Spelled | None   # None for a MIDI number or a pitch class
     midi: int | None          # None for a name without octave or a pitch class
     text: str                 # as it is echoed: the name as given (trimmed), or the number
+    name: str | None = None   # the spelling's name (``spelled.name``), None when unnamed
+    at: int = -1              # the spelling as letter * 5 + alteration + 2, -1 when unnamed
 
 
 def read_note(value: Any, field: str) -> Sounding:
@@ -74,7 +75,8 @@ def _read(value: Any, field: str) -> Sounding:
     if midi is not None and not 0 <= midi <= 127:
         raise InvalidRequest(f"note {text!r} in field '{field}' is outside MIDI 0-127",
                              field=field)
-    return Sounding(spelled.pc, spelled, midi, text)
+    return Sounding(spelled.pc, spelled, midi, text, spelled.name,
+                    spelled.letter * 5 + spelled.alter + 2)
 
 
 def read_notes(value: Any, field: str = "notes") -> list[Sounding]:
@@ -110,28 +112,182 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
     return out
 
 
-def plain_numbers(field: str, value: list[Any], bass: int | None
-                  ) -> tuple[list[Sounding], Sounding | None] | None:
-    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") and ``read_note`` for a
-    bass number read, with the bass as sounded when none is given, for plain numbers alone
-    (pitch classes 0..11, MIDI numbers 0..127, a bass 0..127); None for anything else (read
-    it in full, where its error is named)."""
-    table = _PITCH_CLASSES if field == "pcs" else _MIDI
-    if not 0 < len(value) <= MAX_NOTES or (bass is not None and not 0 <= bass <= 127):
+Spelling = tuple[dict[int, int], int, int]
+"""The notes named: pitch class -> its spelling (its first: ``Sounding.at``), each one's letter
+in 3 bits at 3 * its pitch class (``naming.Spelt.letters``), and their set."""
+Heard = tuple[list[str], int, list[int], list[str | None] | None, Spelling | None, int,
+              str | None]
+"""A request's notes as ``engine.identify.answer`` reads them: the notes as echoed, the set
+(bass included), each pitch class once in the order given (the bass last when it is not among
+them), the name each was first given (None: the reading names it; the list None when no note
+is named), their ``Spelling`` (None when none is named), the bass's pitch class (-1: none) and
+its name as given."""
+
+
+def spelling_of(at: dict[int, int]) -> Spelling:
+    """``Spelling`` of the spellings ``at`` (pitch class -> ``Sounding.at``)."""
+    letters = named = 0
+    for pc, spelled in at.items():
+        letters |= spelled // 5 << 3 * pc
+        named |= 1 << pc
+    return at, letters, named
+
+
+def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
+    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") and ``read_note`` for
+    ``bass`` read, as ``Heard``, the bass the lowest note when none is given and every note
+    has a pitch; for plain items alone, each read by one lookup: pitch classes 0..11, MIDI
+    numbers 0..127 and note names (every name ``NAMED`` holds, and those read before). None
+    for anything else (read it in full, where its error is named)."""
+    if type(value) is not list or not 0 < len(value) <= MAX_NOTES:
         return None
-    notes = []
-    for item in value:
-        if type(item) is not int or not 0 <= item < len(table):
+    mask, heard = 0, []
+    given: list[str | None] | None = None
+    spelling: Spelling | None = None
+    if field == "pcs":
+        for item in value:
+            if type(item) is not int or not 0 <= item <= 11:
+                return None
+            if not mask >> item & 1:
+                mask |= 1 << item
+                heard.append(item)
+        texts, low, low_name = [*map(_TEXT.__getitem__, value)], -1, None
+    else:
+        for item in value:   # MIDI numbers alone: a keyboard, a file
+            if type(item) is not int or not 0 <= item <= 127:
+                read = _named_notes(value)
+                if read is None:
+                    return None
+                texts, mask, heard, given, spelling, low, low_name = read
+                break
+            pc = item % 12
+            if not mask >> pc & 1:
+                mask |= 1 << pc
+                heard.append(pc)
+        else:
+            texts, low, low_name = [*map(_TEXT.__getitem__, value)], min(value) % 12, None
+    bass_given = None
+    if bass is None:
+        b, bass_given = low, low_name
+    elif type(bass) is int and 0 <= bass <= 127:
+        b = bass % 12
+    else:
+        found = plain_note(bass)
+        if found is None:
             return None
-        notes.append(table[item])
-    if bass is not None:
-        return notes, _MIDI[bass]
-    return notes, None if table is _PITCH_CLASSES else min(notes, key=_MIDI_NUMBER)  # lowest
+        b, bass_given = found.pc, found.name
+        if found.at >= 0:
+            if spelling is None:
+                given, spelling = [None] * len(heard), spelling_of({b: found.at})
+            elif b not in spelling[0]:
+                at, letters, named = spelling
+                at[b] = found.at
+                spelling = at, letters | found.at // 5 << 3 * b, named | 1 << b
+    if b >= 0 and not mask >> b & 1:
+        mask |= 1 << b
+        heard.append(b)
+        if given is not None:
+            given.append(bass_given)
+    return texts, mask, heard, given, spelling, b, bass_given
+
+
+def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str | None] | None,
+                                            Spelling | None, int, str | None] | None:
+    """``plain_heard``'s notes when they are not MIDI numbers alone: (texts, mask, heard,
+    given, spelling, the lowest note's pitch class or -1, its name)."""
+    texts: list[str] = []
+    heard: list[int] = []
+    given: list[str | None] = []
+    at: dict[int, int] = {}
+    mask, low, lowest, low_name, letters, named = 0, -1, 128, None, 0, 0
+    get = _NOTES.get
+    for item in value:
+        kind = type(item)
+        found = get(item) if kind is str or kind is int else None   # a bool is not a note
+        if found is None:
+            found = _note(item) if kind is str or kind is int else None
+            if found is None:
+                return None
+        pc, bit, midi, text, name, spelling, letter = found
+        texts.append(text)
+        if not mask & bit:
+            mask |= bit
+            heard.append(pc)
+            given.append(name)
+        if spelling >= 0 and not named & bit:
+            at[pc] = spelling
+            letters |= letter
+            named |= bit
+        if midi is None:
+            lowest = -1
+        elif midi < lowest:
+            lowest, low, low_name = midi, pc, name
+    if lowest < 0:
+        low, low_name = -1, None
+    if not named:
+        return texts, mask, heard, None, None, low, low_name
+    return texts, mask, heard, given, (at, letters, named), low, low_name
+
+
+def plain_note(value: Any) -> Sounding | None:
+    """``read_note`` for a MIDI number or a note name read by lookup, None for anything else."""
+    kind = type(value)
+    if kind is not int and kind is not str:   # a bool is not a note
+        return None
+    found = NAMED.get(value)
+    if found is None:
+        try:
+            found = _known(value)
+        except _Unread:
+            return None
+    return found
+
+
+Note = tuple[int, int, int | None, str, str | None, int, int]
+"""A note as ``plain_heard`` reads it: pitch class, its bit, MIDI number, text, name, spelling
+(``Sounding.at``) and its letter in 3 bits at 3 * its pitch class (``naming.Spelt.letters``)."""
+
+
+def _as_note(n: Sounding) -> Note:
+    return (n.pc, 1 << n.pc, n.midi, n.text, n.name, n.at,
+            0 if n.at < 0 else n.at // 5 << 3 * n.pc)
+
+
+@lru_cache(maxsize=2048)
+def _note(value: str | int) -> Note | None:
+    """``_as_note`` of ``_known``; None for what does not read."""
+    try:
+        return _as_note(_known(value))
+    except _Unread:
+        return None
 
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
 _MIDI = tuple(Sounding(n % 12, None, n, str(n)) for n in range(128))
-_MIDI_NUMBER = attrgetter("midi")
+_TEXT = tuple(str(n) for n in range(128))
+
+
+def _named() -> dict[str | int, Sounding]:
+    """Every MIDI number, and every name A-G with '', '#', 'b', '##' or 'bb', without octave and
+    in each octave -1..9 whose MIDI number is 0..127: what ``_read`` reads (a test compares)."""
+    out: dict[str | int, Sounding] = dict(enumerate(_MIDI))
+    for letter, name in enumerate("CDEFGAB"):
+        for alter, accidental in ((-2, "bb"), (-1, "b"), (0, ""), (1, "#"), (2, "##")):
+            sp = Spelled(letter, alter)
+            text = name + accidental
+            at = letter * 5 + alter + 2
+            out[text] = Sounding(sp.pc, sp, None, text, text, at)
+            for octave in range(-1, 10):
+                midi = midi_of(sp, octave)
+                if 0 <= midi <= 127:
+                    out[f"{text}{octave}"] = Sounding(sp.pc, sp, midi, f"{text}{octave}", text,
+                                                      at)
+    return out
+
+
+NAMED = _named()
+"""A note as given (an int, or a name as written) -> the note read."""
+_NOTES: dict[str | int, Note] = {value: _as_note(n) for value, n in NAMED.items()}
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:

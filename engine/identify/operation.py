@@ -8,13 +8,12 @@ its numeral and function as ``analyze`` gives them.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from engine.chords import parse_key
-from engine.errors import HarmonyError, InvalidRequest
-from engine.identify.answer import copy_answer, identify_notes, plain_answer
-from engine.identify.notes import lowest, plain_numbers, read_note, read_notes, read_pcs
+from engine.errors import InvalidRequest
+from engine.identify.answer import answer, copy_answer, identify_notes
+from engine.identify.notes import lowest, plain_heard, read_note, read_notes, read_pcs
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
 IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
@@ -22,45 +21,60 @@ IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxm
 
 def identify(request: Any) -> dict[str, Any]:
     """``{"notes": ["B", "D", "F", "A"], "key": "C"}`` -> readings, ``G9`` (rootless) first."""
-    # Pitch classes or MIDI numbers (and a bass number) without a key: read and answered from
-    # the tables alone, the request's checks folded into one pass over its items (they were a
-    # third of the call).
-    if type(request) is dict and len(request) <= 2:
+    if type(request) is dict:
+        # the common forms (``notes`` or ``pcs``, a ``bass``, a ``key``), each note read by
+        # one lookup and the request's checks folded into that pass (they were a third of a
+        # call); anything else is read in full, where its error is named
         field = "pcs" if "pcs" in request else "notes"
-        value = request.get(field)
-        if type(value) is list and (len(request) == 1 or type(request.get("bass")) is int):
-            plain = plain_numbers(field, value, request.get("bass"))
-            if plain is not None:
-                return plain_answer(*plain)
-    # A request of plain names (and numbers) is answered from the answers kept by its values:
-    # reading the names again costs more than the rest of a repeated call. MIDI numbers alone
-    # without a key are read and answered from the tables faster than a kept answer is copied.
-    if type(request) is dict and len(request) <= 2 and type(request.get("notes")) is list:
         key_text = request.get("key")
-        if len(request) == 1 or type(key_text) is str:
-            notes = request["notes"]
-            if all(type(n) is str or type(n) is int for n in notes) and (
-                    key_text is not None or any(type(n) is str for n in notes)):
+        if len(request) == 1 + ("bass" in request) + ("key" in request) and (
+                key_text is None or (type(key_text) is str and len(key_text) <= MAX_SYMBOL)):
+            value: Any = request.get(field)
+            bass = request.get("bass")
+            if key_text is None and (field == "pcs" or type(value) is not list or not value
+                                     or type(value[0]) is not str):
+                kept = None   # numbers without a key: built faster than a kept answer is copied
+            else:
                 try:
-                    return copy_answer(_by_values(tuple(notes), key_text))
-                except _NotPlain:
-                    pass
+                    kept = (field, tuple(value), bass, key_text)
+                    found = _KEPT.get(kept)
+                except TypeError:   # not a list, or an item that is no note
+                    kept = found = None
+                # True == 1 and 60.0 == 60 as keys: only notes and numbers take a kept answer
+                if found is not None and _PLAIN_TYPES.issuperset(map(type, value)) and \
+                        type(bass) in _BASS_TYPES:
+                    return copy_answer(found)
+            heard = plain_heard(field, value, bass)
+            if heard is not None:   # a key that does not read raises here as there
+                out = answer(*heard, None if key_text is None else parse_key(key_text))
+                if kept is not None:
+                    _keep(kept, out)
+                return out
     return _identify(request)
 
 
-class _NotPlain(Exception):
-    """A request the plain path does not answer: read it in full (its error is named there)."""
+# Answers of names or keys asked again: kept from their second asking (a first asking only
+# leaves its mark, so a set asked once costs no copy), then copied (~6 µs; building one with
+# names or a key costs about twice that).
+_KEPT: dict[tuple[Any, ...], dict[str, Any]] = {}
+_ASKED: dict[tuple[Any, ...], None] = {}
+MAX_KEPT = 4096
+_PLAIN_TYPES = frozenset({str, int})
+_BASS_TYPES = frozenset({str, int, type(None)})
 
 
-@lru_cache(maxsize=4096)
-def _by_values(notes: tuple[str | int, ...], key_text: str | None) -> dict[str, Any]:
-    try:
-        return _identify({"notes": list(notes), "key": key_text}, copy=False)
-    except HarmonyError:
-        raise _NotPlain from None
+def _keep(request: tuple[Any, ...], out: dict[str, Any]) -> None:
+    if request not in _ASKED:
+        if len(_ASKED) >= MAX_KEPT:
+            _ASKED.clear()
+        _ASKED[request] = None
+        return
+    if len(_KEPT) >= MAX_KEPT:
+        _KEPT.clear()
+    _KEPT[request] = copy_answer(out)
 
 
-def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
+def _identify(request: Any) -> dict[str, Any]:
     req = require_object(request, IDENTIFY_FIELDS)
     key_text = get_str(req, "key", max_len=MAX_SYMBOL, aliases=("keyContext",))
     key = None if key_text is None else parse_key(key_text)
@@ -80,7 +94,7 @@ def _identify(request: Any, copy: bool = True) -> dict[str, Any]:
     else:
         raise InvalidRequest("field 'notes' is required (or 'pcs')", field="notes")
     bass = read_note(req["bass"], "bass") if req.get("bass") is not None else lowest(notes)
-    return identify_notes(notes, bass, key, fresh=copy)
+    return identify_notes(notes, bass, key)
 
 
 __all__ = ["IDENTIFY_FIELDS", "identify", "identify_notes"]

@@ -28,7 +28,6 @@ readings, then those over a foreign bass): ``Ranked.order``.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -62,7 +61,7 @@ NO_BASS = 12                # the bass index of a set heard without a bass
 
 # One reading of a row packed in a 32-bit integer, so that sorting the integers sorts the
 # readings by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
-ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, _COST_SHIFT = 9, 13, 14, 15, 20
+ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, COST_SHIFT = 9, 13, 14, 15, 20
 ENTRY_BITS = (1 << ROOT_SHIFT) - 1
 NONE = int(np.iinfo(np.int32).max)     # past the last reading of a row
 
@@ -79,7 +78,7 @@ class Ranked(NamedTuple):
 
 def _pack(cost2: Ints, order: Ints, slash: Ints | int, rootless: Ints | int, root: Ints,
           entry: Ints) -> Ints:
-    return ((cost2 << _COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
+    return ((cost2 << COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
             | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT) | entry)
 
 
@@ -92,7 +91,7 @@ def _build() -> Ints:
     root = np.maximum(SET_ROOT, 0).astype(i32)
     entry = np.maximum(SET_ENTRY, 0).astype(i32)
     cost2 = (2 * np.where(np.isfinite(SET_COST), SET_COST, 0)).astype(i32)
-    assert cost2.max() + 2 * (SLASH_COST + FOREIGN_BASS_COST) < 1 << (31 - _COST_SHIFT), \
+    assert cost2.max() + 2 * (SLASH_COST + FOREIGN_BASS_COST) < 1 << (31 - COST_SHIFT), \
         "a cost past its bits"
     rootless = ((masks >> root) & 1) ^ 1
     listed = place < SET_COUNT[:, None]
@@ -126,60 +125,83 @@ RANKED = _build()
 """Row ``mask * 13 + bass`` (bass 12: none): the readings packed, cheapest first."""
 _CHORD: tuple[int, ...] = tuple(
     ((m << r) | (m >> (12 - r))) & 0xFFF for r in range(12) for m in ENTRY_MASK.tolist())
+_SIXTH_ENTRIES = frozenset(i for i, e in enumerate(VOCABULARY) if e.suffix in SIXTHS)
+# mode -> root above the tonic -> the quality indices a key promotes as rootless readings
+_PROMOTED: dict[str, tuple[frozenset[int], ...]] = {mode: tuple(
+    frozenset(i for i, e in enumerate(VOCABULARY)
+              if e.suffix in KEY_ROOTLESS.get((mode, offset), ())) for offset in range(12))
+    for mode in ("major", "minor")}
+SPELLING_MOVE = int(2 * SPELLING_COST) << COST_SHIFT   # a packed reading's cost, moved
+_SIXTH_MOVE = int(2 * SIXTH_OFF_TONIC_COST) << COST_SHIFT
+_ROOTLESS_MOVE = int(2 * KEY_ROOTLESS_BONUS) << COST_SHIFT
 
 
-def row(mask: int, bass: int | None, n: int | None = None) -> list[int]:
-    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first; the
-    first ``n`` alone when given (sliced before it is read out of the array)."""
-    values: list[int] = RANKED[mask * 13 + (NO_BASS if bass is None else bass), :n].tolist()
+def _row_facts() -> tuple[bytes, bytes]:
+    """Per row: how many readings it holds, and whether a key can move one (a sixth chord, or
+    a rootless reading of a quality some key promotes): one byte each, read without numpy."""
+    count = (RANKED != NONE).sum(axis=1)
+    entry = RANKED & ENTRY_BITS
+    promoted = sorted(set().union(*(s for rows in _PROMOTED.values() for s in rows)))
+    moved = np.isin(entry, sorted(_SIXTH_ENTRIES)) | (
+        np.isin(entry, promoted) & (RANKED >> ROOTLESS_SHIFT & 1 == 1))
+    return (count.astype(np.uint8).tobytes(),
+            (moved & (RANKED != NONE)).any(axis=1).astype(np.uint8).tobytes())
+
+
+_COUNT, _KEYED = _row_facts()
+
+
+def row(mask: int, bass: int | None) -> list[int]:
+    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
+    index = mask * 13 + (NO_BASS if bass is None else bass)
+    values: list[int] = RANKED[index, :_COUNT[index]].tolist()
     return values
+
+
+def keyed(mask: int, bass: int | None, key: Key | None) -> list[int]:
+    """``row`` with the key's rules applied: a sixth chord off the tonic (not over a foreign
+    bass) costs ``SIXTH_OFF_TONIC_COST`` more, a rootless reading the key promotes (without a
+    bass) ``KEY_ROOTLESS_BONUS`` less; re-sorted. A cost may go below zero: the packed
+    integer still sorts by (cost, order) and its fields read as before."""
+    index = mask * 13 + (NO_BASS if bass is None else bass)
+    values: list[int] = RANKED[index, :_COUNT[index]].tolist()
+    if key is None or not _KEYED[index]:
+        return values
+    tonic, own = key.tonic.pc, int(SET_COUNT[mask])
+    promoted = _PROMOTED[key.mode]
+    moved = []
+    for v in values:
+        entry, root = v & ENTRY_BITS, v >> ROOT_SHIFT & 15
+        if entry in _SIXTH_ENTRIES and root != tonic and v >> _ORDER_SHIFT & 31 < own:
+            v += _SIXTH_MOVE
+        if bass is None and v >> ROOTLESS_SHIFT & 1 and entry in promoted[(root - tonic) % 12]:
+            v -= _ROOTLESS_MOVE
+        moved.append(v)
+    moved.sort()
+    return moved
+
+
+def cost_of(value: int) -> float:
+    """The cost of a packed reading."""
+    return (value >> COST_SHIFT) / 2
 
 
 def decode(value: int, mask: int) -> Ranked:
     """One packed reading of ``mask``'s row."""
     root = value >> ROOT_SHIFT & 15
     entry = value & ENTRY_BITS
-    return Ranked((value >> _COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
+    return Ranked((value >> COST_SHIFT) / 2, value >> _ORDER_SHIFT & 31, root, entry,
                   bool(value >> SLASH_SHIFT & 1), bool(value >> ROOTLESS_SHIFT & 1),
                   _CHORD[root * len(VOCABULARY) + entry] & ~mask)
 
 
-def top(mask: int, bass: int | None, n: int) -> list[Ranked]:
-    """The ``n`` best readings without a key (fewer when the set has fewer)."""
-    out = []
-    for value in row(mask, bass)[:n]:
-        if value == NONE:
-            break
-        out.append(decode(value, mask))
-    return out
-
-
 def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
     """The readings of ``mask`` (every sounding pitch class, the bass's too), best first, by
-    the bass and the key (``engine.identify.answer`` adds the spelling's cost). Shared: do not
-    change the list."""
-    return _ranked(mask, bass, key)
+    the bass and the key (``engine.identify.answer`` adds the spelling's cost), decoded from
+    ``keyed``."""
+    return [decode(v, mask) for v in keyed(mask, bass, key)]
 
 
-@lru_cache(maxsize=4096)
-def _ranked(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
-    out = [decode(v, mask) for v in row(mask, bass) if v != NONE]
-    if key is None:
-        return out
-    tonic, own = key.tonic.pc, int(SET_COUNT[mask])
-    moved = []
-    for r in out:
-        suffix = VOCABULARY[r.entry].suffix
-        cost = r.cost
-        if r.order < own and r.root != tonic and suffix in SIXTHS:  # not over a foreign bass
-            cost += SIXTH_OFF_TONIC_COST
-        if r.rootless and bass is None and suffix in KEY_ROOTLESS.get(
-                (key.mode, (r.root - tonic) % 12), ()):
-            cost -= KEY_ROOTLESS_BONUS
-        moved.append(r if cost == r.cost else r._replace(cost=cost))
-    moved.sort()
-    return moved
-
-
-__all__ = ["ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
-           "SLASH_SHIFT", "Ranked", "decode", "rank", "row", "top"]
+__all__ = ["COST_SHIFT", "ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
+           "SLASH_SHIFT", "SPELLING_COST", "SPELLING_MOVE", "Ranked", "cost_of", "decode", "keyed", "rank",
+           "row"]
