@@ -24,7 +24,7 @@ import soundfile
 
 from engine import conduct, render
 from engine.errors import InvalidRequest
-from engine.render import basic, render_bytes
+from engine.render import basic, basic_kernels, render_bytes
 from engine.render.basic import TAIL
 from engine.render.encode import encode
 from engine.render.events import read_midi
@@ -322,20 +322,20 @@ def test_the_pitched_kernel_equals_its_slow_twin(kept: bool) -> None:
     left = np.array([128, 256, 30], dtype=np.int64)
     right = 256 - left
     length = held + release
-    # kept: each sound made once (``_make_pitched``) and added; else made where it plays
+    # kept: each sound made once (``make_pitched``) and added; else made where it plays
     offset = np.cumsum(length) - length if kept else np.full(3, -1, dtype=np.int64)
     sounds = np.zeros(int(length.sum()), dtype=np.int32)
     if kept:
-        basic._make_pitched(sounds, offset, length, held, release, inc, timbre, waves,
+        basic_kernels.make_pitched(sounds, offset, length, held, release, inc, timbre, waves,
                             envelopes)
     fast = np.empty((frames, 2), dtype=np.int16)
     # mixed 100 frames at a time: chunks end inside the envelope's blocks of 64
-    peak = basic._render(fast, 100, 0, np.arange(3), start, offset, length, gain * left,
+    peak = basic_kernels.mix_into(fast, 100, 0, np.arange(3), start, offset, length, gain * left,
                          gain * right, sounds, held, release, inc, timbre, waves, envelopes)
     mix = mix_pitched(frames, start, held, release, inc, timbre, waves, envelopes, gain, left,
                       right)
-    slow = mix.T * basic.GAIN + 128 >> 8
-    assert 0 < peak == np.abs(slow).max() <= basic.PEAK
+    slow = mix.T * basic_kernels.GAIN + 128 >> 8
+    assert 0 < peak == np.abs(slow).max() <= basic_kernels.PEAK
     assert np.array_equal(fast, slow)
 
 
