@@ -43,7 +43,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from server.accounts.store import LogRow, Store
 
-# Each entry migrates the schema from version i to i + 1, as Store.MIGRATIONS does for SQLite
+# Each entry migrates the schema from version i to i + 1, as sqlite_schema.MIGRATIONS does for SQLite
 # (same tables, same meaning, same steps: 3 adds the partial index that 5 drops); never edit one
 # that has shipped.
 MIGRATIONS: tuple[str, ...] = (
