@@ -20,7 +20,7 @@ from engine.corpus import build_index, corpus_index, load_paths, open_index, sav
 from engine.corpus.align import align
 from engine.corpus.index import Index
 from engine.corpus.ireal import MUSIC_PREFIX, to_symbol
-from engine.corpus.operation import _pattern, read_pattern, shipped_index
+from engine.corpus.operation import _count_songs, _plan, _song_starts, read_pattern, shipped_index
 from engine.corpus.songs import Song
 from engine.corpus.tokens import FAMILIES, family_of
 from engine.errors import InvalidChord, InvalidRequest
@@ -70,10 +70,18 @@ def naive(songs: list[Song], slots: list[Any], exact: bool = False) -> set[tuple
     return found
 
 
+def occurrences(idx: Index, text: str, exact: bool) -> dict[int, list[int]]:
+    """Song -> the start of every occurrence of the pattern, by the search's own plan."""
+    plan = _plan(idx, text, exact)
+    counts = _count_songs(idx, plan)
+    return {int(s): _song_starts(idx, plan, int(s), int(counts[s]))
+            for s in np.flatnonzero(counts)}
+
+
 def indexed(idx: Index, text: str, exact: bool = False) -> set[tuple[int, int, int, float]]:
     st = idx.stream
     return {(song, int(st.section[s]), int(st.bar[s]), round(float(st.beat[s]), 3))
-            for song, hits in _pattern(idx, text, exact).items() for s, _ in hits}
+            for song, starts in occurrences(idx, text, exact).items() for s in starts}
 
 
 @needs_corpora
@@ -466,7 +474,6 @@ def whole_column_counts(idx: Index, text: str, exact: bool) -> np.ndarray:
     """How often a pattern starts in each song by the scan before issue 40's per-song one:
     every place of the plan's column in the whole stream, each window checked by ``_holds``
     (a separator inside it refuses it)."""
-    from engine.corpus.operation import _plan
     from engine.corpus.scan import _count
 
     plan = _plan(idx, text, exact)
@@ -485,7 +492,6 @@ def test_the_per_song_scan_counts_what_the_whole_column_scan_counted() -> None:
     # issue 40: a pattern's places are read song by song where its window fits whole (a song
     # shorter than it skipped); every song's count must be the one the scan of the whole
     # column gave, for runs, wildcards, numerals, exact, across sections, and hostile lengths
-    from engine.corpus.operation import _count_songs, _plan
 
     songs, idx = shared()
     rng = random.Random(40)

@@ -340,14 +340,6 @@ def _song_starts(idx: Index, plan: Plan, song: int, most: int) -> list[int]:
     return [int(p) for p in _starts_in(first, last, most, plan.n, *plan.arrays(idx))]
 
 
-def _pattern(idx: Index, text: str, exact: bool) -> dict[int, list[tuple[int, int]]]:
-    """Song -> [(start, length)] of every occurrence of the pattern."""
-    plan = _plan(idx, text, exact)
-    counts = _count_songs(idx, plan)
-    return {int(s): [(p, plan.n) for p in _song_starts(idx, plan, int(s), int(counts[s]))]
-            for s in np.flatnonzero(counts)}
-
-
 # id of an index's token array -> (the array, kept so that its id is not reused, the counts
 # of its tokens, of its families)
 _COUNTS: dict[int, tuple[Any, npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
