@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from engine.chords import Chord, parse, transpose_mask
 from engine.errors import HarmonyError
-from engine.voicing.candidates import select
+from engine.voicing.selection import select
 from engine.voicing.styles import Style
 
 # the styles whose shapes add tensions (9ths, 13ths) beyond the chord's own
