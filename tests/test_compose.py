@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import HarmonyError, compose
+from engine import HarmonyError, analyze, compose
 from engine.chords import parse
 from engine.compose.ir import check, section_ticks
 
@@ -65,6 +65,22 @@ def test_create_reads_labelled_sections_and_the_form() -> None:
                                {"bar": 1, "beat": 3, "symbol": "C7"}]
     minor = run({"op": "create", "key": "Dm"})["composition"]
     assert minor["meta"]["mode"] == "minor" and minor["sections"] == []
+
+
+def test_create_and_analyze_read_section_labels_by_one_rule() -> None:
+    """A label is the text before a ``:`` holding no bar line (API.md 3.1: analyze's charts
+    are written "as in compose's create"); compose then checks it as a section id."""
+    chart = "Verse: Gm7 C7 | Fmaj7 || Bridge: Am7b5 D7 | Gm7 || C7 | F6"
+    comp = run({**CREATE, "progression": chart, "form": None})["composition"]
+    assert [s["id"] for s in comp["sections"]] == ["Verse", "Bridge", "C"]
+    for written in (chart, chart.replace("Verse:", "Verse 1:")):
+        chords = analyze({"progression": written, "key": "F"})["chords"]
+        assert [c["chord"] for c in chords] == ["Gm7", "C7", "Fmaj7", "Am7b5", "D7", "Gm7",
+                                                "C7", "F6"]
+        assert [c["bar"] for c in chords] == [1, 1, 2, 3, 3, 4, 5, 6]
+    spaced = error({**CREATE, "progression": chart.replace("Verse:", "Verse 1:")})
+    assert spaced["code"] == "invalid_request" and "letters, digits" in spaced["message"]
+    assert error({**CREATE, "progression": "Gm7 | C7: F"})["code"] == "invalid_chord"
 
 
 def test_add_section_places_it_in_the_form() -> None:

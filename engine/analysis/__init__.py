@@ -14,7 +14,7 @@ from engine.faces import lazy_face
 
 if TYPE_CHECKING:
     from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
-    from engine.analysis.chart import BEATS, Chart, ChartSection, Placed, bars_of
+    from engine.analysis.chart import BEATS, Chart, ChartSection, Placed, bars_of, labelled_parts
     from engine.analysis.context import (
         Bracket,
         InContext,
@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 __getattr__ = lazy_face(__name__, {
     "engine.analysis.batch": ("ROW_FIELDS", "BadRow", "BatchResult", "analyze_batch"),
-    "engine.analysis.chart": ("BEATS", "Chart", "ChartSection", "Placed", "bars_of"),
+    "engine.analysis.chart": ("BEATS", "Chart", "ChartSection", "Placed", "bars_of",
+                              "labelled_parts"),
     "engine.analysis.context": ("Bracket", "InContext", "analyze_chart", "find_brackets",
                                 "in_context"),
     "engine.analysis.frames": ("COLUMNS", "analyze_arrow", "analyze_frame", "arrow_type", "column",
@@ -69,6 +70,7 @@ __all__ = [
     "PairTable", "Placed",
     "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
     "bars_of", "chart_key", "chart_key_names", "chart_keys", "column",
-    "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "pair_columns",
+    "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "labelled_parts",
+    "pair_columns",
     "quality_class", "resolve", "result_table", "role_in_key", "role_of",
 ]

@@ -86,19 +86,27 @@ def bars_of(value: Any, field: str = "progression") -> list[list[str]]:
     return [bar for _, bars in _parts(value, field) for bar in bars]
 
 
+def labelled_parts(text: str) -> list[tuple[str | None, str]]:
+    """The parts of a chart string between ``||``, each with its label (the text before a
+    ``:`` that holds no bar line, trimmed: ``A``, ``Verse 1``) or None, and its body. One rule
+    for analyze's charts and compose's ``create`` (API.md 3.1: "as in compose's create")."""
+    parts: list[tuple[str | None, str]] = []
+    for part in text.split("||"):
+        if not part.strip():
+            continue
+        head, colon, body = part.partition(":")
+        if colon and head.strip() and "|" not in head:
+            parts.append((head.strip(), body))
+        else:
+            parts.append((None, part))
+    return parts
+
+
 def _parts(value: Any, field: str) -> list[tuple[str | None, list[list[str]]]]:
     """(label or None, bars of symbols) per section."""
     if isinstance(value, str):
-        parts: list[tuple[str | None, list[list[str]]]] = []
-        for part in value.split("||"):
-            if not part.strip():
-                continue
-            head, colon, body = part.partition(":")
-            label = head.strip() if colon and head.strip() and " " not in head.strip() \
-                and "|" not in head else None
-            text = body if label is not None else part
-            bars = [b.split() for b in text.split("|")]
-            parts.append((label, [b for b in bars if b]))
+        parts = [(label, [b for b in (bar.split() for bar in text.split("|")) if b])
+                 for label, text in labelled_parts(value)]
         return [p for p in parts if p[1]] or _empty(field)
     if isinstance(value, list) and value:
         rows: list[list[str]] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from engine.analysis import labelled_parts
 from engine.chords import (
     AWKWARD_SPELLINGS,
     Chord,
@@ -282,11 +283,8 @@ def _labelled_sections(comp: Composition, text: str) -> list[dict[str, Any]]:
     """'A: Dm7 G7 | Cmaj7 || B: ...' -> sections A, B (unlabelled parts: A, B, C...)."""
     beats = meter(comp["meta"]["timeSignature"], "timeSignature")[0]
     sections: list[dict[str, Any]] = []
-    for n, part in enumerate(p for p in text.split("||") if p.strip()):
-        label, colon, body = part.partition(":")
-        if not colon:
-            label, body = chr(ord("A") + n) if n < 26 else f"S{n + 1}", part
-        label = label.strip()
+    for n, (written, body) in enumerate(labelled_parts(text)):
+        label = written if written is not None else chr(ord("A") + n) if n < 26 else f"S{n + 1}"
         if label in {s["id"] for s in sections}:
             raise InvalidRequest(f"section {label!r} appears twice in the progression",
                                  field="progression")
