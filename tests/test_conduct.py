@@ -81,7 +81,7 @@ def chord_starts(result: dict[str, Any]) -> list[tuple[int, str]]:
             for c in result["chords"]]
 
 
-PUSH = 240    # a comper voices the coming chord up to an eighth before it (arrange.ANTICIPATION)
+PUSH = 240    # a comper voices the coming chord up to an eighth before it (timeline.ANTICIPATION)
 
 
 def harmony_fits_the_chords(result: dict[str, Any]) -> None:

@@ -16,9 +16,10 @@ from typing import Any
 from engine.analysis import key_of_symbols
 from engine.chords import NO_CHORD, Chord, Spelled, parse, parse_progression
 from engine.conduct import endings, forms, midi
-from engine.conduct.arrange import PPQ, Arranger, Segment, Timing, energy_curve, segments
+from engine.conduct.arrange import Arranger, energy_curve
 from engine.conduct.prompt import MAX_TEMPO, MIN_TEMPO, Plan, read_prompt
 from engine.conduct.styles import BRUSH_DRUMS, BRUSH_KIT, BRUSH_TAP, GROOVES, Groove, meter_key
+from engine.conduct.timeline import PPQ, Segment, Timing, segments
 from engine.errors import InvalidRequest
 from engine.requests import MAX_PROMPT, get_number, get_str, require_object
 from engine.voicing import voice_progression
