@@ -38,9 +38,9 @@ from engine.chords import Chord, parse_spelled
 
 MODES = ("major", "minor")
 # the cues the kernel computes, by index: ``keyfind.CUES`` must list the same, in this order
-KERNEL_CUES = ("fit", "fit_triads", "tonic_time", "first", "first_dominant", "blues", "minor",
+KERNEL_CUES = ("fit_triads", "tonic_time", "first", "first_dominant", "blues", "minor",
                "end_downbeat", "cadences", "first_arrival", "final", "cadence_share",
-               "phrase_ends")
+               "phrase_ends", "opens_on_IV")
 if tuple(CUES) != KERNEL_CUES:
     raise RuntimeError("keyfind.CUES changed: teach keyfind_batch._chart_keys the same cues")
 TIE = 1e-9          # best two candidates closer than this (relative): chart_key decides
@@ -61,14 +61,13 @@ def chart_key_names(chords: Sequence[Chord], ids: npt.NDArray[np.int64],
                     dtype=np.int64).reshape(len(chords))
     flags = np.array([[*f[1:6], _is_diminished(c)] for f, c in zip(facts, chords, strict=True)],
                      dtype=np.bool_).reshape(len(chords), 6)
-    shares4 = np.array([f[6] for f in facts], dtype=np.float64).reshape(len(chords), 12)
     shares3 = np.array([f[7] for f in facts], dtype=np.float64).reshape(len(chords), 12)
     scale = np.stack([scale_weights(m) for m in MODES])
     best, spell, tied = _chart_keys(np.asarray(offsets, dtype=np.int64),
                                     np.asarray(ids, dtype=np.int64),
                                     np.asarray(bars, dtype=np.int64),
                                     np.asarray(beats, dtype=np.float64), root, bass,
-                                    flags, shares4, shares3, WEIGHTS.astype(np.float64), scale,
+                                    flags, shares3, WEIGHTS.astype(np.float64), scale,
                                     beats_per_bar, MAX_ARRIVAL, PHRASE, TIE)
     names: list[str | None] = []
     for c in range(len(offsets) - 1):
@@ -97,8 +96,8 @@ def chart_key_names(chords: Sequence[Chord], ids: npt.NDArray[np.int64],
 def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
                 bars: npt.NDArray[np.int64], beats: npt.NDArray[np.float64],
                 root: npt.NDArray[np.int64], bass: npt.NDArray[np.int64],
-                flags: npt.NDArray[np.bool_], shares4: npt.NDArray[np.float64],
-                shares3: npt.NDArray[np.float64], weights: npt.NDArray[np.float64],
+                flags: npt.NDArray[np.bool_], shares3: npt.NDArray[np.float64],
+                weights: npt.NDArray[np.float64],
                 scale: npt.NDArray[np.float64], bpb: int, max_arrival: float, phrase: int,
                 tie: float) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
                            npt.NDArray[np.bool_]]:  # pragma: no cover (jitted)
@@ -120,7 +119,6 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
     ii = np.zeros(longest, dtype=np.bool_)
     sounding = np.zeros(12, dtype=np.bool_)
     cues = np.zeros((2, 12, weights.shape[0]))
-    held4 = np.zeros(12)
     held3 = np.zeros(12)
     scores = np.zeros(24)
     for c in range(charts):
@@ -138,15 +136,12 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
         total = 0.0
         for i in range(n):
             total += lengths[i]
-        held4[:] = 0.0
         held3[:] = 0.0
         for i in range(n):
             k = ids[a + i]
             for p in range(12):
-                held4[p] += lengths[i] * shares4[k, p]
                 held3[p] += lengths[i] * shares3[k, p]
         for p in range(12):
-            held4[p] /= total
             held3[p] /= total
         last_bar = bars[a + n - 1]
         first_k = ids[a]
@@ -202,45 +197,44 @@ def _chart_keys(offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
         for m in range(2):
             w = scale[m]
             for t in range(12):
-                f4 = 0.0
                 f3 = 0.0
                 for s in range(12):
-                    f4 += held4[(t + s) % 12] * w[s]
                     f3 += held3[(t + s) % 12] * w[s]
-                cues[m, t, 0] = f4
-                cues[m, t, 1] = f3
+                cues[m, t, 0] = f3
             for i in range(n):
                 k = ids[a + i]
                 like = (flags[k, 1] and not flags[k, 2] and not ii[i]) if m == 1 else \
                     (flags[k, 0] and not flags[k, 3])
                 if not like:
                     continue
-                cues[m, roots[i], 2] += lengths[i] / total
+                cues[m, roots[i], 1] += lengths[i] / total
                 if bars[a + i] >= last_bar - 1 and beats[a + i] == 1:
-                    cues[m, roots[i], 7] = 1.0
+                    cues[m, roots[i], 6] = 1.0
                 if arrive[i]:
-                    cues[m, roots[i], 8] += min(lengths[i], max_arrival)
+                    cues[m, roots[i], 7] += min(lengths[i], max_arrival)
                 if i == 0:
-                    cues[m, roots[0], 3] = 1.0
+                    cues[m, roots[0], 2] = 1.0
                 if i == first:
-                    cues[m, roots[i], 9] = 1.0
+                    cues[m, roots[i], 8] = 1.0
                 if i == final:
-                    cues[m, roots[i], 10] = 1.0
+                    cues[m, roots[i], 9] = 1.0
                 if beats[a + i] == 1 and (bars[a + i] - 1) % phrase >= phrase - 2:
-                    cues[m, roots[i], 12] += 1.0 / ends
+                    cues[m, roots[i], 11] += 1.0 / ends
             if flags[first_k, 4]:
-                cues[m, roots[0], 4] = 1.0
+                cues[m, roots[0], 3] = 1.0
             if m == 0 and last_bar >= 12 and flags[first_k, 4] and bar1 >= 0 and bar5 >= 0 \
                     and bar7 >= 0 and bar5 == (bar1 + 5) % 12 and bar7 == bar1:
-                cues[m, bar1, 5] = 1.0
+                cues[m, bar1, 4] = 1.0
             if m == 1:
-                cues[m, :, 6] = 1.0
+                cues[m, :, 5] = 1.0
             arrivals = 0.0
             for t in range(12):
-                arrivals += cues[m, t, 8]
+                arrivals += cues[m, t, 7]
             if arrivals != 0.0:
                 for t in range(12):
-                    cues[m, t, 11] = cues[m, t, 8] / arrivals
+                    cues[m, t, 10] = cues[m, t, 7] / arrivals
+            if m == 0 and flags[first_k, 0] and not flags[first_k, 3]:
+                cues[0, (roots[0] - 5) % 12, 12] = 1.0   # a major chord first: its IV
         for j in range(24):
             score = 0.0
             for q in range(weights.shape[0]):
