@@ -27,7 +27,8 @@ per candidate:
 - ``phrase_ends``: the share of phrase ends (the downbeats of the last two bars of each
   eight-bar phrase, where a song form's phrases arrive) on the tonic.
 - ``opens_on_IV``: a major key whose IV is the first chord (a major triad, sixth or major
-  seventh): after I, the commonest opening of a standard (After You've Gone, Remember).
+  seventh): a major chord that opens a standard is its I, else most often its IV (After
+  You've Gone, Remember).
 
 The weights were fitted (multinomial logistic regression over the 24 candidates) on the 1,149
 iReal standards whose key is known and checked by two-fold cross-validation (bench/run_keyfind.py
