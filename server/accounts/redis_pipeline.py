@@ -36,11 +36,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 _PENDING = object()
-# A loop's batch is written on the loop's third pass after its first check was queued (a
-# callback that queues itself again twice), not the next one: the checks of the requests the
-# passes between start join it. 3.7-4.0 checks a write became 4.4-5.5, and the worker's CPU a
-# call fell 6-14 µs in four paired runs (``bench/run_several_machines.py``, docs/deployment.md).
-WRITE_PASSES = 3
 
 
 def head(*parts: bytes, count: int) -> bytes:
@@ -109,8 +104,8 @@ class Pipeliner:
 
 class LoopPipeliner:
     """The same for the checks of an event loop (RSGI, ASGI): a check is answered by a
-    callback instead of blocking the loop, and the checks queued in a few passes of the loop
-    (every request the loop ran meanwhile, ``WRITE_PASSES``) leave in one write. One connection a loop (a new
+    callback instead of blocking the loop, and the checks queued in one tick of the loop
+    (every request the loop ran meanwhile) leave in one write. One connection a loop (a new
     loop, as each test's ``asyncio.run``, connects again).
 
     ``send(packed, on_reply)`` returns a future and calls ``on_reply(future, reply)`` where
@@ -139,7 +134,7 @@ class LoopPipeliner:
 
     def send(self, packed: bytes, on_reply: OnReply = None,
              future: asyncio.Future[Any] | None = None) -> asyncio.Future[Any]:
-        """Queue ``packed`` for the next write; the future of its reply (``future`` when
+        """Queue ``packed`` for this tick's write; the future of its reply (``future`` when
         given: a command sent again for the same caller). Without ``on_reply`` the future
         gets the reply itself (an error reply as its exception)."""
         resp = self._resp
@@ -255,7 +250,7 @@ def _tls(options: dict[str, Any]) -> Any:
 
 class _Resp(asyncio.Protocol):
     """One connection to Redis on a loop: ``send`` queues a packed command with its callback
-    and returns its future; the commands queued until the write leave in one write."""
+    and returns its future; the commands queued in one tick leave in one write."""
 
     def __init__(self, owner: LoopPipeliner) -> None:
         import hiredis
@@ -274,7 +269,6 @@ class _Resp(asyncio.Protocol):
         self.sent = 0                              # commands written on this connection
         self.deadlines: deque[tuple[float, int]] = deque()   # each batch's: (time, ``sent``)
         self.watch: asyncio.TimerHandle | None = None
-        self.passes = 0                            # loop passes left before the write
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -286,16 +280,10 @@ class _Resp(asyncio.Protocol):
         if future is None:
             future = self.loop.create_future()
         self.waiting.append((future, on_reply))
-        if not self.outgoing:          # the first of a batch: the write a few passes later
-            self.passes = WRITE_PASSES - 1
-            self.loop.call_soon(self._write_later)
+        if not self.outgoing:          # the first of this tick: the write after the others
+            self.loop.call_soon(self._write)
         self.outgoing.append(packed)
         return future
-
-    def _write_later(self) -> None:
-        """A pass of the loop: the write is queued again until the last (``WRITE_PASSES``)."""
-        self.passes -= 1
-        self.loop.call_soon(self._write_later if self.passes > 0 else self._write)
 
     def _write(self) -> None:
         batch, self.outgoing = self.outgoing, []
