@@ -235,7 +235,7 @@ def test_replies_cut_anywhere_by_the_socket_reach_their_checks_in_order() -> Non
     # integers, an error reply (NOSCRIPT: that check's alone), a bulk string, a nil, a status
     from redis.exceptions import NoScriptError
 
-    from server.accounts.redis_pipeline import LoopPipeliner, _Resp
+    from server.accounts.redis_pipeline import LoopPipeliner, _Resp, _settle
 
     stream = (b"*3\r\n:12\r\n:345\r\n:1\r\n-NOSCRIPT No matching script\r\n"
               b"*3\r\n:0\r\n:0\r\n:-1\r\n$5\r\nhello\r\n$-1\r\n+OK\r\n*2\r\n:1\r\n$1\r\nx\r\n")
@@ -243,7 +243,7 @@ def test_replies_cut_anywhere_by_the_socket_reach_their_checks_in_order() -> Non
     async def feed(size: int) -> list[Any]:
         resp = _Resp(LoopPipeliner("unix:///nowhere", 1.0))
         futures = [resp.loop.create_future() for _ in range(7)]
-        resp.waiting.extend(futures)
+        resp.waiting.extend((future, _settle) for future in futures)
         for at in range(0, len(stream), size):
             resp.data_received(stream[at:at + size])
         return [f.exception() or f.result() for f in futures]

@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +51,60 @@ def test_a_batch_longer_than_a_statement_is_written_whole_and_in_order(
                    b'{"chord":"C%d"}' % i if i % 2 else None)
             for i in range(3 * LOG_CHUNK + 5)]
     assert store.write_log(rows, retention_days=30) == len(rows)
+    assert store.log_rows() == [(r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
+                                 r.latency_us, r.body) for r in rows]
+
+
+def test_log_text_columns_with_copy_s_special_characters_read_back_as_written(
+        store_address: str, opened: Opener) -> None:
+    # PostgreSQL's rows go as COPY text made by ``copy_text``: a tab, newline, carriage
+    # return or backslash inside a value, a literal "\\N", every byte of a body, an empty
+    # body, floats whose shortest text has many digits or an exponent
+    store = opened(store_address)
+    odd = ["key\twith tab", "new\nline", "back\\slash \\N", "cr\r", "C\u266f7 \u00e9"]
+    rows = [LogRow(t, k, "rest" if i % 2 else "mcp", op, 200 + i, err, lat, body)
+            for i, (t, k, op, err, lat, body) in enumerate([
+                (1732678923.123456789, odd[0], "analyze", None, 0, bytes(range(256))),
+                (1 / 3, odd[1], None, odd[2], 2**40, b""),
+                (1e16 + 2.0, None, odd[3], "invalid_chord", 7, None),
+                (time.time(), odd[4], "analyze", "\\N", 1, b"\\\t\n")])]
+    assert store.write_log(rows, retention_days=100_000) == 4
+    assert store.log_rows() == [(r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
+                                 r.latency_us, r.body) for r in rows]
+
+
+def test_a_log_write_that_fails_mid_batch_keeps_every_row_for_the_next(
+        store_address: str, opened: Opener, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a batch fails part way, after some of its rows went out (PostgreSQL: the COPY's second
+    # write; SQLite: its third statement): the transaction writes nothing, the request log
+    # keeps the rows, and the next flush writes each exactly once, in order
+    import asyncio
+
+    from server.accounts import pgstore
+    from server.accounts import store as store_module
+    from server.accounts.requestlog import RequestLog
+
+    store = opened(store_address)
+    log = RequestLog(store, max_rows=10**6)
+    rows = [LogRow(time.time() + i / 1e3, f"key_{i % 3}", "rest", "analyze", 200, None, i,
+                   b"%d" % i if i % 4 == 0 else None) for i in range(pgstore.COPY_ROWS + 5)]
+    for row in rows:
+        log.record(row)
+    calls = [0]
+
+    def failing(real: Callable[..., Any], at: int) -> Callable[..., Any]:
+        def made(*args: Any) -> Any:
+            calls[0] += 1
+            if calls[0] == at:
+                raise OSError("the disk went away")
+            return real(*args)
+        return made
+
+    monkeypatch.setattr(pgstore, "copy_text", failing(pgstore.copy_text, 2))
+    monkeypatch.setattr(store_module, "_insert_rows", failing(store_module._insert_rows, 3))
+    assert asyncio.run(log.flush()) == 0 and len(log.queue) == len(rows)
+    assert calls[0] >= 2 and store.log_rows() == []
+    assert asyncio.run(log.flush()) == len(rows) and log.queue == []
     assert store.log_rows() == [(r.ts, r.key_id, r.surface, r.operation, r.status, r.error,
                                  r.latency_us, r.body) for r in rows]
 

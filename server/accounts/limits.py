@@ -17,7 +17,8 @@ import calendar
 import math
 import time
 from collections.abc import Awaitable, Callable
-from typing import NamedTuple, Protocol
+from functools import partial
+from typing import Any, NamedTuple, Protocol
 
 from engine.errors import HarmonyError, QuotaExceeded, RateLimited
 from server.accounts.store import KeyRecord, Store, from_values
@@ -122,8 +123,8 @@ class Limiter:
     def __init__(self, counters: Counters, clock: Clock = time.time) -> None:
         self.counters = counters
         self.clock = clock
-        self._take_soon: Callable[..., Taken | Awaitable[Taken]] | None = getattr(
-            counters, "take_soon", None)
+        # counters that answer on an event loop later (Redis): ``take_soon(..., then)``
+        self._take_soon: Callable[..., Any] | None = getattr(counters, "take_soon", None)
         # The current minute's window, its end (epoch seconds), UTC time and month: the
         # calendar part (``gmtime``) computed once a minute, not once a call.
         self._minute = self._turn(clock())
@@ -138,22 +139,18 @@ class Limiter:
 
     def admit_soon(self, key: KeyRecord) -> Admission | Awaitable[Admission]:
         """``admit`` for a caller on an event loop: with counters that can answer later
-        (``take_soon``: Redis, its checks of a loop tick pipelined) an awaitable of the
-        admission, so the loop serves other requests meanwhile; else the admission."""
+        (``take_soon``: Redis, its checks of a loop tick pipelined) the future of the
+        admission, decided where the check's reply is read, so the loop serves other requests
+        meanwhile; else the admission."""
         take_soon = self._take_soon
         if take_soon is None:
             return self.admit(key)
         now = self.clock()
         window, end, tm, month = self._current(now)
-        taken = take_soon(key.key_id, window, key.per_minute, key.account_id, month,
-                          key.per_month)
-        if isinstance(taken, Taken):
-            return self._decide(key, now, end, tm, month, taken)
-        return self._decide_later(key, now, end, tm, month, taken)
-
-    async def _decide_later(self, key: KeyRecord, now: float, end: int, tm: time.struct_time,
-                            month: int, taken: Awaitable[Taken]) -> Admission:
-        return self._decide(key, now, end, tm, month, await taken)
+        admission: Admission | Awaitable[Admission] = take_soon(
+            key.key_id, window, key.per_minute, key.account_id, month, key.per_month,
+            partial(self._decide, key, now, end, tm, month))
+        return admission
 
     def _decide(self, key: KeyRecord, now: float, end: int, tm: time.struct_time, month: int,
                 taken: Taken) -> Admission:

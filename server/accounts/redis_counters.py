@@ -37,9 +37,10 @@ Redis was away is not added to Redis when it returns, nor written to the store's
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from server.accounts.counters import SharedCounters, month_text
@@ -93,6 +94,60 @@ def _keys(key: str, minute: int, account: int, month: int) -> tuple[str, str, st
 def _month_keys(account: int, month: int) -> tuple[str, str]:
     tag = f"harmony:{{a:{account}}}"
     return f"{tag}:M:{month}", f"{tag}:V:{month}"
+
+
+def _same(taken: Taken) -> Taken:
+    return taken
+
+
+class _LoopCheck:
+    """One check on a loop, answered where its reply is read (``LoopPipeliner``): TAKE's
+    reply becomes ``then(taken)``, the future's result. The rare replies are handled here
+    too, as ``take`` does on a thread: NOSCRIPT (Redis restarted empty) loads the script and
+    sends the check again, a month Redis does not hold is seeded from the store and the check
+    sent again, a connection lost or timed out falls back to this machine's share."""
+
+    __slots__ = ("args", "counters", "loaded", "packed", "seeded", "then")
+
+    def __init__(self, counters: RedisCounters, then: Callable[[Taken], Any], packed: bytes,
+                 args: tuple[str, int, int, int, int, int]) -> None:
+        self.counters = counters
+        self.then = then
+        self.packed = packed
+        self.args = args
+        self.loaded = self.seeded = False
+
+    def answer(self, future: asyncio.Future[Any], reply: Any) -> None:
+        if future.done():            # the request went (cancelled): nothing to answer
+            return
+        try:
+            if reply.__class__ is list and reply[2] != -1:    # the common case: taken
+                counters, args = self.counters, self.args
+                counters._touched.add((args[3], args[4]))
+                future.set_result(self.then(Taken(reply[0], reply[1], reply[2] == 1)))
+                return
+            self._rare(future, reply)
+        except BaseException as error:  # the request's to see, not the loop's
+            if not future.done():
+                future.set_exception(error)
+
+    def _rare(self, future: asyncio.Future[Any], reply: Any) -> None:
+        counters = self.counters
+        if isinstance(reply, counters._no_script) and not self.loaded:
+            self.loaded = True
+            counters.client.script_load(TAKE)  # once after a restart of Redis: blocking
+            counters.loop_pipeliner.send(self.packed, self.answer, future)
+            return
+        if isinstance(reply, counters._errors):
+            counters._went_down()
+        elif isinstance(reply, BaseException):
+            raise reply
+        elif not self.seeded:           # the month is absent: seeded once (blocking)
+            self.seeded = True
+            if counters._seed_month(self.args[3], self.args[4]):
+                counters.loop_pipeliner.send(self.packed, self.answer, future)
+                return
+        future.set_result(self.then(counters._fallback_take(*self.args)))
 
 
 class RedisCounters:
@@ -150,30 +205,19 @@ class RedisCounters:
         return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
 
     def take_soon(self, key: str, minute: int, minute_limit: int, account: int, month: int,
-                  month_limit: int) -> Taken | Awaitable[Taken]:
-        """``take`` for a caller on an event loop: the check to await, pipelined with the
-        other checks of the loop's tick (``LoopPipeliner``); the answer itself while Redis is
-        away (this machine's counters need no wait)."""
+                  month_limit: int, then: Callable[[Taken], Any] = _same) -> Any:
+        """``take`` for a caller on an event loop: ``then(taken)`` now when this machine's
+        counters answer (Redis away), else the future of it, the check pipelined with the
+        other checks of the loop's tick (``LoopPipeliner``). ``then`` runs where the reply is
+        read (the limiter decides the admission there): the request awaits one future, not
+        a chain of coroutines."""
         if not self._up():
-            return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
-        return self._take_on_loop(key, minute, minute_limit, account, month, month_limit)
-
-    async def _take_on_loop(self, key: str, minute: int, minute_limit: int, account: int,
-                            month: int, month_limit: int) -> Taken:
+            return then(self._fallback_take(key, minute, minute_limit, account, month,
+                                             month_limit))
         packed = self._pack(key, minute, minute_limit, account, month, month_limit)
-        try:
-            try:
-                reply = await self.loop_pipeliner.call(packed)
-            except self._no_script:
-                self.client.script_load(TAKE)  # once after a restart of Redis: blocking
-                reply = await self.loop_pipeliner.call(packed)
-            if reply[2] == -1 and self._seed_month(account, month):  # once a month: blocking
-                reply = await self.loop_pipeliner.call(packed)
-            if (taken := self._taken(account, month, reply)) is not None:
-                return taken
-        except self._errors:
-            self._went_down()
-        return self._fallback_take(key, minute, minute_limit, account, month, month_limit)
+        check = _LoopCheck(self, then, packed,
+                           (key, minute, minute_limit, account, month, month_limit))
+        return self.loop_pipeliner.send(packed, check.answer)
 
     def _taken(self, account: int, month: int, reply: Any) -> Taken | None:
         """TAKE's reply (count, used, reserved) as ``Taken``; None when the month's counter

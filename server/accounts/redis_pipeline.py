@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 _PENDING = object()
@@ -103,22 +103,22 @@ class Pipeliner:
 
 
 class LoopPipeliner:
-    """The same for the checks of an event loop (RSGI, ASGI): a check awaits its reply instead
-    of blocking the loop, and the checks queued in one tick of the loop (every request the
-    loop ran meanwhile) leave in one write. One connection a loop (a new loop, as each test's
-    ``asyncio.run``, connects again).
+    """The same for the checks of an event loop (RSGI, ASGI): a check is answered by a
+    callback instead of blocking the loop, and the checks queued in one tick of the loop
+    (every request the loop ran meanwhile) leave in one write. One connection a loop (a new
+    loop, as each test's ``asyncio.run``, connects again).
 
-    The connection is an ``asyncio.Protocol`` of its own (``_Resp``), not redis-py's asyncio
-    client: a write is the tick's commands joined, handed to the transport by one callback of
-    the loop (no task), and the replies are parsed where they arrive (``data_received``), each
-    resolving its check's future in the order sent; no per-reply coroutine, timeout context or
-    parser object. redis-py's reading cost the worker 24 µs of CPU a check under load
-    (``bench/run_several_machines.py``). Batches may overlap (a tick's checks leave while the
-    last tick's are out): Redis answers a connection's commands in the order received, and the
-    futures wait in that order. ``timeout``: the connection (and its handshake, AUTH and
-    SELECT as the URL says) and each batch's replies; past it, every check waiting on the
-    connection fails with ``TimeoutError`` and the connection is closed (the caller falls
-    back), the next check connects again."""
+    ``send(packed, on_reply)`` returns a future and calls ``on_reply(future, reply)`` where
+    the reply arrives (``data_received``), in the order sent: the caller settles the future
+    there (``RedisCounters`` turns TAKE's reply into the request's admission at once), so a
+    check is one future, with no coroutine or task of its own. A reply is read by hiredis's
+    C reader; an error reply is that command's alone (as redis-py's exception: NOSCRIPT as
+    ``NoScriptError``), a connection lost or timed out is every waiting command's
+    (``ConnectionError``, ``TimeoutError``). ``timeout``: the connection (and its handshake,
+    AUTH and SELECT as the URL says) and each batch's replies, watched by one timer a
+    connection, not one a batch; past it, the connection is closed (the caller falls back),
+    the next check connects again. Batches may overlap (a tick's checks leave while the last
+    tick's are out): Redis answers a connection's commands in the order received."""
 
     def __init__(self, url: str, timeout: float) -> None:
         from redis.connection import parse_url
@@ -128,26 +128,52 @@ class LoopPipeliner:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._resp: _Resp | None = None
         self._connecting: asyncio.Future[_Resp] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()   # connections being made
         self.batches = 0
         self.commands = 0
 
-    def call(self, packed: bytes) -> Awaitable[Any]:
-        """The reply to await: the future itself while the connection stands (no coroutine
-        a check), else a coroutine that connects first."""
+    def send(self, packed: bytes, on_reply: OnReply = None,
+             future: asyncio.Future[Any] | None = None) -> asyncio.Future[Any]:
+        """Queue ``packed`` for this tick's write; the future of its reply (``future`` when
+        given: a command sent again for the same caller). Without ``on_reply`` the future
+        gets the reply itself (an error reply as its exception)."""
         resp = self._resp
-        if resp is None or resp.lost or resp.loop is not asyncio.get_running_loop():
-            return self._connect_and_send(packed)
-        return resp.send(packed)
+        if resp is None or resp.lost or resp.thread != threading.get_ident() \
+                or resp.loop.is_closed():
+            return self._connect_then_send(packed, on_reply or _settle, future)
+        return resp.send(packed, on_reply or _settle, future)
 
-    async def _connect_and_send(self, packed: bytes) -> Any:
-        resp = await self._connect(asyncio.get_running_loop())
-        return await resp.send(packed)
+    def call(self, packed: bytes) -> Awaitable[Any]:
+        """The reply to await (``send`` without a callback)."""
+        return self.send(packed)
+
+    def _connect_then_send(self, packed: bytes, on_reply: Callable[..., None],
+                           future: asyncio.Future[Any] | None) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        if future is None:
+            future = loop.create_future()
+
+        async def connect_and_send() -> None:
+            try:
+                resp = await self._connect(loop)
+            except BaseException as error:  # handed to the caller's callback
+                on_reply(future, error if isinstance(error, Exception)
+                         else ConnectionError("connecting to Redis was cancelled"))
+                return
+            resp.send(packed, on_reply, future)
+
+        task = loop.create_task(connect_and_send())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return future
 
     async def _connect(self, loop: asyncio.AbstractEventLoop) -> _Resp:
         """This loop's connection: made by the first check that needs it, awaited by the
         checks that come meanwhile."""
         if loop is not self._loop:
             self._loop, self._resp, self._connecting = loop, None, None
+        if self._resp is not None and not self._resp.lost:
+            return self._resp
         if self._connecting is not None:
             return await self._connecting
         self._connecting = connecting = loop.create_future()
@@ -177,15 +203,28 @@ class LoopPipeliner:
                                          o.get("port", 6379), ssl=_tls(o))
         if o.get("password"):
             user = [o["username"].encode()] if o.get("username") else []
-            await resp.send(command(b"AUTH", *user, o["password"].encode()))
+            await resp.send(command(b"AUTH", *user, o["password"].encode()), _settle)
         if o.get("db"):
-            await resp.send(command(b"SELECT", b"%d" % int(o["db"])))
+            await resp.send(command(b"SELECT", b"%d" % int(o["db"])), _settle)
 
     async def aclose(self) -> None:
         """Close this loop's connection (before the loop ends: ``HarmonyApp.shutdown``)."""
         if self._resp is not None and self._loop is asyncio.get_running_loop():
             self._resp.close()
         self._loop, self._resp = None, None
+
+
+OnReply = Callable[[asyncio.Future[Any], Any], None] | None
+
+
+def _settle(future: asyncio.Future[Any], reply: Any) -> None:
+    """The plain callback: the reply is the future's result, an error its exception."""
+    if future.done():
+        return
+    if isinstance(reply, BaseException):
+        future.set_exception(reply)
+    else:
+        future.set_result(reply)
 
 
 def command(*parts: bytes) -> bytes:
@@ -210,26 +249,37 @@ def _tls(options: dict[str, Any]) -> Any:
 
 
 class _Resp(asyncio.Protocol):
-    """One connection to Redis on a loop: ``send`` queues a packed command and returns the
-    future of its reply; the commands queued in one tick leave in one write."""
+    """One connection to Redis on a loop: ``send`` queues a packed command with its callback
+    and returns its future; the commands queued in one tick leave in one write."""
 
     def __init__(self, owner: LoopPipeliner) -> None:
+        import hiredis
+
         self.owner = owner
         self.transport: Any = None
         self.lost = False
-        self.buffer = b""
-        self.waiting: deque[asyncio.Future[Any]] = deque()   # in the order sent
+        self.reader = hiredis.Reader()
+        self.reply_error = hiredis.ReplyError
+        self.protocol_error = hiredis.ProtocolError
+        # in the order sent: each command's (future, callback)
+        self.waiting: deque[tuple[asyncio.Future[Any], Callable[..., None]]] = deque()
         self.outgoing: list[bytes] = []
         self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
+        self.sent = 0                              # commands written on this connection
+        self.deadlines: deque[tuple[float, int]] = deque()   # each batch's: (time, ``sent``)
+        self.watch: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
 
-    def send(self, packed: bytes) -> asyncio.Future[Any]:
+    def send(self, packed: bytes, on_reply: Callable[..., None],
+             future: asyncio.Future[Any] | None = None) -> asyncio.Future[Any]:
         if self.lost:
             raise ConnectionError("the connection to Redis was lost")
-        future = self.loop.create_future()
-        self.waiting.append(future)
+        if future is None:
+            future = self.loop.create_future()
+        self.waiting.append((future, on_reply))
         if not self.outgoing:          # the first of this tick: the write after the others
             self.loop.call_soon(self._write)
         self.outgoing.append(packed)
@@ -242,34 +292,42 @@ class _Resp(asyncio.Protocol):
         owner = self.owner
         owner.batches += 1
         owner.commands += len(batch)
+        self.sent += len(batch)
         self.transport.write(b"".join(batch))
-        self.loop.call_later(owner.timeout, self._expire, self.waiting[-1])
+        self.deadlines.append((self.loop.time() + owner.timeout, self.sent))
+        if self.watch is None:
+            self.watch = self.loop.call_later(owner.timeout, self._expire)
 
-    def _expire(self, last: asyncio.Future[Any]) -> None:
-        """A batch's replies not all back in time: the connection is given up."""
-        if not last.done():
+    def _expire(self) -> None:
+        """The watch: batches whose replies are all back are forgotten; one past its
+        deadline with replies missing gives the connection up."""
+        self.watch = None
+        answered = self.sent - len(self.waiting) + len(self.outgoing)
+        deadlines = self.deadlines
+        while deadlines and deadlines[0][1] <= answered:
+            deadlines.popleft()
+        if not deadlines or self.lost:
+            return
+        now = self.loop.time()
+        if deadlines[0][0] <= now:
             self._fail(TimeoutError("Redis did not answer in time"))
+            return
+        self.watch = self.loop.call_later(deadlines[0][0] - now, self._expire)
 
     def data_received(self, data: bytes) -> None:
-        buffer = self.buffer + data if self.buffer else data
-        at, waiting = 0, self.waiting
+        reader, waiting = self.reader, self.waiting
+        reader.feed(data)
         try:
             while waiting:
-                reply, end = _take_reply(buffer, at) if buffer.startswith(b"*3\r\n:", at) \
-                    else _reply(buffer, at)
-                if end < 0:
+                reply = reader.gets()
+                if reply is False:
                     break
-                at = end
-                future = waiting.popleft()
-                if not future.done():
-                    if isinstance(reply, BaseException):
-                        future.set_exception(reply)
-                    else:
-                        future.set_result(reply)
-        except ValueError as error:   # not RESP: the stream cannot be trusted any more
+                if reply.__class__ is self.reply_error:
+                    reply = _error(str(reply))
+                future, on_reply = waiting.popleft()
+                on_reply(future, reply)
+        except self.protocol_error as error:   # not RESP: the stream cannot be trusted
             self._fail(ConnectionError(f"unreadable reply from Redis: {error}"))
-            return
-        self.buffer = buffer[at:]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._fail(ConnectionError("the connection to Redis was lost"))
@@ -277,65 +335,21 @@ class _Resp(asyncio.Protocol):
     def _fail(self, error: Exception) -> None:
         self.lost = True
         while self.waiting:
-            future = self.waiting.popleft()
-            if not future.done():
-                future.set_exception(error)
+            future, on_reply = self.waiting.popleft()
+            on_reply(future, error)
+        if self.watch is not None:
+            self.watch.cancel()
+            self.watch = None
         if self.transport is not None:
             self.transport.abort()
 
     def close(self) -> None:
         self.lost = True
+        if self.watch is not None:
+            self.watch.cancel()
+            self.watch = None
         if self.transport is not None:
             self.transport.close()
-
-
-def _take_reply(buffer: bytes, at: int) -> tuple[Any, int]:
-    """``_reply`` for an array of three integers (TAKE's reply): no recursion."""
-    first = buffer.find(b"\r\n", at + 5)
-    second = buffer.find(b"\r\n", first + 2) if first > 0 else -1
-    third = buffer.find(b"\r\n", second + 2) if second > 0 else -1
-    if third < 0:
-        return None, -1
-    if buffer[first + 2] != 58 or buffer[second + 2] != 58:   # not all integers: the long way
-        return _reply(buffer, at)
-    return [int(buffer[at + 5:first]), int(buffer[first + 3:second]),
-            int(buffer[second + 3:third])], third + 2
-
-
-def _reply(buffer: bytes, at: int) -> tuple[Any, int]:
-    """The RESP2 reply that starts at ``at`` and where it ends; end -1 while it is not all
-    there. An error reply is returned as redis-py's exception of it (NOSCRIPT as
-    ``NoScriptError``)."""
-    eol = buffer.find(b"\r\n", at)
-    if eol < 0:
-        return None, -1
-    kind = buffer[at]
-    if kind == 58:                                    # :integer
-        return int(buffer[at + 1:eol]), eol + 2
-    if kind == 42:                                    # *array
-        n, at = int(buffer[at + 1:eol]), eol + 2
-        if n < 0:
-            return None, at
-        items = []
-        for _ in range(n):
-            item, at = _reply(buffer, at)
-            if at < 0:
-                return None, -1
-            items.append(item)
-        return items, at
-    if kind == 36:                                    # $bulk string
-        n = int(buffer[at + 1:eol])
-        if n < 0:
-            return None, eol + 2
-        end = eol + 2 + n
-        if len(buffer) < end + 2:
-            return None, -1
-        return buffer[eol + 2:end], end + 2
-    if kind == 43:                                    # +simple string
-        return buffer[at + 1:eol], eol + 2
-    if kind == 45:                                    # -error
-        return _error(buffer[at + 1:eol].decode(errors="replace")), eol + 2
-    raise ValueError(f"reply type {chr(kind)!r}")
 
 
 def _error(text: str) -> Exception:
