@@ -74,14 +74,22 @@ class JsonlOut:
 
 class _Coded:
     """One output column over the pairs of a ``PairTable``: each pair's value as a code into the
-    column's distinct values (-1: null), so a row group's column is a dictionary array (codes
-    taken by the rows' pairs, and the values the group uses), no value taken row by row."""
+    column's distinct values (-1: null). A text column's row group is a dictionary array (codes
+    taken by the rows' pairs, and the values the group uses), which the Parquet writer stores
+    as it is; a number or true/false column's is the plain array of its values, gathered by
+    numpy (the writer decodes a dictionary array of any other type than text before writing
+    it: the same bytes, for nothing)."""
 
     def __init__(self, name: str) -> None:
+        import pyarrow as pa
+
         self.name, self.kind = name, arrow_type(name)
+        self.text = pa.types.is_string(self.kind)
+        self.dtype = np.bool_ if pa.types.is_boolean(self.kind) else np.int16
         self.codes = np.zeros(0, dtype=np.int32)
         self.index: dict[Any, int] = {None: -1}
         self.values: Any = None  # the distinct values, an Arrow array in the order of their codes
+        self.plain: np.ndarray | None = None  # a number or true/false column's values, 1 + code
 
     def extend(self, rows: list[dict[str, Any]]) -> None:
         """Code the pairs the table added (``rows``, in its order)."""
@@ -93,36 +101,44 @@ class _Coded:
                 grown = True
         new = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
         self.codes = np.concatenate([self.codes, new])
-        if grown or self.values is None:
-            self.values = _column(list(index)[1:], self.kind)
+        if grown or (self.values is None and self.plain is None):
+            if self.text:
+                self.values = _column(list(index)[1:], self.kind)
+            else:
+                self.plain = np.array([0 if v is None else v for v in index], dtype=self.dtype)
 
     def group(self, pairs: np.ndarray, rows: np.ndarray) -> Any:
-        """The column of a row group whose rows are ``pairs[rows]``: a dictionary array whose
-        dictionary holds the text values those pairs hold (a number or true/false column keeps
-        its few values whole)."""
+        """The text column of a row group whose rows are ``pairs[rows]``: a dictionary array
+        whose dictionary holds the values those pairs hold."""
         import pyarrow as pa
 
         codes = self.codes[pairs] + 1  # 0: null
         dictionary = self.values
-        if pa.types.is_string(self.kind):
-            used = np.zeros(len(self.index), dtype=bool)
-            used[codes] = True
-            kept = np.flatnonzero(used[1:])
-            if len(kept) < len(dictionary):
-                remap = np.zeros(len(used), dtype=np.int32)
-                remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
-                codes = remap[codes]
-                dictionary = _strings_at(dictionary, kept)
+        used = np.zeros(len(self.index), dtype=bool)
+        used[codes] = True
+        kept = np.flatnonzero(used[1:])
+        if len(kept) < len(dictionary):
+            remap = np.zeros(len(used), dtype=np.int32)
+            remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
+            codes = remap[codes]
+            dictionary = _strings_at(dictionary, kept)
         index = codes[rows] - 1
-        bitmap, nulls = None, 0
-        if (codes == 0).any():  # a null among them: its rows are masked, their code made 0
-            valid = index >= 0
-            nulls = len(rows) - int(np.count_nonzero(valid))
-            bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
-            np.maximum(index, 0, out=index)
+        bitmap, nulls = _validity(index) if used[0] else (None, 0)
         indices = pa.Array.from_buffers(pa.int32(), len(rows), [bitmap, pa.py_buffer(index)],
                                         null_count=nulls)
         return pa.DictionaryArray.from_arrays(indices, dictionary, safe=False)
+
+    def dense(self, ids: np.ndarray) -> Any:
+        """The number or true/false column of a row group whose rows are the pairs ``ids``."""
+        import pyarrow as pa
+
+        assert self.plain is not None
+        codes = self.codes[ids]
+        values = self.plain[codes + 1]  # a null's value: the placeholder 0 (or false)
+        bitmap, nulls = _validity(codes) if (codes < 0).any() else (None, 0)
+        data = np.packbits(values, bitorder="little") if self.dtype is np.bool_ else values
+        return pa.Array.from_buffers(self.kind, len(ids), [bitmap, pa.py_buffer(data)],
+                                     null_count=nulls)
 
 
 class ParquetOut:
@@ -170,8 +186,8 @@ class ParquetOut:
         local = np.zeros(len(present), dtype=np.int32)
         local[pairs] = np.arange(len(pairs), dtype=np.int32)
         rows = local[ids]
-        return pa.Table.from_arrays([c.group(pairs, rows) for c in self.coded],
-                                    names=list(self.names))
+        return pa.Table.from_arrays([c.group(pairs, rows) if c.text else c.dense(ids)
+                                     for c in self.coded], names=list(self.names))
 
     def _write(self, group: Any) -> None:
         from server.cli.batch_io import parquet_writer
@@ -253,6 +269,17 @@ def _strings_at(strings: Any, at: np.ndarray) -> Any:
     chars = np.repeat(starts - taken[:-1], lengths) + np.arange(taken[-1], dtype=np.int32)
     return pa.Array.from_buffers(pa.string(), len(at), [None, pa.py_buffer(taken),
                                                         pa.py_buffer(data[chars])])
+
+
+def _validity(codes: np.ndarray) -> tuple[Any, int]:
+    """(validity bitmap, null count) of rows whose code is -1 when null; their codes made 0
+    in place (a dictionary array's index must be one even under a null)."""
+    import pyarrow as pa
+
+    valid = codes >= 0
+    nulls = len(codes) - int(np.count_nonzero(valid))
+    np.maximum(codes, 0, out=codes)
+    return pa.py_buffer(np.packbits(valid, bitorder="little")), nulls
 
 
 def _binary(lines: list[bytes]) -> Any:
