@@ -161,10 +161,11 @@ class ParquetOut:
                 self.pending = None
             self.coded = [_Coded(name) for name in self.names]
             self.generation = table.generation
-        coded = len(self.coded[0].codes)
-        if len(table.rows) > coded:
+        if pairs.added is not None:  # the pairs this block was the first to hold
+            assert pairs.start == len(self.coded[0].codes)
+            rows = list(pairs.added.rows())
             for column_ in self.coded:
-                column_.extend(table.rows[coded:])
+                column_.extend(rows)
         ids = pairs.ids.astype(np.int32)[pairs.codes]  # each row's pair, by its table row
         if self.pending is not None:
             ids = np.concatenate([self.pending, ids])
@@ -227,8 +228,9 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
     try:
         for chords, keys in blocks:
             pairs = table.block(chords, keys)
-            failed = np.array(["error" in table.rows[i] for i in pairs.ids.tolist()], dtype=bool)
-            errors += int(np.count_nonzero(failed[pairs.codes])) if len(failed) else 0
+            failed = table.errors[pairs.ids] != 0
+            if failed.any():
+                errors += int(np.count_nonzero(failed[pairs.codes]))
             n += len(pairs.codes)
             for part in out.parts(table, pairs):
                 jobs.put(part)
@@ -243,6 +245,48 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
         raise failure[0]
     out.close()
     return n, errors
+
+
+class _Raised:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+_END = object()
+
+
+def read_ahead(items: Iterator[Any], depth: int = 2) -> Iterator[Any]:
+    """``items`` drawn on a thread of their own, up to ``depth`` ahead: a Parquet file's
+    blocks are decoded by Arrow (without the GIL) while this thread analyses the block before,
+    and the first block is a small one instead of the wait for several. An error of the reading
+    is raised here."""
+    ahead: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                ahead.put(item)
+        except BaseException as exc:  # handed to the reading thread
+            ahead.put(_Raised(exc))
+            return
+        ahead.put(_END)
+
+    thread = threading.Thread(target=read, name="batch-reader", daemon=True)
+    thread.start()
+    try:
+        while (item := ahead.get()) is not _END:
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # let a reader blocked on a full queue see the stop
+            with contextlib.suppress(queue.Empty):
+                ahead.get(timeout=0.01)
+        thread.join()
 
 
 # Arrays built from buffers: handing Python values to Arrow (pa.array, pa.scalar) imports
