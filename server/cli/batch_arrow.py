@@ -73,12 +73,13 @@ class JsonlOut:
 
 
 class _Coded:
-    """One output column over the pairs of a ``PairTable``: each pair's value as a code into the
-    column's distinct values (-1: null). A text column's row group is a dictionary array (codes
-    taken by the rows' pairs, and the values the group uses), which the Parquet writer stores
-    as it is; a number or true/false column's is the plain array of its values, gathered by
-    numpy (the writer decodes a dictionary array of any other type than text before writing
-    it: the same bytes, for nothing)."""
+    """One output column's distinct values over the pairs of a ``PairTable``: each pair's value
+    is a code into them (1 on; 0: null), kept by ``ParquetOut`` in one matrix of every
+    column's codes. A text column's row group is a dictionary array (the rows' codes, and the
+    values the group uses), which the Parquet writer stores as it is; a number or true/false
+    column's is the plain array of its values, gathered by numpy (the writer decodes a
+    dictionary array of any other type than text before writing it: the same bytes, for
+    nothing)."""
 
     def __init__(self, name: str) -> None:
         import pyarrow as pa
@@ -86,59 +87,36 @@ class _Coded:
         self.name, self.kind = name, arrow_type(name)
         self.text = pa.types.is_string(self.kind)
         self.dtype = np.bool_ if pa.types.is_boolean(self.kind) else np.int16
-        self.codes = np.zeros(0, dtype=np.int32)
-        self.index: dict[Any, int] = {None: -1}
-        self.values: Any = None  # the distinct values, an Arrow array in the order of their codes
-        self.plain: np.ndarray | None = None  # a number or true/false column's values, 1 + code
+        self.index: dict[Any, int] = {None: 0}
+        self.values: Any = None  # text: the distinct values, an Arrow array, code 1 first
+        self.plain = np.zeros(1, dtype=self.dtype)  # number or true/false: value by code
 
-    def extend(self, rows: list[dict[str, Any]]) -> None:
-        """Code the pairs the table added (``rows``, in its order)."""
+    def extend(self, rows: list[dict[str, Any]]) -> np.ndarray:
+        """The codes of the pairs the table added (``rows``, in its order)."""
         index, values = self.index, column(rows, self.name)
         grown = False
         for value in dict.fromkeys(values):  # the new pairs' distinct values, few
             if value not in index:
-                index[value] = len(index) - 1
+                index[value] = len(index)
                 grown = True
-        new = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
-        self.codes = np.concatenate([self.codes, new])
-        if grown or (self.values is None and self.plain is None):
+        if grown or (self.text and self.values is None):
             if self.text:
                 self.values = _column(list(index)[1:], self.kind)
             else:
                 self.plain = np.array([0 if v is None else v for v in index], dtype=self.dtype)
+        return np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
 
-    def group(self, pairs: np.ndarray, rows: np.ndarray) -> Any:
-        """The text column of a row group whose rows are ``pairs[rows]``: a dictionary array
-        whose dictionary holds the values those pairs hold."""
-        import pyarrow as pa
-
-        codes = self.codes[pairs] + 1  # 0: null
-        dictionary = self.values
+    def kept(self, codes: np.ndarray) -> tuple[np.ndarray | None, Any]:
+        """For a text column whose group's pairs have ``codes``: (the codes renumbered over the
+        values they use, or None when they use them all; those values)."""
         used = np.zeros(len(self.index), dtype=bool)
         used[codes] = True
         kept = np.flatnonzero(used[1:])
-        if len(kept) < len(dictionary):
-            remap = np.zeros(len(used), dtype=np.int32)
-            remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
-            codes = remap[codes]
-            dictionary = _strings_at(dictionary, kept)
-        index = codes[rows] - 1
-        bitmap, nulls = _validity(index) if used[0] else (None, 0)
-        indices = pa.Array.from_buffers(pa.int32(), len(rows), [bitmap, pa.py_buffer(index)],
-                                        null_count=nulls)
-        return pa.DictionaryArray.from_arrays(indices, dictionary, safe=False)
-
-    def dense(self, ids: np.ndarray) -> Any:
-        """The number or true/false column of a row group whose rows are the pairs ``ids``."""
-        import pyarrow as pa
-
-        assert self.plain is not None
-        codes = self.codes[ids]
-        values = self.plain[codes + 1]  # a null's value: the placeholder 0 (or false)
-        bitmap, nulls = _validity(codes) if (codes < 0).any() else (None, 0)
-        data = np.packbits(values, bitorder="little") if self.dtype is np.bool_ else values
-        return pa.Array.from_buffers(self.kind, len(ids), [bitmap, pa.py_buffer(data)],
-                                     null_count=nulls)
+        if len(kept) == len(self.values):
+            return None, self.values
+        remap = np.zeros(len(used), dtype=np.int32)
+        remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
+        return remap[codes], _strings_at(self.values, kept)
 
 
 class ParquetOut:
@@ -151,6 +129,7 @@ class ParquetOut:
         self.writer: Any = None
         self.generation = -1
         self.coded: list[_Coded] = []
+        self.codes = np.zeros((len(self.names), 0), dtype=np.int32)  # column x pair
         self.pending: np.ndarray | None = None  # the pairs of the rows of a group not yet full
 
     def parts(self, table: PairTable, pairs: BlockPairs) -> Iterator[Callable[[], None]]:
@@ -160,12 +139,13 @@ class ParquetOut:
                 yield functools.partial(self._write, self._group(self.pending))
                 self.pending = None
             self.coded = [_Coded(name) for name in self.names]
+            self.codes = np.zeros((len(self.names), 0), dtype=np.int32)
             self.generation = table.generation
         if pairs.added is not None:  # the pairs this block was the first to hold
-            assert pairs.start == len(self.coded[0].codes)
+            assert pairs.start == self.codes.shape[1]
             rows = list(pairs.added.rows())
-            for column_ in self.coded:
-                column_.extend(rows)
+            self.codes = np.concatenate(
+                [self.codes, np.stack([c.extend(rows) for c in self.coded])], axis=1)
         ids = pairs.ids.astype(np.int32)[pairs.codes]  # each row's pair, by its table row
         if self.pending is not None:
             ids = np.concatenate([self.pending, ids])
@@ -179,16 +159,44 @@ class ParquetOut:
             self.pending = ids[start:]
 
     def _group(self, ids: np.ndarray) -> Any:
+        """The row group whose rows are the pairs ``ids``: the codes of every column gathered
+        at once (numpy), a text column's renumbered over the values the group uses."""
         import pyarrow as pa
 
-        present = np.zeros(len(self.coded[0].codes), dtype=bool)
+        present = np.zeros(self.codes.shape[1], dtype=bool)
         present[ids] = True
         pairs = np.flatnonzero(present)  # the group's pairs
-        local = np.zeros(len(present), dtype=np.int32)
-        local[pairs] = np.arange(len(pairs), dtype=np.int32)
-        rows = local[ids]
-        return pa.Table.from_arrays([c.group(pairs, rows) if c.text else c.dense(ids)
-                                     for c in self.coded], names=list(self.names))
+        local = np.zeros(len(present), dtype=np.intp)
+        local[pairs] = np.arange(len(pairs))
+        codes = np.take(self.codes, pairs, axis=1)  # column x the group's pair
+        dictionaries = {}
+        for c, coded in enumerate(self.coded):
+            if coded.text:
+                renumbered, dictionaries[c] = coded.kept(codes[c])
+                if renumbered is not None:
+                    codes[c] = renumbered
+        grid = np.take(codes, local[ids], axis=1)  # column x row: 1 + code, 0 for null
+        valid = grid != 0
+        nulls = len(ids) - np.count_nonzero(valid, axis=1)
+        bitmaps = np.packbits(valid, axis=1, bitorder="little") if nulls.any() else None
+        indices = grid - 1
+        np.maximum(indices, 0, out=indices)  # a null's index: 0 (under its bitmap's zero)
+        arrays = []
+        for c, coded in enumerate(self.coded):
+            bitmap = pa.py_buffer(bitmaps[c]) if bitmaps is not None and nulls[c] else None
+            if coded.text:
+                index = pa.Array.from_buffers(pa.int32(), len(ids),
+                                              [bitmap, pa.py_buffer(indices[c])],
+                                              null_count=int(nulls[c]))
+                arrays.append(pa.DictionaryArray.from_arrays(index, dictionaries[c], safe=False))
+            else:
+                values = coded.plain[grid[c]]  # a null's value: the placeholder 0 (or false)
+                data = np.packbits(values, bitorder="little") if coded.dtype is np.bool_ \
+                    else values
+                arrays.append(pa.Array.from_buffers(coded.kind, len(ids),
+                                                    [bitmap, pa.py_buffer(data)],
+                                                    null_count=int(nulls[c])))
+        return pa.Table.from_arrays(arrays, names=list(self.names))
 
     def _write(self, group: Any) -> None:
         from server.cli.batch_io import parquet_writer
@@ -313,17 +321,6 @@ def _strings_at(strings: Any, at: np.ndarray) -> Any:
     chars = np.repeat(starts - taken[:-1], lengths) + np.arange(taken[-1], dtype=np.int32)
     return pa.Array.from_buffers(pa.string(), len(at), [None, pa.py_buffer(taken),
                                                         pa.py_buffer(data[chars])])
-
-
-def _validity(codes: np.ndarray) -> tuple[Any, int]:
-    """(validity bitmap, null count) of rows whose code is -1 when null; their codes made 0
-    in place (a dictionary array's index must be one even under a null)."""
-    import pyarrow as pa
-
-    valid = codes >= 0
-    nulls = len(codes) - int(np.count_nonzero(valid))
-    np.maximum(codes, 0, out=codes)
-    return pa.py_buffer(np.packbits(valid, bitorder="little")), nulls
 
 
 def _binary(lines: list[bytes]) -> Any:
