@@ -29,7 +29,7 @@ from typing import IO, Any
 import numpy as np
 import orjson
 
-from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, column
+from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, result_columns
 
 SLICE = 65_536  # rows taken and written at a time (and a Parquet row group)
 
@@ -89,13 +89,14 @@ class _Coded:
         self.dtype = np.bool_ if pa.types.is_boolean(self.kind) else np.int16
         self.index: dict[Any, int] = {None: 0}
         self.values: Any = None  # text: the distinct values, an Arrow array, code 1 first
-        self.plain = np.zeros(1, dtype=self.dtype)  # number or true/false: value by code
+        self.plain: np.ndarray = np.zeros(1, dtype=self.dtype)  # number or true/false: value by code
 
-    def extend(self, rows: list[dict[str, Any]]) -> np.ndarray:
-        """The codes of the pairs the table added (``rows``, in its order)."""
-        index, values = self.index, column(rows, self.name)
+    def extend(self, codes: np.ndarray, values: list[Any]) -> np.ndarray:
+        """The codes of the pairs the table added, whose values are ``values[codes]``
+        (``result_columns``: a value is built once, not once per pair)."""
+        index = self.index
         grown = False
-        for value in dict.fromkeys(values):  # the new pairs' distinct values, few
+        for value in values:
             if value not in index:
                 index[value] = len(index)
                 grown = True
@@ -104,7 +105,8 @@ class _Coded:
                 self.values = _column(list(index)[1:], self.kind)
             else:
                 self.plain = np.array([0 if v is None else v for v in index], dtype=self.dtype)
-        return np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
+        local = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
+        return local[codes]
 
     def kept(self, codes: np.ndarray) -> tuple[np.ndarray | None, Any]:
         """For a text column whose group's pairs have ``codes``: (the codes renumbered over the
@@ -143,9 +145,9 @@ class ParquetOut:
             self.generation = table.generation
         if pairs.added is not None:  # the pairs this block was the first to hold
             assert pairs.start == self.codes.shape[1]
-            rows = list(pairs.added.rows())
+            columns = result_columns(pairs.added, self.names)
             self.codes = np.concatenate(
-                [self.codes, np.stack([c.extend(rows) for c in self.coded])], axis=1)
+                [self.codes, np.stack([c.extend(*columns[c.name]) for c in self.coded])], axis=1)
         ids = pairs.ids.astype(np.int32)[pairs.codes]  # each row's pair, by its table row
         if self.pending is not None:
             ids = np.concatenate([self.pending, ids])
