@@ -15,7 +15,7 @@ them, or of the whole process for the starts):
 - ``distinct pairs``: each block reduced to its (chord, key) pairs and looked up in the table;
 - ``analysis``: the new pairs analysed (``analyze_batch``: parsing and the grid look-up);
 - ``result rows``: their result rows built (dicts; the Parquet columns are read from them);
-- ``output columns``: each output column coded once per new pair;
+- ``output columns``: each output column of the new pairs built and coded (per value);
 - ``row groups``: each 65,536-row group's columns built from the pairs' codes;
 - ``write``: the writer thread encoding and writing the groups (its own CPU);
 - ``first row out``: from the launch to the first group handed to the Parquet writer;
@@ -116,6 +116,7 @@ def main() -> int:
     _timed(pairs, "analyze_batch", "analysis")
     _timed(batch.BatchResult, "_build", "result rows")
     built_inside = "added" not in pairs.BlockPairs.__dataclass_fields__  # rows in the block
+    _timed(batch_arrow, "result_columns", "output columns")
     _timed(batch_arrow._Coded, "extend", "output columns")
     _timed(batch_arrow.ParquetOut, "_group", "row groups")
     _timed(batch_arrow.ParquetOut, "_write", "write", first="first row out")

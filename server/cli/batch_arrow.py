@@ -177,18 +177,21 @@ class ParquetOut:
                 renumbered, dictionaries[c] = coded.kept(codes[c])
                 if renumbered is not None:
                     codes[c] = renumbered
-        grid = np.take(codes, local[ids], axis=1)  # column x row: 1 + code, 0 for null
-        valid = grid != 0
-        nulls = len(ids) - np.count_nonzero(valid, axis=1)
-        bitmaps = np.packbits(valid, axis=1, bitorder="little") if nulls.any() else None
-        indices = grid - 1
-        np.maximum(indices, 0, out=indices)  # a null's index: 0 (under its bitmap's zero)
+        rows = local[ids]
+        filled = codes != 0  # column x the group's pair: a value, not a null
+        valid = None if filled.all() else np.take(filled, rows, axis=1)
+        nulls = np.zeros(len(codes), dtype=np.int64) if valid is None else \
+            len(ids) - np.count_nonzero(valid, axis=1)
+        bitmaps = None if valid is None else np.packbits(valid, axis=1, bitorder="little")
+        text = [c for c, coded in enumerate(self.coded) if coded.text]
+        codes[text] = np.maximum(codes[text] - 1, 0)  # the index; a null's 0, under its bitmap
+        grid = np.take(codes, rows, axis=1)  # column x row (a number's code: 0 for null)
         arrays = []
         for c, coded in enumerate(self.coded):
             bitmap = pa.py_buffer(bitmaps[c]) if bitmaps is not None and nulls[c] else None
             if coded.text:
                 index = pa.Array.from_buffers(pa.int32(), len(ids),
-                                              [bitmap, pa.py_buffer(indices[c])],
+                                              [bitmap, pa.py_buffer(grid[c])],
                                               null_count=int(nulls[c]))
                 arrays.append(pa.DictionaryArray.from_arrays(index, dictionaries[c], safe=False))
             else:
