@@ -8,7 +8,8 @@
    runs, the set-ups alternated run by run; each run is its own process. Rows/s are given end
    to end (the command as a user runs it, the process's start included: the aims) and in the
    process (after its imports, the figure ``harmony batch`` prints), at two sizes (1 M and
-   5 M rows), with the peak RSS (flat when equal at both). ``--before DIR`` runs a checkout
+   5 M rows), with the peak RSS (flat when equal at both), and the fastest run's rate beside
+   the median (on a shared machine, the nearest to a quiet one's). ``--before DIR`` runs a checkout
    of the code before a change beside this one, alternated, and checks that both write the
    same output. First, the imports of ``harmony batch`` (``python -X importtime``) and the
    whole run on a one-row file: the fixed cost of a run; then where one Parquet -> Parquet
@@ -262,11 +263,13 @@ def _sized(tmp: Path, rows: int, runs: int, codes: dict[str, Path],
         for name in codes:
             h = runs_of[name]
             print(f"    harmony {name:<6} : {rows / median(h, 0):>12,.0f} rows/s end to end (the "
-                  f"command as run), {rows / median(h, 1):>12,.0f} in the process; peak RSS "
+                  f"command as run; fastest run {rows / min(r[0] for r in h):,.0f}), "
+                  f"{rows / median(h, 1):>12,.0f} in the process; peak RSS "
                   f"{median(h, 2) / 1024:.0f} MB; {median(h, 3):.2f} CPU s")
         f, w = runs_of["floor"], runs_of["write"]
         floor_what = "orjson a row" if kind == "csv" else "pyarrow"
-        print(f"    I/O floor      : {rows / median(f, 0):>12,.0f} rows/s end to end, "
+        print(f"    I/O floor      : {rows / median(f, 0):>12,.0f} rows/s end to end (fastest run "
+              f"{rows / min(r[0] for r in f):,.0f}), "
               f"{rows / median(f, 1):>12,.0f} in the process; peak RSS {median(f, 2) / 1024:.0f}"
               f" MB; {median(f, 3):.2f} CPU s (pyarrow reads, {floor_what} writes the input's "
               "rows)")
