@@ -32,6 +32,7 @@ import orjson
 from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, result_columns
 
 SLICE = 65_536  # rows taken and written at a time (and a Parquet row group)
+SWITCH = 0.0005  # seconds: the GIL's switch interval while a batch runs (run_blocks)
 
 
 class JsonlOut:
@@ -225,6 +226,13 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
     beside this one, in order, at most four slices behind."""
     table = PairTable(default_key)
     jobs: queue.Queue[Any] = queue.Queue(maxsize=4)
+    # The writer (and the reader) take the GIL back after each call into Arrow; while this
+    # thread runs Python, a thread waiting for the GIL gets it only after the switch interval
+    # (5 ms by default): a wait or two a row group, on the writer's thread, which is the one
+    # the run waits for (16 groups a million rows). Half a millisecond makes the handoffs
+    # prompt; the interval is put back after the run.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH)
     failure: list[BaseException] = []
 
     def writer() -> None:
@@ -254,6 +262,7 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
     finally:
         jobs.put(None)
         thread.join()
+        sys.setswitchinterval(interval)
     if failure:
         raise failure[0]
     out.close()
