@@ -8,12 +8,15 @@ what is written is built once per pair and spread over the rows by index:
   - JSONL: each pair's line, ``orjson.dumps`` of its row as before, kept as bytes; the block's
     lines taken row by row land in one Arrow buffer that is written as it is;
   - Parquet: each column's value per pair as a code into the column's distinct values
-    (``_Coded``), and each row group's column a dictionary array of its rows' codes, which the
-    Parquet writer stores as they are (``batch_io.parquet_writer``).
+    (``_Coded``, built per value by ``engine.analysis.result_columns``, no row dict), and each
+    row group's text column a dictionary array of its rows' codes, which the Parquet writer
+    stores as they are (``batch_io.parquet_writer``); a number or true/false column the plain
+    array of its values.
 The JSONL output is byte for byte that of the row-by-row path (the JSON of a row is the same
 call on the same dict); the Parquet output reads back as the row path's table, in the same
 65,536-row groups. Writing runs on a second thread (Arrow and the file release the GIL), so
-reading and analysing the next block uses the other core meanwhile.
+reading and analysing the next block uses the other core meanwhile; a Parquet file's blocks
+are read ahead on a third (``read_ahead``).
 """
 
 from __future__ import annotations
@@ -123,9 +126,9 @@ class _Coded:
 
 
 class ParquetOut:
-    """Row groups of ``SLICE`` rows, each column a dictionary array built from the pairs'
-    values (``_Coded``): the Parquet writer stores the dictionary and the codes as they are,
-    without hashing a million strings per column (``batch_io.parquet_writer``)."""
+    """Row groups of ``SLICE`` rows, each text column a dictionary array built from the
+    pairs' values (``_Coded``): the Parquet writer stores the dictionary and the codes as they
+    are, without hashing a million strings per column (``batch_io.parquet_writer``)."""
 
     def __init__(self, path: str, fields: tuple[str, ...]) -> None:
         self.path, self.names = path, (*fields, "error", "message")
