@@ -186,10 +186,16 @@ def _dictionary_codes(array: Any) -> tuple[np.ndarray, bool]:
     indices = array.indices
     if indices.type != pa.int32():
         indices = indices.cast(pa.int32())
-    nulls = bool(indices.null_count)
-    if nulls:
-        indices = indices.fill_null(len(array.dictionary))
-    return _int32(indices), nulls
+    codes = _int32(indices)
+    if not indices.null_count:
+        return codes, False
+    # the nulls' codes set by numpy: Arrow's fill_null would import pyarrow.compute and
+    # pandas, a second of a run (a Parquet key column with a null row in it)
+    valid = np.unpackbits(np.frombuffer(indices.buffers()[0], dtype=np.uint8),
+                          count=indices.offset + len(indices), bitorder="little")
+    codes = codes.copy()
+    codes[valid[indices.offset:] == 0] = len(array.dictionary)
+    return codes, True
 
 
 def _int32(indices: Any) -> np.ndarray:
