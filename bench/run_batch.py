@@ -8,10 +8,18 @@
    runs, the set-ups alternated run by run; each run is its own process. Rows/s are given end
    to end (the command as a user runs it, the process's start included: the aims) and in the
    process (after its imports, the figure ``harmony batch`` prints), at two sizes (1 M and
-   5 M rows), with the peak RSS (flat when equal at both). ``--before DIR`` runs a checkout
+   5 M rows), with the peak RSS (flat when equal at both), and the fastest run's rate beside
+   the median (on a shared machine, the nearest to a quiet one's). ``--before DIR`` runs a checkout
    of the code before a change beside this one, alternated, and checks that both write the
    same output. First, the imports of ``harmony batch`` (``python -X importtime``) and the
-   whole run on a one-row file: the fixed cost of a run.
+   whole run on a one-row file: the fixed cost of a run; then where one Parquet -> Parquet
+   run's time goes, stage by stage (``bench/batch_stages.py``: the interpreter, the imports,
+   reading, the distinct pairs, their analysis, the output's columns and row groups, the
+   writer's thread, the moment the first row goes out), median of the runs.
+   Each checkout's package is compiled to bytecode first (``compileall``), as ``pip install``
+   does: where PYTHONDONTWRITEBYTECODE is set (this machine's sessions), a checkout's source
+   would otherwise be compiled again by every run (~40-60 ms of CPU), which no installed
+   ``harmony`` pays.
 2. ``analyze_batch`` over the two jazz corpora (189,564 tokens) against a pure-Python loop
    over ``analyze``: chords per second and the ratios.
 
@@ -141,9 +149,66 @@ NAMES = {"csv": "CSV -> JSONL", "parquet": "Parquet -> Parquet"}
 Runs = list[tuple[float, float, int, float]]
 
 
+def compiled(cwd: Path) -> None:
+    """The checkout's package compiled to bytecode, as an installed one is."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "engine", "server", "bench"],
+                   cwd=cwd, capture_output=True, check=True)
+
+
+STAGES = ("interpreter", "numpy + pyarrow", "harmony's imports", "read", "distinct pairs",
+          "analysis", "result rows", "output columns", "row groups", "first row out", "write",
+          "close", "end to end")
+
+
+def stages(cwd: Path, given: Path, out: Path) -> tuple[dict[str, tuple[float, float]], float]:
+    """One run of ``bench/batch_stages.py``: stage -> (wall ms, CPU ms; a moment's CPU is
+    nan), and the process's CPU ms."""
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "batch_stages.py"),
+                           repr(time.time()), str(given), str(out)], cwd=cwd,
+                          capture_output=True, text=True, check=True)
+    found: dict[str, tuple[float, float]] = {}
+    cpu = float("nan")
+    for line in done.stderr.splitlines():
+        cells = line.split("\t")
+        if cells[0] == "stage":
+            found[cells[1]] = (float(cells[2]), float(cells[3]))
+        elif cells[0] == "moment":
+            found[cells[1]] = (float(cells[2]), float("nan"))
+        elif cells[0] == "cpu":
+            cpu = float(cells[1])
+    return found, cpu
+
+
+def split(codes: dict[str, Path], given: Path, tmp: Path, runs: int, rows: int) -> None:
+    taken: dict[str, list[tuple[dict[str, tuple[float, float]], float]]] = {n: [] for n in codes}
+    for _ in range(runs):
+        for name, cwd in codes.items():
+            taken[name].append(stages(cwd, given, tmp / f"stages-{name}.parquet"))
+    print(f"where a Parquet -> Parquet run of {rows:,} rows goes (bench/batch_stages.py, median "
+          f"of {runs} alternated runs; wall ms / CPU ms of the thread that runs it, the starts "
+          "CPU of the process; moments from the launch):")
+    names = list(codes)
+    print("  " + f"{'stage':<20}" + "".join(f"{n:>22}" for n in names))
+    for stage in STAGES:
+        cells = []
+        for name in names:
+            got = [run[0][stage] for run in taken[name] if stage in run[0]]
+            if not got:
+                cells.append(f"{'-':>22}")
+                continue
+            wall = statistics.median(g[0] for g in got)
+            cpu = statistics.median(g[1] for g in got)
+            cells.append(f"{wall:>12.0f}" + (f" / {cpu:>5.0f}" if cpu == cpu else " " * 8) + "  ")
+        print("  " + f"{stage:<20}" + "".join(cells))
+    print("  " + f"{'CPU of the process':<20}" + "".join(
+        f"{statistics.median(r[1] for r in taken[n]):>20.0f}  " for n in names))
+
+
 def end_to_end(sizes: list[int], runs: int, before: Path | None) -> None:
     pairs = vocabulary()
     codes = {"after": REPO, **({"before": before} if before else {})}
+    for cwd in codes.values():
+        compiled(cwd)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         tiny = tmp / "tiny.csv"
@@ -159,6 +224,8 @@ def end_to_end(sizes: list[int], runs: int, before: Path | None) -> None:
                   f"{median(start, 3):.3f} CPU s (process start included)")
         for rows in sizes:
             _sized(tmp, rows, runs, codes, pairs)
+            if rows == sizes[0]:
+                split(codes, tmp / "in.parquet", tmp, runs, rows)
 
 
 def _sized(tmp: Path, rows: int, runs: int, codes: dict[str, Path],
@@ -196,11 +263,13 @@ def _sized(tmp: Path, rows: int, runs: int, codes: dict[str, Path],
         for name in codes:
             h = runs_of[name]
             print(f"    harmony {name:<6} : {rows / median(h, 0):>12,.0f} rows/s end to end (the "
-                  f"command as run), {rows / median(h, 1):>12,.0f} in the process; peak RSS "
+                  f"command as run; fastest run {rows / min(r[0] for r in h):,.0f}), "
+                  f"{rows / median(h, 1):>12,.0f} in the process; peak RSS "
                   f"{median(h, 2) / 1024:.0f} MB; {median(h, 3):.2f} CPU s")
         f, w = runs_of["floor"], runs_of["write"]
         floor_what = "orjson a row" if kind == "csv" else "pyarrow"
-        print(f"    I/O floor      : {rows / median(f, 0):>12,.0f} rows/s end to end, "
+        print(f"    I/O floor      : {rows / median(f, 0):>12,.0f} rows/s end to end (fastest run "
+              f"{rows / min(r[0] for r in f):,.0f}), "
               f"{rows / median(f, 1):>12,.0f} in the process; peak RSS {median(f, 2) / 1024:.0f}"
               f" MB; {median(f, 3):.2f} CPU s (pyarrow reads, {floor_what} writes the input's "
               "rows)")

@@ -74,3 +74,26 @@ def test_rows_of_the_wrong_type_are_row_errors() -> None:
     assert [r.get("error", {}).get("code") for r in analyze_batch(["C", "G7"], 7).rows()] == [
         "invalid_key", "invalid_key"]
     orjson.dumps(list(result.rows()))  # every row stays JSON
+
+
+def test_every_jazz_pair_s_columns_are_its_rows_columns(corpora: Path) -> None:
+    # result_columns builds each value once per combination that decides it (what harmony
+    # batch writes as Parquet columns): over every distinct pair of the jazz corpora, and rows
+    # that fail each way, value for value and type for type the columns of the rows.
+    from engine.analysis import column, result_columns
+
+    pairs = list(dict.fromkeys((s, k or "C") for s, k in keyed_tokens(corpora)))
+    chords: list[object] = [s for s, _ in pairs] + [None, "H7", "C7", 5, BadRow("line 3 is "
+                                                    "not JSON"), "Dm7", "  G7 "]
+    keys: list[object] = [k for _, k in pairs] + ["C", "C", "X#", "C", "C", 7, "Eb"]
+    result = analyze_batch(chords, keys)
+    rows = list(result.rows())
+    names = (*ROW_FIELDS, "error", "message")
+    columns = result_columns(result, names)
+    for name in names:
+        codes, values = columns[name]
+        got = [values[c] for c in codes.tolist()]
+        want = column(rows, name)
+        assert got == want, name
+        assert [type(v) for v in got] == [type(v) for v in want], name
+        assert len(values) < len(pairs) // 3  # built per value, not per pair

@@ -177,3 +177,25 @@ def test_autumn_leaves_parquet_groups_across_a_pair_table_started_afresh(
     assert [written.metadata.row_group(i).num_rows for i in range(written.num_row_groups)] == [
         30_000, 30_000, 10_001]
     assert written.read().equals(_row_path_table(chords, keys, "F"))
+
+
+def test_autumn_leaves_parquet_with_missing_keys_loads_neither_pandas_nor_compute(
+        tmp_path: Path) -> None:
+    # A Parquet file whose key column has null rows (the default key) and a missing chord: the
+    # nulls' codes are set by numpy, not by Arrow's fill_null (which imports pyarrow.compute
+    # and pandas, a second of a run).
+    import subprocess
+    import sys
+
+    chords, keys = _parquet_rows(3_000)
+    pq.write_table(pa.table({"chord": pa.array(chords, pa.string()),
+                             "key": pa.array(keys, pa.string())}), tmp_path / "in.parquet")
+    probe = ("import sys; from server.cli.main import main; code = main(sys.argv[1:]); "
+             "print(sorted(m for m in sys.modules if m.startswith(('pandas', 'pyarrow.compute'"
+             ")))); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", probe, "batch", str(tmp_path / "in.parquet"),
+                           "--key", "Bb", "-o", str(tmp_path / "out.parquet")],
+                          cwd=Path(__file__).resolve().parent.parent, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    assert pq.read_table(tmp_path / "out.parquet").equals(_row_path_table(chords, keys, "Bb"))

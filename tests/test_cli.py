@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import base64
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 import engine
 from server.accounts.store import LogRow, Store, hash_secret
-from server.cli.main import build_parser, main
+from server.cli.main import COMMANDS, build_parser, command_of, main
 from server.cli.serve import bootstrap, serve_settings
 from server.http.settings import Settings
 from tests.server_fixtures import fake_analyze
@@ -140,6 +141,24 @@ def test_db_is_accepted_after_the_command_as_the_contract_writes_it(
     # The same file, named before the command, holds the key.
     assert main(["--db", str(db), "keys", "list", "band"]) == 0
     assert "band" in capsys.readouterr().out
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return next(a for a in parser._actions
+                if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_a_command_named_builds_its_own_parser_alone_and_the_same() -> None:
+    everything = _commands(build_parser())
+    assert sorted(everything) == sorted(COMMANDS)  # the table names every command
+    for command in COMMANDS:
+        alone = _commands(build_parser(command))
+        assert command in alone and set(alone) < set(everything)
+        assert alone[command].format_help() == everything[command].format_help()
+    assert command_of(["--db", "x.db", "batch", "in.csv"]) == "batch"
+    assert command_of(["--db=x.db", "keys", "list"]) == "keys"
+    for unsure in (["--help"], ["--version"], ["--d", "x.db", "batch"], [], ["nothing"]):
+        assert command_of(unsure) is None
 
 
 def test_serve_takes_the_environment_and_only_the_flags_given(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 the ``analyze`` and ``resolve`` operations, the key of a whole chart (``keyfind``; of a whole
 corpus at once, ``keyfind_batch``), a chart read in context (``in_context``, what the voicing
 needs of it), ``analyze_batch`` over whole corpora as arrays and
-``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too), and
+``analyze_frame`` over pandas DataFrames and pyarrow Tables (a Dask partition too), a batch
+result's columns without its rows (``result_columns``), and
 ``PairTable``, the distinct (chord, key) pairs of a stream of Arrow blocks analysed once.
 Each name is imported when first used (``engine.faces``): ``harmony batch`` loads the batch
 without the numba kernels of ``keyfind_batch``.
@@ -14,6 +15,7 @@ from engine.faces import lazy_face
 
 if TYPE_CHECKING:
     from engine.analysis.batch import ROW_FIELDS, BadRow, BatchResult, analyze_batch
+    from engine.analysis.batch_columns import result_columns
     from engine.analysis.chart import BEATS, Chart, ChartSection, Placed, bars_of, labelled_parts
     from engine.analysis.context import (
         Bracket,
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 
 __getattr__ = lazy_face(__name__, {
     "engine.analysis.batch": ("ROW_FIELDS", "BadRow", "BatchResult", "analyze_batch"),
+    "engine.analysis.batch_columns": ("result_columns",),
     "engine.analysis.chart": ("BEATS", "Chart", "ChartSection", "Placed", "bars_of",
                               "labelled_parts"),
     "engine.analysis.context": ("Bracket", "InContext", "analyze_chart", "find_brackets",
@@ -72,5 +75,5 @@ __all__ = [
     "bars_of", "chart_key", "chart_key_names", "chart_keys", "column",
     "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "labelled_parts",
     "pair_columns",
-    "quality_class", "resolve", "result_table", "role_in_key", "role_of",
+    "quality_class", "resolve", "result_columns", "result_table", "role_in_key", "role_of",
 ]

@@ -156,7 +156,14 @@ def _columnar(args: argparse.Namespace, fmt: str, out_fmt: str,
     """CSV or Parquet in, JSONL or Parquet out, through ``server.cli.batch_arrow`` (no Python
     object per row); None when the CSV's first line is one the row path must read."""
 
-    from server.cli.batch_arrow import JsonlOut, ParquetOut, binary_output, csv_source, run_blocks
+    from server.cli.batch_arrow import (
+        JsonlOut,
+        ParquetOut,
+        binary_output,
+        csv_source,
+        read_ahead,
+        run_blocks,
+    )
     from server.cli.batch_io import open_binary
 
     start = time.perf_counter()
@@ -167,10 +174,11 @@ def _columnar(args: argparse.Namespace, fmt: str, out_fmt: str,
             if blocks is None:
                 return None
         else:
-            # Parquet: batches of several row groups' worth, sliced back into 65,536-row
-            # groups as they were read (iter_batches does not stop at the input's row groups)
-            blocks = ((_text(b.column(0)), _text(b.column(1)) if b.num_columns > 1 else None)
-                      for b in parquet_batches(args.file, 8 * CHUNK, dictionary=True))
+            # Parquet: blocks of one output row group's rows, read ahead on a thread of their
+            # own (the first is ready soon; the next ones are decoded while one is analysed)
+            blocks = read_ahead(
+                (_text(b.column(0)), _text(b.column(1)) if b.num_columns > 1 else None)
+                for b in parquet_batches(args.file, CHUNK, dictionary=True))
         out: Any = ParquetOut(args.output, fields) if out_fmt == "parquet" else \
             JsonlOut(binary_output(args.output, stack), fields)
         bar = stack.enter_context(_progress(unit=" rows"))

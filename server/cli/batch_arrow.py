@@ -8,12 +8,15 @@ what is written is built once per pair and spread over the rows by index:
   - JSONL: each pair's line, ``orjson.dumps`` of its row as before, kept as bytes; the block's
     lines taken row by row land in one Arrow buffer that is written as it is;
   - Parquet: each column's value per pair as a code into the column's distinct values
-    (``_Coded``), and each row group's column a dictionary array of its rows' codes, which the
-    Parquet writer stores as they are (``batch_io.parquet_writer``).
+    (``_Coded``, built per value by ``engine.analysis.result_columns``, no row dict), and each
+    row group's text column a dictionary array of its rows' codes, which the Parquet writer
+    stores as they are (``batch_io.parquet_writer``); a number or true/false column the plain
+    array of its values.
 The JSONL output is byte for byte that of the row-by-row path (the JSON of a row is the same
 call on the same dict); the Parquet output reads back as the row path's table, in the same
 65,536-row groups. Writing runs on a second thread (Arrow and the file release the GIL), so
-reading and analysing the next block uses the other core meanwhile.
+reading and analysing the next block uses the other core meanwhile; a Parquet file's blocks
+are read ahead on a third (``read_ahead``).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from typing import IO, Any
 import numpy as np
 import orjson
 
-from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, column
+from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, result_columns
 
 SLICE = 65_536  # rows taken and written at a time (and a Parquet row group)
+SWITCH = 0.0005  # seconds: the GIL's switch interval while a batch runs (run_blocks)
 
 
 class JsonlOut:
@@ -73,68 +77,65 @@ class JsonlOut:
 
 
 class _Coded:
-    """One output column over the pairs of a ``PairTable``: each pair's value as a code into the
-    column's distinct values (-1: null), so a row group's column is a dictionary array (codes
-    taken by the rows' pairs, and the values the group uses), no value taken row by row."""
+    """One output column's distinct values over the pairs of a ``PairTable``: each pair's value
+    is a code into them (1 on; 0: null), kept by ``ParquetOut`` in one matrix of every
+    column's codes. A text column's row group is a dictionary array (the rows' codes, and the
+    values the group uses), which the Parquet writer stores as it is; a number or true/false
+    column's is the plain array of its values, gathered by numpy (the writer decodes a
+    dictionary array of any other type than text before writing it: the same bytes, for
+    nothing)."""
 
     def __init__(self, name: str) -> None:
-        self.name, self.kind = name, arrow_type(name)
-        self.codes = np.zeros(0, dtype=np.int32)
-        self.index: dict[Any, int] = {None: -1}
-        self.values: Any = None  # the distinct values, an Arrow array in the order of their codes
-
-    def extend(self, rows: list[dict[str, Any]]) -> None:
-        """Code the pairs the table added (``rows``, in its order)."""
-        index, values = self.index, column(rows, self.name)
-        grown = False
-        for value in dict.fromkeys(values):  # the new pairs' distinct values, few
-            if value not in index:
-                index[value] = len(index) - 1
-                grown = True
-        new = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
-        self.codes = np.concatenate([self.codes, new])
-        if grown or self.values is None:
-            self.values = _column(list(index)[1:], self.kind)
-
-    def group(self, pairs: np.ndarray, rows: np.ndarray) -> Any:
-        """The column of a row group whose rows are ``pairs[rows]``: a dictionary array whose
-        dictionary holds the text values those pairs hold (a number or true/false column keeps
-        its few values whole)."""
         import pyarrow as pa
 
-        codes = self.codes[pairs] + 1  # 0: null
-        dictionary = self.values
-        if pa.types.is_string(self.kind):
-            used = np.zeros(len(self.index), dtype=bool)
-            used[codes] = True
-            kept = np.flatnonzero(used[1:])
-            if len(kept) < len(dictionary):
-                remap = np.zeros(len(used), dtype=np.int32)
-                remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
-                codes = remap[codes]
-                dictionary = _strings_at(dictionary, kept)
-        index = codes[rows] - 1
-        bitmap, nulls = None, 0
-        if (codes == 0).any():  # a null among them: its rows are masked, their code made 0
-            valid = index >= 0
-            nulls = len(rows) - int(np.count_nonzero(valid))
-            bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
-            np.maximum(index, 0, out=index)
-        indices = pa.Array.from_buffers(pa.int32(), len(rows), [bitmap, pa.py_buffer(index)],
-                                        null_count=nulls)
-        return pa.DictionaryArray.from_arrays(indices, dictionary, safe=False)
+        self.name, self.kind = name, arrow_type(name)
+        self.text = pa.types.is_string(self.kind)
+        self.dtype = np.bool_ if pa.types.is_boolean(self.kind) else np.int16
+        self.index: dict[Any, int] = {None: 0}
+        self.values: Any = None  # text: the distinct values, an Arrow array, code 1 first
+        self.plain: np.ndarray = np.zeros(1, dtype=self.dtype)  # number or true/false: value by code
+
+    def extend(self, codes: np.ndarray, values: list[Any]) -> np.ndarray:
+        """The codes of the pairs the table added, whose values are ``values[codes]``
+        (``result_columns``: a value is built once, not once per pair)."""
+        index = self.index
+        grown = False
+        for value in values:
+            if value not in index:
+                index[value] = len(index)
+                grown = True
+        if grown or (self.text and self.values is None):
+            if self.text:
+                self.values = _column(list(index)[1:], self.kind)
+            else:
+                self.plain = np.array([0 if v is None else v for v in index], dtype=self.dtype)
+        local = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
+        return local[codes]
+
+    def kept(self, codes: np.ndarray) -> tuple[np.ndarray | None, Any]:
+        """For a text column whose group's pairs have ``codes``: (the codes renumbered over the
+        values they use, or None when they use them all; those values)."""
+        used = np.zeros(len(self.index), dtype=bool)
+        used[codes] = True
+        kept = np.flatnonzero(used[1:])
+        if len(kept) == len(self.values):
+            return None, self.values
+        remap = np.zeros(len(used), dtype=np.int32)
+        remap[kept + 1] = np.arange(1, len(kept) + 1, dtype=np.int32)
+        return remap[codes], _strings_at(self.values, kept)
 
 
 class ParquetOut:
-    """Row groups of ``SLICE`` rows, each column a dictionary array built from the pairs'
-    values (``_Coded``): the Parquet writer stores the dictionary and the codes as they are,
-    without hashing a million strings per column (``batch_io.parquet_writer``)."""
+    """Row groups of ``SLICE`` rows, each text column a dictionary array built from the
+    pairs' values (``_Coded``): the Parquet writer stores the dictionary and the codes as they
+    are, without hashing a million strings per column (``batch_io.parquet_writer``)."""
 
     def __init__(self, path: str, fields: tuple[str, ...]) -> None:
         self.path, self.names = path, (*fields, "error", "message")
         self.writer: Any = None
         self.generation = -1
         self.coded: list[_Coded] = []
+        self.codes = np.zeros((len(self.names), 0), dtype=np.int32)  # column x pair
         self.pending: np.ndarray | None = None  # the pairs of the rows of a group not yet full
 
     def parts(self, table: PairTable, pairs: BlockPairs) -> Iterator[Callable[[], None]]:
@@ -144,11 +145,13 @@ class ParquetOut:
                 yield functools.partial(self._write, self._group(self.pending))
                 self.pending = None
             self.coded = [_Coded(name) for name in self.names]
+            self.codes = np.zeros((len(self.names), 0), dtype=np.int32)
             self.generation = table.generation
-        coded = len(self.coded[0].codes)
-        if len(table.rows) > coded:
-            for column_ in self.coded:
-                column_.extend(table.rows[coded:])
+        if pairs.added is not None:  # the pairs this block was the first to hold
+            assert pairs.start == self.codes.shape[1]
+            columns = result_columns(pairs.added, self.names)
+            self.codes = np.concatenate(
+                [self.codes, np.stack([c.extend(*columns[c.name]) for c in self.coded])], axis=1)
         ids = pairs.ids.astype(np.int32)[pairs.codes]  # each row's pair, by its table row
         if self.pending is not None:
             ids = np.concatenate([self.pending, ids])
@@ -162,16 +165,47 @@ class ParquetOut:
             self.pending = ids[start:]
 
     def _group(self, ids: np.ndarray) -> Any:
+        """The row group whose rows are the pairs ``ids``: the codes of every column gathered
+        at once (numpy), a text column's renumbered over the values the group uses."""
         import pyarrow as pa
 
-        present = np.zeros(len(self.coded[0].codes), dtype=bool)
+        present = np.zeros(self.codes.shape[1], dtype=bool)
         present[ids] = True
         pairs = np.flatnonzero(present)  # the group's pairs
-        local = np.zeros(len(present), dtype=np.int32)
-        local[pairs] = np.arange(len(pairs), dtype=np.int32)
+        local = np.zeros(len(present), dtype=np.intp)
+        local[pairs] = np.arange(len(pairs))
+        codes = np.take(self.codes, pairs, axis=1)  # column x the group's pair
+        dictionaries = {}
+        for c, coded in enumerate(self.coded):
+            if coded.text:
+                renumbered, dictionaries[c] = coded.kept(codes[c])
+                if renumbered is not None:
+                    codes[c] = renumbered
         rows = local[ids]
-        return pa.Table.from_arrays([c.group(pairs, rows) for c in self.coded],
-                                    names=list(self.names))
+        filled = codes != 0  # column x the group's pair: a value, not a null
+        valid = None if filled.all() else np.take(filled, rows, axis=1)
+        nulls = np.zeros(len(codes), dtype=np.int64) if valid is None else \
+            len(ids) - np.count_nonzero(valid, axis=1)
+        bitmaps = None if valid is None else np.packbits(valid, axis=1, bitorder="little")
+        text = [c for c, coded in enumerate(self.coded) if coded.text]
+        codes[text] = np.maximum(codes[text] - 1, 0)  # the index; a null's 0, under its bitmap
+        grid = np.take(codes, rows, axis=1)  # column x row (a number's code: 0 for null)
+        arrays = []
+        for c, coded in enumerate(self.coded):
+            bitmap = pa.py_buffer(bitmaps[c]) if bitmaps is not None and nulls[c] else None
+            if coded.text:
+                index = pa.Array.from_buffers(pa.int32(), len(ids),
+                                              [bitmap, pa.py_buffer(grid[c])],
+                                              null_count=int(nulls[c]))
+                arrays.append(pa.DictionaryArray.from_arrays(index, dictionaries[c], safe=False))
+            else:
+                values = coded.plain[grid[c]]  # a null's value: the placeholder 0 (or false)
+                data = np.packbits(values, bitorder="little") if coded.dtype is np.bool_ \
+                    else values
+                arrays.append(pa.Array.from_buffers(coded.kind, len(ids),
+                                                    [bitmap, pa.py_buffer(data)],
+                                                    null_count=int(nulls[c])))
+        return pa.Table.from_arrays(arrays, names=list(self.names))
 
     def _write(self, group: Any) -> None:
         from server.cli.batch_io import parquet_writer
@@ -195,6 +229,13 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
     beside this one, in order, at most four slices behind."""
     table = PairTable(default_key)
     jobs: queue.Queue[Any] = queue.Queue(maxsize=4)
+    # The writer (and the reader) take the GIL back after each call into Arrow; while this
+    # thread runs Python, a thread waiting for the GIL gets it only after the switch interval
+    # (5 ms by default): a wait or two a row group, on the writer's thread, which is the one
+    # the run waits for (16 groups a million rows). Half a millisecond makes the handoffs
+    # prompt; the interval is put back after the run.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH)
     failure: list[BaseException] = []
 
     def writer() -> None:
@@ -211,8 +252,9 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
     try:
         for chords, keys in blocks:
             pairs = table.block(chords, keys)
-            failed = np.array(["error" in table.rows[i] for i in pairs.ids.tolist()], dtype=bool)
-            errors += int(np.count_nonzero(failed[pairs.codes])) if len(failed) else 0
+            failed = table.errors[pairs.ids] != 0
+            if failed.any():
+                errors += int(np.count_nonzero(failed[pairs.codes]))
             n += len(pairs.codes)
             for part in out.parts(table, pairs):
                 jobs.put(part)
@@ -223,10 +265,53 @@ def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
     finally:
         jobs.put(None)
         thread.join()
+        sys.setswitchinterval(interval)
     if failure:
         raise failure[0]
     out.close()
     return n, errors
+
+
+class _Raised:
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+_END = object()
+
+
+def read_ahead(items: Iterator[Any], depth: int = 2) -> Iterator[Any]:
+    """``items`` drawn on a thread of their own, up to ``depth`` ahead: a Parquet file's
+    blocks are decoded by Arrow (without the GIL) while this thread analyses the block before,
+    and the first block is a small one instead of the wait for several. An error of the reading
+    is raised here."""
+    ahead: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def read() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                ahead.put(item)
+        except BaseException as exc:  # handed to the reading thread
+            ahead.put(_Raised(exc))
+            return
+        ahead.put(_END)
+
+    thread = threading.Thread(target=read, name="batch-reader", daemon=True)
+    thread.start()
+    try:
+        while (item := ahead.get()) is not _END:
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # let a reader blocked on a full queue see the stop
+            with contextlib.suppress(queue.Empty):
+                ahead.get(timeout=0.01)
+        thread.join()
 
 
 # Arrays built from buffers: handing Python values to Arrow (pa.array, pa.scalar) imports

@@ -2,30 +2,45 @@
 command may end with, said in one line. Each command lives in its own module (``serve``,
 ``accounts``: accounts, keys, usage, vocab-gaps; ``operations``: the engine's operations;
 ``mcp_config``, ``render``, ``corpus``, ``compose``, ``batch``) and imports what it runs when
-it runs: ``harmony batch`` starts without the HTTP and MCP service or a numba kernel."""
+it runs: ``harmony batch`` starts without the HTTP and MCP service or a numba kernel. A run
+that names its command builds that command's module's parsers only (``COMMANDS``), so it
+imports neither the other commands' modules nor what their options need (the account store
+for ``accounts``' plans, the HTTP settings for ``serve``'s); ``--help`` and anything else the
+command line leaves unsure build them all."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from engine.version import GRID_VERSION, PACKAGE_VERSION
-from server.cli import accounts as accounts_cli
-from server.cli import batch as batch_cli
-from server.cli import compose as compose_cli
-from server.cli import corpus as corpus_cli
-from server.cli import mcp_config as mcp_config_cli
-from server.cli import operations as operations_cli
-from server.cli import render as render_cli
-from server.cli import serve as serve_cli
 from server.cli.common import os_error
+
+MODULES = ("serve", "accounts", "operations", "mcp_config", "render", "corpus", "compose",
+           "batch")
+"""The modules of ``server.cli`` that add commands, in the order ``--help`` lists them (each
+has ``add_parser`` or ``add_parsers``)."""
+
+COMMANDS = {
+    "serve": "serve",
+    "accounts": "accounts", "keys": "accounts", "usage": "accounts", "vocab-gaps": "accounts",
+    "resolve": "operations", "identify": "operations", "analyze-file": "operations",
+    "analyze": "operations", "voicing": "operations", "reharmonize": "operations",
+    "conduct": "operations",
+    "mcp-config": "mcp_config", "render": "render", "corpus": "corpus", "search": "corpus",
+    "compose": "compose", "export": "compose", "batch": "batch",
+}
+"""Each command -> the module of ``MODULES`` that adds it (tests/test_cli.py checks the table
+against the commands the modules add)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(command_of(argv))
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
         parser.print_help()
@@ -43,9 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _said(exc: Exception, args: argparse.Namespace) -> str | None:
     """The one line of an error a user can act on (None: a bug, its traceback shown)."""
-    from server.accounts import StoreError  # here: most commands never open the store
-
-    if isinstance(exc, StoreError):
+    store = sys.modules.get("server.accounts.store")  # not loaded: no store was opened
+    if store is not None and isinstance(exc, store.StoreError):
         # say which database was read: "no account named 'x'" alone leaves one guessing
         from server.http import env_db_path
 
@@ -79,21 +93,33 @@ def _accept_db_on_every_command(parser: argparse.ArgumentParser, top: bool = Tru
                             help="SQLite file or postgresql:// URL (also accepted before the command)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names, when it is sure: the first word after the top-level
+    ``--db`` options, if it is a command; None for anything else (``--help``, ``--version``, an
+    abbreviated option, no command), which then gets the whole parser."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--db":
+            i += 2
+        elif word.startswith("--db="):
+            i += 1
+        else:
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with ``command`` only the commands of its module."""
     parser = _Parser(prog="harmony", description="The harmony engine service.")
     parser.add_argument("--version", action="version",
                         version=f"harmony {PACKAGE_VERSION} (grid {GRID_VERSION})")
     # None: not given, so HARMONY_DB (read when the command runs) or harmony.db.
     parser.add_argument("--db", help="SQLite file or postgresql:// URL (env HARMONY_DB; default harmony.db)")
     sub = parser.add_subparsers(metavar="COMMAND")
-    serve_cli.add_parser(sub)
-    accounts_cli.add_parsers(sub)
-    operations_cli.add_parsers(sub)
-    mcp_config_cli.add_parser(sub)
-    render_cli.add_parser(sub)
-    corpus_cli.add_parsers(sub)
-    compose_cli.add_parsers(sub)
-    batch_cli.add_parser(sub)
+    for name in MODULES if command is None else (COMMANDS[command],):
+        module = importlib.import_module(f"server.cli.{name}")
+        (getattr(module, "add_parsers", None) or module.add_parser)(sub)
     _accept_db_on_every_command(parser)
     _describe(parser, ())
     return parser
