@@ -27,11 +27,14 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.shared import timed  # noqa: E402
-from engine.chords import parse  # noqa: E402
+from engine.chords import Chord  # noqa: E402
 from engine.corpus import (  # noqa: E402
     build_index,
     load_paths,
@@ -40,7 +43,7 @@ from engine.corpus import (  # noqa: E402
     search,
     write_index,
 )
-from engine.corpus.songs import Placed, Section, Song  # noqa: E402
+from engine.corpus.songs import Chords, Song  # noqa: E402
 from engine.errors import HarmonyError  # noqa: E402
 
 CORPORA = Path(os.environ.get("HARMONY_CORPORA", REPO.parent / "shared" / "corpora"))
@@ -51,17 +54,36 @@ MIXED = 10_000
 BLUES = "F7 Bb7 F7 F7 Bb7 Bb7 F7 D7 Gm7 C7 F7 D7 Gm7 C7"
 
 
-def transposed(song: Song, k: int, n: int) -> Song:
-    sections = []
-    for section in song.sections:
-        chords = []
-        for p in section.chords:
-            c = p.chord
-            root = NAMES[(c.root_pc + k) % 12]
-            bass = "" if c.bass is None else "/" + NAMES[(c.bass.pc + k) % 12]
-            chords.append(Placed(p.bar, p.beat, parse(root + c.quality + bass)))
-        sections.append(Section(section.name, tuple(chords)))
-    return replace(song, id=f"{song.id}~{n}", sections=tuple(sections), key=None)
+class Transposer:
+    """Songs moved to other keys, their chords as numbers in the table of the songs they come
+    from: each distinct chord is transposed once a key (a symbol spelled from the new root, the
+    quality and the bass), and a section's numbers are mapped by one array gather."""
+
+    def __init__(self) -> None:
+        self.maps: dict[tuple[int, int], tuple[Chords, npt.NDArray[np.int32]]] = {}
+
+    def numbers(self, table: Chords, numbers: npt.NDArray[np.int32],
+                k: int) -> npt.NDArray[np.int32]:
+        _, moved = self.maps.get((id(table), k), (table, np.zeros(0, dtype=np.int32)))
+        if len(moved) < len(table):     # chords numbered since: theirs too
+            more = [table.number(symbol(c, k)) for c in table.chords[len(moved):]]
+            moved = np.concatenate([moved, np.array(more, dtype=np.int32)])
+            self.maps[id(table), k] = (table, moved)
+        return moved[numbers]
+
+    def __call__(self, song: Song, k: int, n: int) -> Song:
+        sections = tuple(replace(s, numbers=self.numbers(s.table, s.numbers, k))
+                         for s in song.sections)
+        return replace(song, id=f"{song.id}~{n}", sections=sections, key=None)
+
+
+def symbol(c: Chord, k: int) -> str:
+    """The symbol of ``c`` moved up ``k`` semitones (each root named as ``NAMES`` names it)."""
+    bass = "" if c.bass is None else "/" + NAMES[(c.bass.pc + k) % 12]
+    return NAMES[(c.root_pc + k) % 12] + c.quality + bass
+
+
+transposed = Transposer()
 
 
 def synthetic(base: list[Song], rng: random.Random) -> list[Song]:

@@ -443,15 +443,14 @@ def test_every_standard_without_its_key_is_read_in_the_key_chart_key_finds() -> 
     # (keyfind_batch); it must name chart_key's key for every chart, the iReal standards and
     # jazz-ccp read without the keys they give
     from engine.analysis import chart_key, chart_key_names
+    from engine.corpus.build import columns_of
     from engine.corpus.tokens import ChordTable
 
     songs, _ = shared()
-    placed = [p for s in songs for sec in s.sections for p in sec.chords]
+    read = columns_of(songs)
     table = ChordTable()
-    ids = table.numbers(placed)
-    offsets = np.cumsum([0] + [s.chords for s in songs])
-    names = chart_key_names(table.chords, ids, np.array([p.bar for p in placed]),
-                            np.array([p.beat for p in placed]), offsets)
+    ids = table.numbers(read.loads, read.numbers, read.which)
+    names = chart_key_names(table.chords, ids, read.bars, read.beats, read.offsets)
     assert names == [chart_key([p for sec in s.sections for p in sec.chords]).name
                      for s in songs]
 
@@ -518,13 +517,16 @@ def test_the_stream_kernel_writes_what_the_array_operations_wrote() -> None:
     # the index build writes a piece's columns by one kernel pass; its slow twin is the array
     # version it replaced (songs without chords, keys unknown and known, every song numbered
     # from a piece's first); the symbols are numbered in order of first appearance
+    from engine.corpus.build import columns_of
     from engine.corpus.tokens import ChordTable, stream_piece
     from tests import naive
 
     songs, _ = load_paths([Path(build_index.__code__.co_filename).parent / "data"])
     placed = [p for s in songs for sec in s.sections for p in sec.chords]
+    read = columns_of(songs)
     table = ChordTable()
-    ids = table.numbers(placed)
+    ids = table.numbers(read.loads, read.numbers, read.which)
+    assert [table.chords[i] for i in ids] == [p.chord for p in placed]
     assert list(table.symbols) == list(dict.fromkeys(p.chord.symbol for p in placed))
     counts = np.array([s.chords for s in songs] + [0, 0])
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

@@ -1,22 +1,86 @@
 """A song of a corpus as the loaders give it: metadata and its sections of chords, each chord
-with its bar and beat (1-based), read by the engine's own parser."""
+with its bar and beat (1-based), read by the engine's own parser.
+
+A section holds its chords as columns (issue 40): each chord's number in the load's table of
+distinct chords (``Chords``: a symbol is parsed once a load), its bar and its beat, as numpy
+arrays. The index build reads a piece of songs by concatenating those arrays, no Python object
+a chord; ``Section.chords`` gives the records (``Placed``) to whoever reads a chord at a time.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from engine.analysis import ChartChord, chart_key
-from engine.chords import Key, parse_key
+from engine.chords import Chord, Key, parse, parse_key
 from engine.errors import HarmonyError
 
 # A chord of a song at its bar and beat: the record the chart's key finder reads.
 Placed = ChartChord
 
 
-@dataclass(frozen=True)
+class Chords:
+    """The distinct chords of a load, numbered in the order they are first read: the songs'
+    sections hold numbers into it. Each symbol (as written, stripped) is parsed once: reading
+    a chord again is one dictionary lookup. It grows with the distinct symbols read, never with
+    the chords."""
+
+    def __init__(self) -> None:
+        self.chords: list[Chord] = []
+        self._numbers: dict[str, int] = {}
+
+    def number(self, symbol: str) -> int:
+        """The number of ``symbol``'s chord; raises ``InvalidChord`` (nothing numbered) when
+        the symbol does not parse."""
+        found = self._numbers.get(symbol)
+        if found is None:
+            chord = parse(symbol)
+            found = self._numbers[symbol] = len(self.chords)
+            self.chords.append(chord)
+        return found
+
+    def __len__(self) -> int:
+        return len(self.chords)
+
+
+@dataclass(frozen=True, eq=False)
 class Section:
+    """A section's chords as columns: ``numbers`` (int32, into ``table``), ``bars`` (int32)
+    and ``beats`` (float64), one entry a chord in the order they are played."""
+
     name: str
-    chords: tuple[Placed, ...]
+    table: Chords
+    numbers: npt.NDArray[np.int32]
+    bars: npt.NDArray[np.int32]
+    beats: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, name: str, table: Chords, symbols: list[str], bars: list[int],
+           beats: list[float]) -> Section:
+        """The section of ``symbols`` (each numbered in ``table``) at their bars and beats."""
+        return cls(name, table, np.array(list(map(table.number, symbols)), dtype=np.int32),
+                   np.array(bars, dtype=np.int32), np.array(beats, dtype=np.float64))
+
+    @property
+    def size(self) -> int:
+        return len(self.numbers)
+
+    @property
+    def chords(self) -> tuple[Placed, ...]:
+        """The section's chords as records (built at each call)."""
+        return tuple(map(Placed, self.bars.tolist(), self.beats.tolist(),
+                         map(self.table.chords.__getitem__, self.numbers.tolist())))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Section):
+            return NotImplemented
+        return self.name == other.name and self.chords == other.chords
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.chords))
 
 
 @dataclass(frozen=True)
@@ -31,7 +95,7 @@ class Song:
 
     @property
     def chords(self) -> int:
-        return sum(len(s.chords) for s in self.sections)
+        return sum(len(s.numbers) for s in self.sections)
 
 
 @dataclass(frozen=True)
