@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pydivsufsort
 
-from engine.analysis import chart_key_names
+from engine.analysis.keyfind_batch import ChordFacts, chart_key_names
 from engine.chords import Key, parse_key
 from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_row
 from engine.corpus.songs import Chords, Song, canonical_key
@@ -87,6 +87,7 @@ class _Reader:
     """Reads pieces of songs into stream columns, numbering the chords of all of them."""
 
     table: ChordTable = field(default_factory=ChordTable)
+    facts: ChordFacts = field(default_factory=ChordFacts)   # of the table's chords
     songs: int = 0
     keys: dict[str | None, tuple[str | None, Key | None]] = field(default_factory=dict)
 
@@ -106,7 +107,7 @@ class _Reader:
                 starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
                 np.cumsum(counts[keyless], out=starts[1:])
                 found = (ids[chosen], bars[chosen], beats[chosen], starts)
-            names = iter(chart_key_names(self.table.chords, *found))
+            names = iter(chart_key_names(self.table.chords, *found, facts=self.facts))
             keys = [k if not missing else _key(next(names))
                     for k, missing in zip(keys, keyless, strict=True)]
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
