@@ -60,19 +60,20 @@ class Transposer:
     quality and the bass), and a section's numbers are mapped by one array gather."""
 
     def __init__(self) -> None:
-        self.maps: dict[tuple[int, int], tuple[Chords, npt.NDArray[np.int32]]] = {}
+        self.maps: dict[tuple[int, int], tuple[Chords, npt.NDArray[np.float64]]] = {}
 
-    def numbers(self, table: Chords, numbers: npt.NDArray[np.int32],
-                k: int) -> npt.NDArray[np.int32]:
-        _, moved = self.maps.get((id(table), k), (table, np.zeros(0, dtype=np.int32)))
+    def numbers(self, table: Chords, numbers: npt.NDArray[np.float64],
+                k: int) -> npt.NDArray[np.float64]:
+        _, moved = self.maps.get((id(table), k), (table, np.zeros(0)))
         if len(moved) < len(table):     # chords numbered since: theirs too
             more = [table.number(symbol(c, k)) for c in table.chords[len(moved):]]
-            moved = np.concatenate([moved, np.array(more, dtype=np.int32)])
+            moved = np.concatenate([moved, np.array(more, dtype=np.float64)])
             self.maps[id(table), k] = (table, moved)
-        return moved[numbers]
+        return moved[numbers.astype(np.int64)]
 
     def __call__(self, song: Song, k: int, n: int) -> Song:
-        sections = tuple(replace(s, numbers=self.numbers(s.table, s.numbers, k))
+        sections = tuple(replace(s, columns=np.stack([self.numbers(s.table, s.columns[0], k),
+                                                      s.columns[1], s.columns[2]]))
                          for s in song.sections)
         return replace(song, id=f"{song.id}~{n}", sections=sections, key=None)
 

@@ -30,10 +30,9 @@ from engine.corpus.songs import Chords, Song, canonical_key
 from engine.corpus.tokens import DTYPES, ChordTable, Stream, closing, stream_piece
 
 PIECE = 4096            # songs read into arrays at a time
-_SECTIONS, _NUMBERS, _BARS, _BEATS, _TABLE, _NAME = map(
-    attrgetter, ("sections", "numbers", "bars", "beats", "table", "name"))
-_NONE: dict[str, npt.NDArray[Any]] = {"numbers": np.zeros(0, dtype=np.int32), "bars": np.zeros(0, dtype=np.int32),
-         "beats": np.zeros(0, dtype=np.float64)}
+_SECTIONS, _COLUMNS, _SIZE, _TABLE, _NAME = map(
+    attrgetter, ("sections", "columns", "size", "table", "name"))
+_NONE = np.zeros((3, 0), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -45,25 +44,24 @@ class Columns:
 
     offsets: npt.NDArray[np.int64]
     sections: npt.NDArray[np.int64]
-    numbers: npt.NDArray[np.int32]
+    numbers: npt.NDArray[np.int64]
     loads: list[Chords]
     which: npt.NDArray[np.int64] | None
-    bars: npt.NDArray[np.int32]
+    bars: npt.NDArray[np.int64]
     beats: npt.NDArray[np.float64]
 
 
 def columns_of(songs: list[Song]) -> Columns:
     """The chords of ``songs`` as columns: a few C-level passes a section (no Python object
-    read a chord), the arrays concatenated."""
+    read a chord), its array concatenated with the others."""
     sections = list(chain.from_iterable(map(_SECTIONS, songs)))
     per_song = np.fromiter(map(len, map(_SECTIONS, songs)), dtype=np.int64, count=len(songs))
-    sizes = np.fromiter(map(len, map(_NUMBERS, sections)), dtype=np.int64,
-                        count=len(sections))
+    sizes = np.fromiter(map(_SIZE, sections), dtype=np.int64, count=len(sections))
     first = np.zeros(len(songs) + 1, dtype=np.int64)
     np.cumsum(per_song, out=first[1:])
     ends = np.zeros(len(sections) + 1, dtype=np.int64)
     np.cumsum(sizes, out=ends[1:])
-    numbers = np.repeat(np.arange(len(sections), dtype=np.int64) - np.repeat(first[:-1], per_song),
+    in_song = np.repeat(np.arange(len(sections), dtype=np.int64) - np.repeat(first[:-1], per_song),
                         sizes)
     tables = list(map(_TABLE, sections))
     loads = list({id(t): t for t in tables}.values()) if len(set(map(id, tables))) > 1 \
@@ -73,13 +71,9 @@ def columns_of(songs: list[Song]) -> Columns:
         slot = {id(t): k for k, t in enumerate(loads)}
         which = np.repeat(np.fromiter((slot[id(t)] for t in tables), dtype=np.int64,
                                       count=len(tables)), sizes)
-    return Columns(ends[first], numbers, _joined(map(_NUMBERS, sections), "numbers"), loads,
-                   which, _joined(map(_BARS, sections), "bars"),
-                   _joined(map(_BEATS, sections), "beats"))
-
-
-def _joined(arrays: Iterator[npt.NDArray[Any]], name: str) -> npt.NDArray[Any]:
-    return np.concatenate((_NONE[name], *arrays))
+    joined = np.concatenate((_NONE, *map(_COLUMNS, sections)), axis=1)
+    return Columns(ends[first], in_song, joined[0].astype(np.int64), loads, which,
+                   joined[1].astype(np.int64), joined[2])
 
 
 @dataclass
@@ -173,9 +167,8 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
                     writer.write(columns[name])
                 tokens.append(columns["tokens"])
                 if infos:
-                    rows.write((", " if rows.tell() else "") +
-                               ", ".join(json.dumps(song_row(i), ensure_ascii=False)
-                                         for i in infos))
+                    rows.write((", " if rows.tell() else "") +   # one encoder call a piece
+                               json.dumps(list(map(song_row, infos)), ensure_ascii=False)[1:-1])
             end = closing(reader.songs)
             for name in Stream.ARRAYS:
                 files[name].write(end[name])

@@ -32,8 +32,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from engine.corpus.ireal import ireal_songs
 from engine.corpus.songs import Chords, Problems, Section, Song
 from engine.errors import HarmonyError
@@ -126,10 +124,8 @@ class _Builder:
 
     def close(self) -> None:
         if self.numbers:
-            self.sections.append(Section(self.name, self.table,
-                                         np.array(self.numbers, dtype=np.int32),
-                                         np.array(self.bars, dtype=np.int32),
-                                         np.array(self.beats, dtype=np.float64)))
+            self.sections.append(Section.of(self.name, self.table, self.numbers, self.bars,
+                                            self.beats))
         self.numbers, self.bars, self.beats = [], [], []
 
     def song(self, id_: str, composer: str, key: object, source: str,
@@ -138,7 +134,7 @@ class _Builder:
         if not self.sections:
             self.problems.add(self.file, "no chords", self.title)
             return None
-        bars = max(int(s.bars.max()) for s in self.sections)
+        bars = max(int(s.columns[1].max()) for s in self.sections)
         if bars > MAX_BARS or len(self.sections) > MAX_SECTIONS:
             self.problems.add(self.file, f"{bars:,} bars in {len(self.sections):,} sections; a "
                                          f"song has at most {MAX_BARS:,} of each", self.title)
