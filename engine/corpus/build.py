@@ -14,7 +14,7 @@ import json
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import chain, islice, pairwise
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -25,13 +25,13 @@ import pydivsufsort
 
 from engine.analysis.keyfind_batch import ChordFacts, chart_key_names
 from engine.chords import Key, parse_key
-from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_row
+from engine.corpus.index import FORMAT, Index, SongInfo, finish
 from engine.corpus.songs import Chords, Song, canonical_key
 from engine.corpus.tokens import DTYPES, ChordTable, Stream, closing, stream_piece
 
 PIECE = 4096            # songs read into arrays at a time
-_SECTIONS, _COLUMNS, _SIZE, _TABLE, _NAME = map(
-    attrgetter, ("sections", "columns", "size", "table", "name"))
+_SECTIONS, _COLUMNS, _SIZE, _TABLE, _NAME, _KEY = map(
+    attrgetter, ("sections", "columns", "size", "table", "name", "key"))
 _NONE = np.zeros((3, 0), dtype=np.float64)
 
 
@@ -40,7 +40,7 @@ class Columns:
     """A piece of songs' chords laid end to end, read from their sections' arrays: ``offsets``
     (songs + 1,): where each song's chords start; per chord (n,): ``sections`` (its section's
     number in its song), ``numbers`` (in ``loads[which]``, ``which`` None: all in
-    ``loads[0]``), ``bars``, ``beats``."""
+    ``loads[0]``), ``bars``, ``beats``; ``names``: each song's sections' names."""
 
     offsets: npt.NDArray[np.int64]
     sections: npt.NDArray[np.int64]
@@ -49,6 +49,7 @@ class Columns:
     which: npt.NDArray[np.int64] | None
     bars: npt.NDArray[np.int64]
     beats: npt.NDArray[np.float64]
+    names: list[tuple[str, ...]]
 
 
 def columns_of(songs: list[Song]) -> Columns:
@@ -72,8 +73,10 @@ def columns_of(songs: list[Song]) -> Columns:
         which = np.repeat(np.fromiter((slot[id(t)] for t in tables), dtype=np.int64,
                                       count=len(tables)), sizes)
     joined = np.concatenate((_NONE, *map(_COLUMNS, sections)), axis=1)
+    names = list(map(_NAME, sections))      # read while the sections are in the cache
     return Columns(ends[first], in_song, joined[0].astype(np.int64), loads, which,
-                   joined[1].astype(np.int64), joined[2])
+                   joined[1].astype(np.int64), joined[2],
+                   [tuple(names[a:z]) for a, z in pairwise(first.tolist())])
 
 
 @dataclass
@@ -90,7 +93,7 @@ class _Reader:
         offsets, bars, beats = read.offsets, read.bars, read.beats
         ids = self.table.numbers(read.loads, read.numbers, read.which)
         counts = np.diff(offsets)
-        given = [self._canonical(s.key) for s in songs]
+        given = list(map(self._canonical, map(_KEY, songs)))
         keys = [k for _, k in given]
         keyless = np.array([k is None for k in keys], dtype=bool)
         if keyless.any():
@@ -107,9 +110,10 @@ class _Reader:
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
         columns = stream_piece(self.songs, self.table, tonics, offsets, ids, read.sections,
                                bars, beats)
-        infos = [SongInfo(s.id, s.title, s.composer, name, s.source,
-                          tuple(map(_NAME, s.sections)), None if k is None else k.name)
-                 for s, (name, _), k in zip(songs, given, keys, strict=True)]
+        infos = [SongInfo(s.id, s.title, s.composer, name, s.source, sections,
+                          None if k is None else k.name)
+                 for s, (name, _), k, sections in zip(songs, given, keys, read.names,
+                                                      strict=True)]
         self.songs += len(songs)
         return columns, infos
 
@@ -167,8 +171,9 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
                     writer.write(columns[name])
                 tokens.append(columns["tokens"])
                 if infos:
-                    rows.write((", " if rows.tell() else "") +   # one encoder call a piece
-                               json.dumps(list(map(song_row, infos)), ensure_ascii=False)[1:-1])
+                    # one encoder call a piece; a SongInfo is a tuple: written as song_row
+                    rows.write((", " if rows.tell() else "") +
+                               json.dumps(infos, ensure_ascii=False)[1:-1])
             end = closing(reader.songs)
             for name in Stream.ARRAYS:
                 files[name].write(end[name])
