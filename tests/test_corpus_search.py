@@ -469,6 +469,52 @@ def test_an_index_written_piece_by_piece_is_the_saved_index_byte_for_byte(
         assert path.read_bytes() == (tmp_path / "written" / path.name).read_bytes(), path.name
 
 
+def test_the_shipped_songs_read_file_by_file_index_as_read_in_one_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 40: a song's chords are numbers in the table of the load that read them; the index
+    # numbers symbols in the order the stream meets them, whatever the loads' numbers: songs
+    # indexed in reverse order of reading, a third of them from loads of their own (a table a
+    # file, in pieces of five songs), must index byte for byte as the same songs read in that
+    # order by one load
+    import engine.corpus.build as build
+    from engine.corpus import write_index
+    from engine.corpus.loaders import load_text
+    from engine.corpus.songs import Chords, Problems
+
+    files = sorted((Path(build.__file__).parent / "data").iterdir())
+    once, _ = load_paths(files)
+    apart = [song for path in files
+             for song in load_text(path.read_text(), "chart", str(path), Problems())]
+    table = Chords()
+    backwards = [song for path in reversed(files)
+                 for song in load_text(path.read_text(), "chart", str(path), Problems(), table)]
+    mixed = [apart[i] if i % 3 == 0 else once[i] for i in reversed(range(len(once)))]
+    assert [s.id for s in mixed] == [s.id for s in backwards] == [s.id for s in once][::-1]
+    assert len({id(sec.table) for s in mixed for sec in s.sections}) > 5
+    save_index(build_index(backwards), tmp_path / "one")
+    monkeypatch.setattr(build, "PIECE", 5)
+    write_index(mixed, tmp_path / "many")
+    for path in sorted((tmp_path / "one").iterdir()):
+        assert path.read_bytes() == (tmp_path / "many" / path.name).read_bytes(), path.name
+
+
+def test_a_load_parses_each_symbol_of_the_shipped_charts_once() -> None:
+    # the songs of a load share one table of distinct chords: a symbol written a hundred times
+    # is parsed once, and a section gives back the chords, bars and beats it was read with
+    from engine.corpus.songs import Chords
+
+    table = Chords()
+    songs, _ = load_paths([Path(build_index.__code__.co_filename).parent / "data"], table)
+    written = [p.chord.symbol for s in songs for sec in s.sections for p in sec.chords]
+    assert sorted(c.symbol for c in table.chords) == sorted(set(written))
+    assert len(written) > 5 * len(table)
+    blues = next(s for s in songs if s.id == "form-blues-basic")
+    assert [(p.bar, p.beat, p.chord.symbol) for p in blues.sections[0].chords][:3] == [
+        (1, 1.0, "F7"), (2, 1.0, "Bb7"), (3, 1.0, "F7")]
+    assert blues.chords == sum(sec.size for sec in blues.sections) == \
+        sum(len(sec.chords) for sec in blues.sections)
+
+
 def whole_column_counts(idx: Index, text: str, exact: bool) -> np.ndarray:
     """How often a pattern starts in each song by the scan before issue 40's per-song one:
     every place of the plan's column in the whole stream, each window checked by ``_holds``
