@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -25,6 +26,7 @@ from engine.corpus.tokens import FAMILIES, SEPARATOR, Stream
 # of chords of each family (``families.npy``), so a search skips the songs a pattern cannot
 # match and answers a single chord without a scan
 FORMAT = 4
+_ID, _TITLE = attrgetter("id"), attrgetter("title")
 
 
 class SongInfo(NamedTuple):
@@ -92,9 +94,9 @@ def finish(stream: Stream, suffixes: npt.NDArray[np.int32], songs: tuple[SongInf
     """The index of a stream, its suffix array, its songs and their family counts (flat, as
     ``stream_piece`` gives them), with what every index derives."""
     return Index(stream, suffixes, songs, _starts(stream), _order(songs),
-                 tuple(fold_title(s.title) for s in songs),
+                 tuple(map(fold_title, map(_TITLE, songs))),
                  np.asarray(families).reshape(len(songs), len(FAMILIES)),
-                 tuple(s.id for s in songs))
+                 tuple(map(_ID, songs)))
 
 
 def song_row(s: SongInfo) -> list[Any]:
@@ -109,7 +111,8 @@ def _starts(stream: Stream) -> npt.NDArray[np.int64]:
 
 
 def _order(songs: Sequence[SongInfo]) -> npt.NDArray[np.int64]:
-    ranked = sorted(range(len(songs)), key=lambda s: (songs[s].title.casefold(), songs[s].id))
+    keys = list(zip(map(str.casefold, map(_TITLE, songs)), map(_ID, songs), strict=True))
+    ranked = sorted(range(len(songs)), key=keys.__getitem__)
     order = np.empty(len(songs), dtype=np.int64)
     order[ranked] = np.arange(len(songs))
     return order
