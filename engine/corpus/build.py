@@ -1,6 +1,6 @@
 """Songs -> the index's arrays, a few thousand songs at a time: each piece's chords are read
-out of their records in a few C-level passes (``map`` over the chords), every other step is an
-array operation, and the keys of the songs whose chart gives none are found by one kernel pass
+by concatenating its sections' arrays (``columns_of``: no Python object a chord), every other
+step is an array operation or a kernel pass, and the keys of the songs whose chart gives none are found by one kernel pass
 over the piece (``engine.analysis.keyfind_batch``). ``build_index`` keeps the pieces in memory;
 ``write_index`` writes them to the index folder as they come, so that building from a
 generator of songs holds one piece of songs at a time (the suffix array needs the tokens
