@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pydivsufsort
 
-from engine.analysis.keyfind_batch import ChordFacts, chart_key_names
+from engine.analysis import ChordFacts, chart_key_names
 from engine.chords import Key, parse_key
 from engine.corpus.index import FORMAT, Index, SongInfo, finish
 from engine.corpus.songs import Chords, Song, canonical_key
