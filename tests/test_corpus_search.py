@@ -443,15 +443,14 @@ def test_every_standard_without_its_key_is_read_in_the_key_chart_key_finds() -> 
     # (keyfind_batch); it must name chart_key's key for every chart, the iReal standards and
     # jazz-ccp read without the keys they give
     from engine.analysis import chart_key, chart_key_names
+    from engine.corpus.build import columns_of
     from engine.corpus.tokens import ChordTable
 
     songs, _ = shared()
-    placed = [p for s in songs for sec in s.sections for p in sec.chords]
+    read = columns_of(songs)
     table = ChordTable()
-    ids = table.numbers(placed)
-    offsets = np.cumsum([0] + [s.chords for s in songs])
-    names = chart_key_names(table.chords, ids, np.array([p.bar for p in placed]),
-                            np.array([p.beat for p in placed]), offsets)
+    ids = table.numbers(read.loads, read.numbers, read.which)
+    names = chart_key_names(table.chords, ids, read.bars, read.beats, read.offsets)
     assert names == [chart_key([p for sec in s.sections for p in sec.chords]).name
                      for s in songs]
 
@@ -468,6 +467,52 @@ def test_an_index_written_piece_by_piece_is_the_saved_index_byte_for_byte(
         "songs": len(songs), "chords": sum(s.chords for s in songs)}
     for path in sorted((tmp_path / "saved").iterdir()):
         assert path.read_bytes() == (tmp_path / "written" / path.name).read_bytes(), path.name
+
+
+def test_the_shipped_songs_read_file_by_file_index_as_read_in_one_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 40: a song's chords are numbers in the table of the load that read them; the index
+    # numbers symbols in the order the stream meets them, whatever the loads' numbers: songs
+    # indexed in reverse order of reading, a third of them from loads of their own (a table a
+    # file, in pieces of five songs), must index byte for byte as the same songs read in that
+    # order by one load
+    import engine.corpus.build as build
+    from engine.corpus import write_index
+    from engine.corpus.loaders import load_text
+    from engine.corpus.songs import Chords, Problems
+
+    files = sorted((Path(build.__file__).parent / "data").iterdir())
+    once, _ = load_paths(files)
+    apart = [song for path in files
+             for song in load_text(path.read_text(), "chart", str(path), Problems())]
+    table = Chords()
+    backwards = [song for path in reversed(files)
+                 for song in load_text(path.read_text(), "chart", str(path), Problems(), table)]
+    mixed = [apart[i] if i % 3 == 0 else once[i] for i in reversed(range(len(once)))]
+    assert [s.id for s in mixed] == [s.id for s in backwards] == [s.id for s in once][::-1]
+    assert len({id(sec.table) for s in mixed for sec in s.sections}) > 5
+    save_index(build_index(backwards), tmp_path / "one")
+    monkeypatch.setattr(build, "PIECE", 5)
+    write_index(mixed, tmp_path / "many")
+    for path in sorted((tmp_path / "one").iterdir()):
+        assert path.read_bytes() == (tmp_path / "many" / path.name).read_bytes(), path.name
+
+
+def test_a_load_parses_each_symbol_of_the_shipped_charts_once() -> None:
+    # the songs of a load share one table of distinct chords: a symbol written a hundred times
+    # is parsed once, and a section gives back the chords, bars and beats it was read with
+    from engine.corpus.songs import Chords
+
+    table = Chords()
+    songs, _ = load_paths([Path(build_index.__code__.co_filename).parent / "data"], table)
+    written = [p.chord.symbol for s in songs for sec in s.sections for p in sec.chords]
+    assert sorted(c.symbol for c in table.chords) == sorted(set(written))
+    assert len(written) > 5 * len(table)
+    blues = next(s for s in songs if s.id == "form-blues-basic")
+    assert [(p.bar, p.beat, p.chord.symbol) for p in blues.sections[0].chords][:3] == [
+        (1, 1.0, "F7"), (2, 1.0, "Bb7"), (3, 1.0, "F7")]
+    assert blues.chords == sum(sec.size for sec in blues.sections) == \
+        sum(len(sec.chords) for sec in blues.sections)
 
 
 def whole_column_counts(idx: Index, text: str, exact: bool) -> np.ndarray:
@@ -518,13 +563,16 @@ def test_the_stream_kernel_writes_what_the_array_operations_wrote() -> None:
     # the index build writes a piece's columns by one kernel pass; its slow twin is the array
     # version it replaced (songs without chords, keys unknown and known, every song numbered
     # from a piece's first); the symbols are numbered in order of first appearance
+    from engine.corpus.build import columns_of
     from engine.corpus.tokens import ChordTable, stream_piece
     from tests import naive
 
     songs, _ = load_paths([Path(build_index.__code__.co_filename).parent / "data"])
     placed = [p for s in songs for sec in s.sections for p in sec.chords]
+    read = columns_of(songs)
     table = ChordTable()
-    ids = table.numbers(placed)
+    ids = table.numbers(read.loads, read.numbers, read.which)
+    assert [table.chords[i] for i in ids] == [p.chord for p in placed]
     assert list(table.symbols) == list(dict.fromkeys(p.chord.symbol for p in placed))
     counts = np.array([s.chords for s in songs] + [0, 0])
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

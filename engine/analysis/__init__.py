@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         chart_keys,
         key_of_symbols,
     )
-    from engine.analysis.keyfind_batch import chart_key_names
+    from engine.analysis.keyfind_batch import ChordFacts, chart_key_names
     from engine.analysis.operation import analyze
     from engine.analysis.operations import TUNING_RANGE, resolve, role_in_key, role_of
     from engine.analysis.pairs import BlockPairs, PairTable
@@ -60,7 +60,7 @@ __getattr__ = lazy_face(__name__, {
     "engine.analysis.grid": ("CLASSES", "quality_class"),
     "engine.analysis.keyfind": ("ChartChord", "KeyReading", "chart_key", "chart_keys",
                                 "key_of_symbols"),
-    "engine.analysis.keyfind_batch": ("chart_key_names",),
+    "engine.analysis.keyfind_batch": ("ChordFacts", "chart_key_names"),
     "engine.analysis.operation": ("analyze",),
     "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_in_key", "role_of"),
     "engine.analysis.pairs": ("BlockPairs", "PairTable"),
@@ -69,7 +69,8 @@ __getattr__ = lazy_face(__name__, {
 
 __all__ = [
     "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "SLASH_SUS", "TUNING_RANGE", "BadRow", "BatchResult",
-    "BlockPairs", "Bracket", "Chart", "ChartChord", "ChartSection", "InContext", "KeyReading",
+    "BlockPairs", "Bracket", "Chart", "ChartChord", "ChartSection", "ChordFacts", "InContext",
+    "KeyReading",
     "PairTable", "Placed",
     "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
     "bars_of", "chart_key", "chart_key_names", "chart_keys", "column",

@@ -46,30 +46,57 @@ if tuple(CUES) != KERNEL_CUES:
 TIE = 1e-9          # best two candidates closer than this (relative): chart_key decides
 
 
+class ChordFacts:
+    """What the kernel reads of each chord of a list that only grows (a corpus's distinct
+    chords, read piece by piece): root, bass (-1 none), flags (has 3, b3, b5, b7, dominant,
+    diminished) and the pitch-class shares of its first four tones and of its triad, one row a
+    chord; ``update`` reads only the chords added since."""
+
+    def __init__(self) -> None:
+        self.root = np.zeros(0, dtype=np.int64)
+        self.bass = np.zeros(0, dtype=np.int64)
+        self.flags = np.zeros((0, 6), dtype=np.bool_)
+        self.shares4 = np.zeros((0, 12), dtype=np.float64)
+        self.shares3 = np.zeros((0, 12), dtype=np.float64)
+
+    def update(self, chords: Sequence[Chord]) -> ChordFacts:
+        more = chords[len(self.root):]
+        if more:
+            facts = [_facts(c) for c in more]
+            n = len(more)
+            self.root = np.concatenate([self.root, np.array([f[0] for f in facts],
+                                                            dtype=np.int64)])
+            self.bass = np.concatenate([self.bass, np.array(
+                [-1 if c.bass is None else c.bass.pc for c in more], dtype=np.int64)])
+            self.flags = np.concatenate([self.flags, np.array(
+                [[*f[1:6], _is_diminished(c)] for f, c in zip(facts, more, strict=True)],
+                dtype=np.bool_).reshape(n, 6)])
+            self.shares4 = np.concatenate([self.shares4, np.array(
+                [f[6] for f in facts], dtype=np.float64).reshape(n, 12)])
+            self.shares3 = np.concatenate([self.shares3, np.array(
+                [f[7] for f in facts], dtype=np.float64).reshape(n, 12)])
+        return self
+
+
 def chart_key_names(chords: Sequence[Chord], ids: npt.NDArray[np.int64],
                     bars: npt.NDArray[np.int64], beats: npt.NDArray[np.float64],
-                    offsets: npt.NDArray[np.int64], beats_per_bar: int = 4
-                    ) -> list[str | None]:
+                    offsets: npt.NDArray[np.int64], beats_per_bar: int = 4,
+                    facts: ChordFacts | None = None) -> list[str | None]:
     """The name of each chart's key (``chart_key(...).name``; None for a chart without chords).
 
     ``chords``: the distinct chords; ``ids`` (n,): each chord of the charts, an index into
     ``chords``; ``bars`` (n,), ``beats`` (n,): its bar and beat; ``offsets`` (charts + 1,):
-    chart ``c`` is ``ids[offsets[c]:offsets[c + 1]]``."""
-    facts = [_facts(c) for c in chords]
-    root = np.array([f[0] for f in facts], dtype=np.int64).reshape(len(chords))
-    bass = np.array([-1 if c.bass is None else c.bass.pc for c in chords],
-                    dtype=np.int64).reshape(len(chords))
-    flags = np.array([[*f[1:6], _is_diminished(c)] for f, c in zip(facts, chords, strict=True)],
-                     dtype=np.bool_).reshape(len(chords), 6)
-    shares4 = np.array([f[6] for f in facts], dtype=np.float64).reshape(len(chords), 12)
-    shares3 = np.array([f[7] for f in facts], dtype=np.float64).reshape(len(chords), 12)
+    chart ``c`` is ``ids[offsets[c]:offsets[c + 1]]``. ``facts``: the facts of ``chords``
+    kept from a call before (``chords`` grown since, never changed), else read here."""
+    facts = (ChordFacts() if facts is None else facts).update(chords)
     scale = np.stack([scale_weights(m) for m in MODES])
     best, spell, tied = _chart_keys(np.asarray(offsets, dtype=np.int64),
                                     np.asarray(ids, dtype=np.int64),
                                     np.asarray(bars, dtype=np.int64),
-                                    np.asarray(beats, dtype=np.float64), root, bass,
-                                    flags, shares4, shares3, WEIGHTS.astype(np.float64), scale,
-                                    beats_per_bar, MAX_ARRIVAL, PHRASE, TIE)
+                                    np.asarray(beats, dtype=np.float64), facts.root,
+                                    facts.bass, facts.flags, facts.shares4, facts.shares3,
+                                    WEIGHTS.astype(np.float64), scale, beats_per_bar,
+                                    MAX_ARRIVAL, PHRASE, TIE)
     names: list[str | None] = []
     for c in range(len(offsets) - 1):
         b = int(best[c])

@@ -1,6 +1,6 @@
 """Songs -> the index's arrays, a few thousand songs at a time: each piece's chords are read
-out of their records in a few C-level passes (``map`` over the chords), every other step is an
-array operation, and the keys of the songs whose chart gives none are found by one kernel pass
+by concatenating its sections' arrays (``columns_of``: no Python object a chord), every other
+step is an array operation or a kernel pass, and the keys of the songs whose chart gives none are found by one kernel pass
 over the piece (``engine.analysis.keyfind_batch``). ``build_index`` keeps the pieces in memory;
 ``write_index`` writes them to the index folder as they come, so that building from a
 generator of songs holds one piece of songs at a time (the suffix array needs the tokens
@@ -14,7 +14,7 @@ import json
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import chain, islice, pairwise
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -23,14 +23,60 @@ import numpy as np
 import numpy.typing as npt
 import pydivsufsort
 
-from engine.analysis import chart_key_names
+from engine.analysis import ChordFacts, chart_key_names
 from engine.chords import Key, parse_key
-from engine.corpus.index import FORMAT, Index, SongInfo, finish, song_row
-from engine.corpus.songs import Song, canonical_key
+from engine.corpus.index import FORMAT, Index, SongInfo, finish
+from engine.corpus.songs import Chords, Song, canonical_key
 from engine.corpus.tokens import DTYPES, ChordTable, Stream, closing, stream_piece
 
 PIECE = 4096            # songs read into arrays at a time
-_BAR, _BEAT = attrgetter("bar"), attrgetter("beat")
+_SECTIONS, _COLUMNS, _SIZE, _TABLE, _NAME, _KEY = map(
+    attrgetter, ("sections", "columns", "size", "table", "name", "key"))
+_NONE = np.zeros((3, 0), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A piece of songs' chords laid end to end, read from their sections' arrays: ``offsets``
+    (songs + 1,): where each song's chords start; per chord (n,): ``sections`` (its section's
+    number in its song), ``numbers`` (in ``loads[which]``, ``which`` None: all in
+    ``loads[0]``), ``bars``, ``beats``; ``names``: each song's sections' names."""
+
+    offsets: npt.NDArray[np.int64]
+    sections: npt.NDArray[np.int64]
+    numbers: npt.NDArray[np.int64]
+    loads: list[Chords]
+    which: npt.NDArray[np.int64] | None
+    bars: npt.NDArray[np.int64]
+    beats: npt.NDArray[np.float64]
+    names: list[tuple[str, ...]]
+
+
+def columns_of(songs: list[Song]) -> Columns:
+    """The chords of ``songs`` as columns: a few C-level passes a section (no Python object
+    read a chord), its array concatenated with the others."""
+    sections = list(chain.from_iterable(map(_SECTIONS, songs)))
+    per_song = np.fromiter(map(len, map(_SECTIONS, songs)), dtype=np.int64, count=len(songs))
+    sizes = np.fromiter(map(_SIZE, sections), dtype=np.int64, count=len(sections))
+    first = np.zeros(len(songs) + 1, dtype=np.int64)
+    np.cumsum(per_song, out=first[1:])
+    ends = np.zeros(len(sections) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ends[1:])
+    in_song = np.repeat(np.arange(len(sections), dtype=np.int64) - np.repeat(first[:-1], per_song),
+                        sizes)
+    tables = list(map(_TABLE, sections))
+    loads = list({id(t): t for t in tables}.values()) if len(set(map(id, tables))) > 1 \
+        else tables[:1]
+    which = None
+    if len(loads) > 1:
+        slot = {id(t): k for k, t in enumerate(loads)}
+        which = np.repeat(np.fromiter((slot[id(t)] for t in tables), dtype=np.int64,
+                                      count=len(tables)), sizes)
+    joined = np.concatenate((_NONE, *map(_COLUMNS, sections)), axis=1)
+    names = list(map(_NAME, sections))      # read while the sections are in the cache
+    return Columns(ends[first], in_song, joined[0].astype(np.int64), loads, which,
+                   joined[1].astype(np.int64), joined[2],
+                   [tuple(names[a:z]) for a, z in pairwise(first.tolist())])
 
 
 @dataclass
@@ -38,49 +84,36 @@ class _Reader:
     """Reads pieces of songs into stream columns, numbering the chords of all of them."""
 
     table: ChordTable = field(default_factory=ChordTable)
+    facts: ChordFacts = field(default_factory=ChordFacts)   # of the table's chords
     songs: int = 0
     keys: dict[str | None, tuple[str | None, Key | None]] = field(default_factory=dict)
 
     def piece(self, songs: list[Song]) -> tuple[dict[str, npt.NDArray[Any]], list[SongInfo]]:
-        placed: list[Any] = []
-        numbers: list[int] = []
-        sizes: list[int] = []
-        counts = np.zeros(len(songs), dtype=np.int64)
-        for s, song in enumerate(songs):
-            before = len(placed)
-            for k, section in enumerate(song.sections):
-                placed.extend(section.chords)
-                numbers.append(k)
-                sizes.append(len(section.chords))
-            counts[s] = len(placed) - before
-        n = len(placed)
-        offsets = np.zeros(len(songs) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        sections = np.repeat(np.array(numbers, dtype=np.int64), np.array(sizes, dtype=np.int64))
-        ids = self.table.numbers(placed)
-        bars = np.fromiter(map(_BAR, placed), dtype=np.int64, count=n)
-        beats = np.fromiter(map(_BEAT, placed), dtype=np.float64, count=n)
-        del placed
-        given = [self._canonical(s.key) for s in songs]
+        read = columns_of(songs)
+        offsets, bars, beats = read.offsets, read.bars, read.beats
+        ids = self.table.numbers(read.loads, read.numbers, read.which)
+        counts = np.diff(offsets)
+        given = list(map(self._canonical, map(_KEY, songs)))
         keys = [k for _, k in given]
         keyless = np.array([k is None for k in keys], dtype=bool)
         if keyless.any():
-            read: tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any],
-                        npt.NDArray[Any]] = (ids, bars, beats, offsets)
+            found: tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any],
+                         npt.NDArray[Any]] = (ids, bars, beats, offsets)
             if not keyless.all():       # else every chord is read: none copied
                 chosen = np.repeat(keyless, counts)
                 starts = np.zeros(int(keyless.sum()) + 1, dtype=np.int64)
                 np.cumsum(counts[keyless], out=starts[1:])
-                read = (ids[chosen], bars[chosen], beats[chosen], starts)
-            names = iter(chart_key_names(self.table.chords, *read))
+                found = (ids[chosen], bars[chosen], beats[chosen], starts)
+            names = iter(chart_key_names(self.table.chords, *found, facts=self.facts))
             keys = [k if not missing else _key(next(names))
                     for k, missing in zip(keys, keyless, strict=True)]
         tonics = np.array([-1 if k is None else k.tonic.pc for k in keys], dtype=np.int64)
-        columns = stream_piece(self.songs, self.table, tonics, offsets, ids, sections, bars,
-                               beats)
-        infos = [SongInfo(s.id, s.title, s.composer, name, s.source,
-                          tuple(sec.name for sec in s.sections), None if k is None else k.name)
-                 for s, (name, _), k in zip(songs, given, keys, strict=True)]
+        columns = stream_piece(self.songs, self.table, tonics, offsets, ids, read.sections,
+                               bars, beats)
+        infos = [SongInfo(s.id, s.title, s.composer, name, s.source, sections,
+                          None if k is None else k.name)
+                 for s, (name, _), k, sections in zip(songs, given, keys, read.names,
+                                                      strict=True)]
         self.songs += len(songs)
         return columns, infos
 
@@ -138,9 +171,9 @@ def write_index(songs: Iterable[Song], folder: Path) -> dict[str, int]:
                     writer.write(columns[name])
                 tokens.append(columns["tokens"])
                 if infos:
+                    # one encoder call a piece; a SongInfo is a tuple: written as song_row
                     rows.write((", " if rows.tell() else "") +
-                               ", ".join(json.dumps(song_row(i), ensure_ascii=False)
-                                         for i in infos))
+                               json.dumps(infos, ensure_ascii=False)[1:-1])
             end = closing(reader.songs)
             for name in Stream.ARRAYS:
                 files[name].write(end[name])

@@ -32,9 +32,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.chords import parse
 from engine.corpus.ireal import ireal_songs
-from engine.corpus.songs import Placed, Problems, Section, Song
+from engine.corpus.songs import Chords, Problems, Section, Song
 from engine.errors import HarmonyError
 
 NO_CHORD = frozenset({"NC", "N.C.", "N.C", "n.c.", "nc"})
@@ -46,8 +45,11 @@ SUFFIXES = {".txt": "chart", ".json": "json", ".cho": "chordpro", ".chopro": "ch
             ".ireal": "ireal", ".url": "ireal"}
 
 
-def load_paths(paths: Iterable[str | Path]) -> tuple[list[Song], Problems]:
-    """Every song of the files and folders (searched recursively, by suffix) in ``paths``."""
+def load_paths(paths: Iterable[str | Path], table: Chords | None = None
+               ) -> tuple[list[Song], Problems]:
+    """Every song of the files and folders (searched recursively, by suffix) in ``paths``, their
+    chords numbered in ``table`` (a new one when None: one a load, shared by its songs)."""
+    table = Chords() if table is None else table
     songs: list[Song] = []
     problems = Problems()
     for path in _files(paths, problems):
@@ -63,7 +65,7 @@ def load_paths(paths: Iterable[str | Path]) -> tuple[list[Song], Problems]:
             kind = "ireal"
         found = len(problems.items)
         try:
-            songs.extend(load_text(text, kind, str(path), problems))
+            songs.extend(load_text(text, kind, str(path), problems, table))
         except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError,
                 AttributeError, OverflowError) as e:
             # whatever a hostile file does to a reader, the import goes on without it
@@ -85,19 +87,23 @@ def _files(paths: Iterable[str | Path], problems: Problems) -> Iterator[Path]:
             problems.add(str(path), "no such file or folder")
 
 
-def load_text(text: str, kind: str, name: str, problems: Problems) -> list[Song]:
+def load_text(text: str, kind: str, name: str, problems: Problems,
+              table: Chords | None = None) -> list[Song]:
     reader = {"chart": _chart, "json": _json, "ireal": _ireal, "chordpro": _chordpro}[kind]
-    return reader(text, name, problems)
+    return reader(text, name, problems, Chords() if table is None else table)
 
 
 class _Builder:
-    """Collects one song's chords, reporting the ones that do not parse."""
+    """Collects one song's chords as columns (numbers in the load's ``Chords``, bars, beats),
+    reporting the ones that do not parse."""
 
-    def __init__(self, file: str, title: str, problems: Problems) -> None:
-        self.file, self.title, self.problems = file, title, problems
+    def __init__(self, file: str, title: str, problems: Problems, table: Chords) -> None:
+        self.file, self.title, self.problems, self.table = file, title, problems, table
         self.sections: list[Section] = []
         self.name = "A"
-        self.chords: list[Placed] = []
+        self.numbers: list[int] = []
+        self.bars: list[int] = []
+        self.beats: list[float] = []
 
     def section(self, name: str) -> None:
         self.close()
@@ -108,16 +114,19 @@ class _Builder:
         if not symbol or symbol in NO_CHORD:
             return
         try:
-            chord = parse(symbol)
+            number = self.table.number(symbol)
         except HarmonyError as e:
             self.problems.add(self.file, e.message, self.title, bar, symbol)
             return
-        self.chords.append(Placed(bar, round(beat, 3), chord))
+        self.numbers.append(number)
+        self.bars.append(bar)
+        self.beats.append(round(beat, 3))
 
     def close(self) -> None:
-        if self.chords:
-            self.sections.append(Section(self.name, tuple(self.chords)))
-        self.chords = []
+        if self.numbers:
+            self.sections.append(Section.of(self.name, self.table, self.numbers, self.bars,
+                                            self.beats))
+        self.numbers, self.bars, self.beats = [], [], []
 
     def song(self, id_: str, composer: str, key: object, source: str,
              note: str = "") -> Song | None:
@@ -125,7 +134,7 @@ class _Builder:
         if not self.sections:
             self.problems.add(self.file, "no chords", self.title)
             return None
-        bars = max((c.bar for s in self.sections for c in s.chords), default=0)
+        bars = max(int(s.columns[1].max()) for s in self.sections)
         if bars > MAX_BARS or len(self.sections) > MAX_SECTIONS:
             self.problems.add(self.file, f"{bars:,} bars in {len(self.sections):,} sections; a "
                                          f"song has at most {MAX_BARS:,} of each", self.title)
@@ -174,7 +183,7 @@ def fold_title(text: str) -> str:
 # ------------------------------------------------------------------ chart text
 
 
-def _chart(text: str, name: str, problems: Problems) -> list[Song]:
+def _chart(text: str, name: str, problems: Problems, table: Chords) -> list[Song]:
     header: dict[str, str] = {}
     title = Path(name).stem
     beats = 4
@@ -192,7 +201,7 @@ def _chart(text: str, name: str, problems: Problems) -> list[Song]:
             title = header.get("title") or header.get("mptitle") or title
             time = header.get("timesig", "4 4").split()
             beats = int(time[0]) if time and time[0].isdigit() and int(time[0]) > 0 else 4
-            builder = _Builder(name, title, problems)
+            builder = _Builder(name, title, problems, table)
         if stripped.startswith("[") and stripped.endswith("]"):
             builder.section(stripped[1:-1].strip())
             continue
@@ -217,7 +226,7 @@ def _chart(text: str, name: str, problems: Problems) -> list[Song]:
 _ITEM = re.compile(r"([^()]*)(?:\(([^()]*)\))?")
 
 
-def _json(text: str, name: str, problems: Problems) -> list[Song]:
+def _json(text: str, name: str, problems: Problems, table: Chords) -> list[Song]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -231,16 +240,16 @@ def _json(text: str, name: str, problems: Problems) -> list[Song]:
             problems.add(name, "not a chart (needs Title and Sections)",
                          str(item.get("Title")) if isinstance(item, dict) else None)
             continue
-        song = _json_song(item, name, index, problems, taken)
+        song = _json_song(item, name, index, problems, taken, table)
         if song is not None:
             songs.append(song)
     return songs
 
 
 def _json_song(item: dict[str, Any], name: str, index: int, problems: Problems,
-               taken: _Taken) -> Song | None:
+               taken: _Taken, table: Chords) -> Song | None:
     title = str(item.get("Title") or f"song {index + 1}")
-    builder = _Builder(name, title, problems)
+    builder = _Builder(name, title, problems, table)
     time = str(item.get("TimeSignature") or "4/4").partition("/")[0]
     beats = int(time) if time.isdigit() and int(time) > 0 else 4
     bar = 0
@@ -278,7 +287,7 @@ def _repeats(value: object) -> int:
 _LINK = re.compile(r"irealb(?:ook)?://[^\s\"'<>]+")
 
 
-def _ireal(text: str, name: str, problems: Problems) -> list[Song]:
+def _ireal(text: str, name: str, problems: Problems, table: Chords) -> list[Song]:
     songs: list[Song] = []
     taken = _Taken()
     links = _LINK.findall(html.unescape(text))
@@ -286,7 +295,7 @@ def _ireal(text: str, name: str, problems: Problems) -> list[Song]:
         problems.add(name, "no irealb:// or irealbook:// link")
     for link in links:
         for tune in ireal_songs(urllib.parse.unquote(link), name, problems):
-            builder = _Builder(name, tune.title, problems)
+            builder = _Builder(name, tune.title, problems, table)
             for section, bars in tune.sections:
                 builder.section(section)
                 for bar, slots in bars:
@@ -308,9 +317,9 @@ _ALIASES = {"t": "title", "st": "subtitle", "sog": "start_of_grid", "eog": "end_
             "eov": "end_of_verse", "c": "comment"}
 
 
-def _chordpro(text: str, name: str, problems: Problems) -> list[Song]:
+def _chordpro(text: str, name: str, problems: Problems, table: Chords) -> list[Song]:
     meta: dict[str, str] = {}
-    builder = _Builder(name, Path(name).stem, problems)
+    builder = _Builder(name, Path(name).stem, problems, table)
     grid, bar, beats = False, 0, 4
     for line in text.splitlines():
         stripped = line.strip()

@@ -15,9 +15,8 @@ the key is unknown) and the chord symbol as written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from numba import njit
 
 from engine.analysis import CLASSES, quality_class
 from engine.chords import Chord
+from engine.corpus.songs import Chords
 
 SEPARATOR = 0
 NO_MOTION = 12
@@ -75,46 +75,69 @@ class Stream:
 
 class ChordTable:
     """The distinct chords of a corpus, numbered in order of first appearance, with what the
-    stream needs of each (root, family, quality and symbol numbers). A chord is looked up by
-    its ``id()``: the parser's cache gives one object per symbol, and hashing the object
-    (a Python ``__hash__``) cost more than the rest of a chord's work. The table keeps every
-    chord it has numbered, so no id is reused while it lives."""
+    stream needs of each (root, family, quality and symbol numbers). A song's chords come as
+    numbers in the table of the load that read them (``songs.Chords``); each load's numbers
+    are mapped to the corpus's by one array (kept with the load, so it is never collected while
+    the table lives), so a piece of chords is numbered by one gather, and only the chords the
+    corpus has not seen yet are read as objects, each once."""
 
     def __init__(self) -> None:
-        self.number: dict[int, int] = {}
         self.chords: list[Chord] = []
         self.qualities: dict[str, int] = {}
         self.symbols: dict[str, int] = {}
         self._rows: list[tuple[int, int, int, int]] = []
+        self._maps: dict[int, tuple[Chords, npt.NDArray[np.int64]]] = {}
         self.columns = np.zeros((0, 4), dtype=np.int64)   # root, family, quality, symbol
 
-    def numbers(self, placed: list[Any]) -> npt.NDArray[np.int64]:
-        """The number of each placed chord's chord (new chords numbered in the order they
-        come): one lookup a chord, the new ones numbered afterwards."""
-        known = self.number
-        found = np.fromiter(map(known.get, map(id, map(_CHORD, placed)), repeat(-1)),
-                            dtype=np.int64, count=len(placed))
+    def numbers(self, loads: Sequence[Chords], raw: npt.NDArray[Any],
+                which: npt.NDArray[Any] | None = None) -> npt.NDArray[np.int64]:
+        """Each chord's number in the corpus, new chords numbered in the order they come:
+        ``raw`` (n,) is its number in ``loads[which[i]]`` (in ``loads[0]`` when ``which`` is
+        None)."""
+        maps = [self._map(load) for load in loads]
+        bases = np.zeros(len(maps) + 1, dtype=np.int64)
+        np.cumsum([len(m) for m in maps], out=bases[1:])
+        keys = np.asarray(raw, dtype=np.int64)
+        if which is not None and len(maps) > 1:
+            keys = keys + bases[np.asarray(which, dtype=np.int64)]
+        found = self._gather(maps, keys)
         new = np.flatnonzero(found < 0)
         if len(new):
-            # the chords at the places not found, each distinct one once in order of first
-            # appearance (a first piece finds none: its every chord is here), by C-level passes
-            missed = list(map(_CHORD, map(placed.__getitem__, new.tolist())))
-            for key, chord in dict(zip(map(id, missed), missed, strict=True)).items():
-                if key not in known:
-                    known[key] = len(self.chords)
-                    self.chords.append(chord)
-                    self._rows.append((chord.root_pc, family_of(chord),
-                                       self.qualities.setdefault(chord.quality,
-                                                                 len(self.qualities)),
-                                       self.symbols.setdefault(chord.symbol,
-                                                               len(self.symbols))))
-            found[new] = np.fromiter(map(known.__getitem__, map(id, missed)), dtype=np.int64,
-                                     count=len(missed))
+            # each distinct new chord once, in order of first appearance (a first piece finds
+            # none: its every distinct chord is here)
+            values, first = np.unique(keys[new], return_index=True)
+            for key in values[np.argsort(first, kind="stable")].tolist():
+                load = int(np.searchsorted(bases, key, side="right")) - 1
+                maps[load][key - bases[load]] = self._add(loads[load].chords[key - bases[load]])
             self.columns = np.array(self._rows, dtype=np.int64).reshape(len(self._rows), 4)
+            found = self._gather(maps, keys)
         return found
 
+    @staticmethod
+    def _gather(maps: list[npt.NDArray[np.int64]],
+                keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        if not len(keys):
+            return np.zeros(0, dtype=np.int64)
+        return (maps[0] if len(maps) == 1 else np.concatenate(maps))[keys]
 
-_CHORD = attrgetter("chord")
+    def _map(self, load: Chords) -> npt.NDArray[np.int64]:
+        """The corpus number of each of ``load``'s chords, -1 for the ones not seen yet."""
+        kept = self._maps.get(id(load))
+        if kept is None or len(kept[1]) < len(load):
+            grown = np.full(len(load), -1, dtype=np.int64)
+            if kept is not None:
+                grown[:len(kept[1])] = kept[1]
+            kept = self._maps[id(load)] = (load, grown)
+        return kept[1]
+
+    def _add(self, chord: Chord) -> int:
+        self.chords.append(chord)
+        self._rows.append((chord.root_pc, family_of(chord),
+                           self.qualities.setdefault(chord.quality, len(self.qualities)),
+                           self.symbols.setdefault(chord.symbol, len(self.symbols))))
+        return len(self.chords) - 1
+
+
 DTYPES = {"tokens": np.uint8, "song": np.int32, "section": np.int16, "bar": np.int16,
           "beat": np.float32, "root": np.int8, "family": np.int8, "quality": np.int16,
           "degree": np.int8, "symbol": np.int32}
@@ -122,7 +145,7 @@ DTYPES = {"tokens": np.uint8, "song": np.int32, "section": np.int16, "bar": np.i
 
 def stream_piece(first: int, table: ChordTable, tonics: npt.NDArray[np.int64],
                  offsets: npt.NDArray[np.int64], ids: npt.NDArray[np.int64],
-                 sections: npt.NDArray[np.int64], bars: npt.NDArray[np.int64],
+                 sections: npt.NDArray[np.int64], bars: npt.NDArray[np.integer[Any]],
                  beats: npt.NDArray[np.float64]) -> dict[str, npt.NDArray[Any]]:
     """The stream of songs numbered from ``first``, each after its separator: the columns of
     ``Stream.ARRAYS``, and ``families`` (songs * len(FAMILIES),): each song's count of chords
