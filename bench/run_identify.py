@@ -191,6 +191,8 @@ def speed(sets: list[list[str]]) -> None:
     from engine.identify import roles
     note_reader._known.cache_clear()
     roles._KEPT.clear()   # the numerals and functions kept per key and chord
+    roles.ROLES[:] = [None] * len(roles.ROLES)   # ... and per mode, interval and quality
+    roles.FUNCTION_IDS.clear()
     started = time.perf_counter()
     for notes in sets:
         identify({"notes": notes})

@@ -148,3 +148,22 @@ def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
         identify({"notes": ["C4", True], "bass": 1})
     with pytest.raises(InvalidRequest):
         identify({"notes": ["C4", 1], "bass": True})
+
+
+def test_giant_steps_keys_read_roles_shared_by_mode_as_analyze_reads_them() -> None:
+    """engine.identify.roles keeps a numeral per mode, interval and quality, shared by every
+    key of the mode (Giant Steps' B, G and Eb; and their minors): each chord on each root a
+    key spells, read in one key after another, has analyze's own numeral and function."""
+    from engine.analysis import role_in_key
+    from engine.identify.naming import spelt
+    from engine.identify.roles import key_roles, role
+    from engine.identify.vocabulary import VOCABULARY
+    for name in ("B", "G", "Eb", "G#m", "Em", "Cm"):
+        key = parse_key(name)
+        roles = key_roles(key)
+        for at in sorted(set(roles.roots)):
+            for entry in range(0, len(VOCABULARY), 7):
+                chord = spelt(at, entry)
+                read = role_in_key(chord.spelled, chord.mask, VOCABULARY[entry].labels,
+                                   chord.quality, key)
+                assert role(chord, roles) == (read.numeral, read.function), (name, chord.symbol)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Sequence
+from itertools import compress, product
 from operator import itemgetter
 from typing import Any
 
@@ -33,7 +34,6 @@ from engine.identify.naming import (
 )
 from engine.identify.notes import Sounding, Spelling, spelling_of
 from engine.identify.ranking import (
-    COST_SHIFT,
     ENTRY_BITS,
     ROOT_SHIFT,
     ROOTLESS_SHIFT,
@@ -41,10 +41,15 @@ from engine.identify.ranking import (
     SPELLING_MOVE,
     keyed,
 )
-from engine.identify.roles import SUS_BASS, kept_heads, keyed_head
+from engine.identify.roles import SUS_BASS, KeyRoles, key_roles, role, sus_role
 
 MAX_READINGS = 5
 _SLASH, _ROOTLESS = 1 << SLASH_SHIFT, 1 << ROOTLESS_SHIFT
+_HAS: tuple[tuple[bool, ...], ...] = tuple(t[::-1] for t in product((False, True), repeat=12))
+"""A 12-bit set -> whether it holds each pitch class. ``itemgetter(*heard)(_HAS[s])`` says
+which of the notes heard are in ``s``, in the order heard: ``compress`` keeps them (a loop
+over the notes in C, not in Python: a cluster's readings add several notes each)."""
+_ALL = 0xFFF
 
 
 def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
@@ -83,28 +88,29 @@ def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None
     """The answer for notes read as ``notes.Heard`` (``texts`` ... ``bass_given``), in ``key``
     (None: none). A fresh answer: the caller may change it."""
     values = keyed(mask, None if b < 0 else b, key)
+    roles = None if key is None else key_roles(key)
     if spelling is not None:
-        roots, other = key_spelling(key)
-        chosen = _respelled(values, spelling, roots)
+        kept, chords = _respelled(values, spelling,
+                                  _DEFAULT_AT if roles is None else roles.roots)
         return {"notes": texts,
                 "bass": None if b < 0 else bass_given or (
-                    chosen[0][1].names[b] if chosen else DEFAULT_ROOTS[b].name),
-                "readings": _readings(chosen, mask, b, bass_given, heard, given, key, other)}
-    if key is None:
+                    chords[kept[0]].names[b] if kept else DEFAULT_ROOTS[b].name),
+                "readings": _named(kept, chords, mask, b, bass_given, heard,
+                                   given, roles)}   # type: ignore[arg-type]
+    if roles is None:
         return {"notes": texts,
                 "bass": None if b < 0 else (
                     UNNAMED[values[0] >> ROOT_SHIFT & 15][values[0] & ENTRY_BITS].names[b]
                     if values else DEFAULT_ROOTS[b].name),
                 "readings": _unnamed(values, mask, b, heard)}
-    roots, other = key_spelling(key)
-    chosen = []
-    for v in values[:MAX_READINGS]:
-        at = roots[v >> ROOT_SHIFT & 15]
-        chosen.append((v, SPELT[at * QUALITIES + (v & ENTRY_BITS)] or spelt(at, v & ENTRY_BITS)))
+    readings, first = _in_key(values, mask, b, heard, roles)
     return {"notes": texts,
-            "bass": None if b < 0 else (chosen[0][1].names[b] if chosen
+            "bass": None if b < 0 else (first.names[b] if first is not None
                                         else DEFAULT_ROOTS[b].name),
-            "readings": _readings(chosen, mask, b, None, heard, None, key, other)}
+            "readings": readings}
+
+
+_DEFAULT_AT, _DEFAULT_NAMES = key_spelling(None)
 
 
 def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
@@ -143,39 +149,36 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
             reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))] \
                 if outside else []
         else:
-            reading["explains"] = explains = []
-            reading["added"] = added = []
-            for pc in heard:
-                if outside >> pc & 1:
-                    added.append(names[pc])
-                else:
-                    explains.append(names[pc])
+            assert pick is not None   # several notes added: several heard
+            heard_names = pick(names)
+            reading["explains"] = [*compress(heard_names, pick(_HAS[_ALL & ~outside]))]
+            reading["added"] = [*compress(heard_names, pick(_HAS[outside]))]
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
-            if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs
-                                                    if left_out >> pc & 1]
+            if not left_out & (left_out - 1) else [*compress(chord.tone_names,
+                                                             chord.tone_pick(_HAS[left_out]))]
         out.append(reading)
     return out
 
 
 def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
-               ) -> list[tuple[int, Spelt]]:
+               ) -> tuple[list[int], dict[int, Spelt]]:
     """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note the
-    reading spells otherwise costs ``SPELLING_COST``, each with its spelling: ``values`` are
-    cheapest first and the spelling only adds, so the readings after one costing more than
-    the last kept cannot come among the first. A note is spelled otherwise when its letter is
-    (the pitch class is the same)."""
+    reading spells otherwise costs ``SPELLING_COST``, and the spelling of each: ``values`` are
+    cheapest first and the spelling only adds, so a reading past the last kept (the packed
+    integers are distinct: they hold their place in the row) cannot come among the first. A
+    note is spelled otherwise when its letter is (the pitch class is the same)."""
     at, letters, named = spelling
-    kept: list[tuple[int, Spelt]] = []
+    kept: list[int] = []
+    chords: dict[int, Spelt] = {}
+    last = _NO_LAST
     for v in values:
-        if len(kept) >= MAX_READINGS and \
-                v >> COST_SHIFT > kept[MAX_READINGS - 1][0] >> COST_SHIFT:
+        if v > last:
             break
-        root = v >> ROOT_SHIFT & 15
         entry = v & ENTRY_BITS
-        root_at = at.get(root)
+        root_at = at.get(v >> ROOT_SHIFT & 15)
         if root_at is None:
-            root_at = named_root(root, entry, at, roots)
+            root_at = named_root(v >> ROOT_SHIFT & 15, entry, at, roots)
         chord = SPELT[root_at * QUALITIES + entry] or spelt(root_at, entry)
         both = chord.mask & named
         if both:
@@ -183,37 +186,101 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
             if differ:   # the letters that differ, one bit each at 3 * pc, counted
                 v += SPELLING_MOVE * ((differ | differ >> 1 | differ >> 2)
                                       & LETTER_ONES).bit_count()
-        insort(kept, (v, chord))
-    return kept[:MAX_READINGS]
+        chords[v] = chord
+        insort(kept, v)
+        if len(kept) >= MAX_READINGS:
+            del kept[MAX_READINGS:]
+            last = kept[MAX_READINGS - 1]
+    return kept, chords
 
 
-def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: str | None,
-              heard: list[int], given: list[str | None] | None, key: Key | None,
-              other: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The readings ``chosen`` (packed, spelled) of the set ``mask`` over the bass ``b`` (-1:
-    none; ``bass_given`` its name as given), ``heard`` the pitch classes in the order given
-    and ``given`` their names as given (None: no note named), each a copy of its chord's head
-    (with a key, of the head kept with its numeral and function) with the rest set. A note
-    outside the chord is named as the key spells it (``other``, ``key_spelling``'s names;
+_NO_LAST = 1 << 62
+
+
+def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRoles
+            ) -> tuple[list[dict[str, Any]], Spelt | None]:
+    """The readings of unnamed notes (pitch classes, MIDI numbers) in ``key``: the first of
+    the row, spelled as the key spells their roots, a note outside the chord named as the key
+    spells it, each with its numeral and function (``roles``, by index); and the first
+    reading's chord (None: none)."""
+    roots, other, chords = roles.roots, roles.other, roles.chords
+    pick = itemgetter(*heard) if len(heard) > 1 else None
+    heard_other = None   # the key's names of the notes heard, once needed
+    out = []
+    first = None
+    for v in values[:MAX_READINGS]:
+        entry = v & ENTRY_BITS
+        at = roots[v >> ROOT_SHIFT & 15]
+        index = at * QUALITIES + entry
+        chord = SPELT[index] or spelt(at, entry)
+        if first is None:
+            first = chord
+        names, tones = chord.names, chord.mask
+        reading = chord.head.copy()
+        foreign = mask & ~tones            # the notes the chord does not hold: the key names them
+        outside = foreign                  # ... but its slash bass: the notes it adds
+        if v & _SLASH:
+            bass_name = (other if foreign >> b & 1 else names)[b]
+            reading["symbol"] = symbol = f"{chord.symbol}/{bass_name}"
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
+            outside &= ~(1 << b)
+            found = sus_role(symbol, roles) if (b - (v >> ROOT_SHIFT & 15)) % 12 \
+                in SUS_BASS[entry] else chords[index] or role(chord, roles)
+        else:
+            found = chords[index] or role(chord, roles)
+        if v & _ROOTLESS:
+            reading["rootless"] = True
+        if not foreign:
+            reading["explains"] = [*pick(names)] if pick is not None else [names[heard[0]]]
+            reading["added"] = []
+        elif foreign == outside and not outside & (outside - 1):   # one note added
+            pc = outside.bit_length() - 1
+            reading["explains"] = explains = [*pick(names)] if pick is not None else []
+            if explains:
+                del explains[heard.index(pc)]
+            reading["added"] = [other[pc]]
+        else:   # notes added, or a slash bass outside the chord (named as the key spells it)
+            heard_names: Any = pick(names)   # type: ignore[misc]
+            if foreign != outside:
+                heard_names = [*heard_names]
+                heard_names[heard.index(b)] = other[b]
+            reading["explains"] = [*compress(heard_names, pick(_HAS[_ALL & ~outside]))]   # type: ignore[misc]
+            if outside:
+                if heard_other is None:
+                    heard_other = pick(other)   # type: ignore[misc]
+                reading["added"] = [*compress(heard_other, pick(_HAS[outside]))]   # type: ignore[misc]
+            else:
+                reading["added"] = []
+        left_out = tones & ~mask
+        reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
+            if not left_out & (left_out - 1) else [*compress(chord.tone_names,
+                                                             chord.tone_pick(_HAS[left_out]))]
+        reading["numeral"], reading["function"] = found
+        out.append(reading)
+    return out, first
+
+
+def _named(kept: list[int], chords: dict[int, Spelt], mask: int, b: int, bass_given: str | None,
+           heard: list[int], given: list[str | None], roles: KeyRoles | None
+           ) -> list[dict[str, Any]]:
+    """The readings ``kept`` (packed; ``chords`` their spelling) of named notes: the set ``mask`` over the
+    bass ``b`` (-1: none; ``bass_given`` its name as given), ``heard`` the pitch classes in
+    the order given and ``given`` their names as given (None: a note not named), each a copy
+    of its chord's head with the rest set, and with a key its numeral and function
+    (``roles``, by index; None: no key). A note named is written as given; one not named as
+    the chord spells it, or outside the chord as the key spells it (``KeyRoles.other``;
     without a key the default roots' names, which are the chord's own names of those pitch
     classes)."""
-    pick = itemgetter(*heard) if given is None and len(heard) > 1 else None
-    every = given is not None and None not in given
-    heads = None if key is None else kept_heads(key)
+    every = None not in given
+    pick = itemgetter(*heard) if len(heard) > 1 else None
+    keyed_roles, other = (None, _DEFAULT_NAMES) if roles is None else (roles.chords, roles.other)
     out = []
-    for v, chord in chosen:
+    for v in kept:
+        chord = chords[v]
         names, tones = chord.names, chord.mask
-        foreign = mask & ~tones if heads is not None else 0   # named otherwise in the key
-        if heads is None:
-            reading = chord.head.copy()
-        elif v & _SLASH and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry]:
-            symbol = f"{chord.symbol}/{bass_given or (other if foreign >> b & 1 else names)[b]}"
-            reading = (heads.get(symbol) or keyed_head(
-                chord, symbol, True, key, heads)).copy()   # type: ignore[arg-type]
-        else:
-            reading = (heads.get(chord.symbol) or keyed_head(
-                chord, chord.symbol, False, key, heads)).copy()   # type: ignore[arg-type]
-        outside = mask & ~tones
+        reading = chord.head.copy()
+        outside = foreign = mask & ~tones
         if v & _SLASH:
             bass_name = bass_given or (other if foreign >> b & 1 else names)[b]
             reading["symbol"] = f"{chord.symbol}/{bass_name}"
@@ -222,32 +289,31 @@ def _readings(chosen: list[tuple[int, Spelt]], mask: int, b: int, bass_given: st
             outside &= ~(1 << b)
         if v & _ROOTLESS:
             reading["rootless"] = True
-        if every:
-            explains = [*given]   # type: ignore[misc]
-        elif given is None:
-            explains = [*pick(names)] if pick is not None else [names[heard[0]]]
-        else:
-            explains = [g or names[pc] for pc, g in zip(heard, given, strict=True)]
-        if foreign and not every:   # a note outside the chord, unnamed: the key names it
-            while foreign:
-                pc = foreign.bit_length() - 1
-                foreign &= ~(1 << pc)
-                i = heard.index(pc)
-                if given is None or given[i] is None:
-                    explains[i] = other[pc]
-        reading["explains"] = explains
-        if not outside:
+        if not every:
+            explains: list[str | None] = []
+            added: list[str | None] = []
+            reading["explains"] = explains
+            reading["added"] = added
+            for pc, name in zip(heard, given, strict=True):
+                if name is None:
+                    name = names[pc] if tones >> pc & 1 else other[pc]
+                (added if outside >> pc & 1 else explains).append(name)
+        elif not outside:
+            reading["explains"] = [*given]
             reading["added"] = []
         elif not outside & (outside - 1):
+            reading["explains"] = explains = [*given]
             reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))]
         else:
-            reading["explains"] = [n for pc, n in zip(heard, explains, strict=True)
-                                   if not outside >> pc & 1]
-            reading["added"] = [n for pc, n in zip(heard, explains, strict=True)
-                                if outside >> pc & 1]
+            reading["explains"] = [*compress(given, pick(_HAS[_ALL & ~outside]))]   # type: ignore[misc]
+            reading["added"] = [*compress(given, pick(_HAS[outside]))]   # type: ignore[misc]
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
-            if not left_out & (left_out - 1) else [names[pc] for pc in chord.pcs
-                                                    if left_out >> pc & 1]
+            if not left_out & (left_out - 1) else [*compress(chord.tone_names,
+                                                             chord.tone_pick(_HAS[left_out]))]
+        if roles is not None and keyed_roles is not None:
+            reading["numeral"], reading["function"] = sus_role(reading["symbol"], roles) \
+                if v & _SLASH and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry] \
+                else keyed_roles[chord.place] or role(chord, roles)
         out.append(reading)
     return out

@@ -14,6 +14,7 @@ call for a set of pitch classes or MIDI numbers reads tables only.
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from engine.chords import (
@@ -46,6 +47,10 @@ class Spelt(NamedTuple):
     entry: int                           # index into VOCABULARY
     head: dict[str, Any]                 # a reading of it in root position, to copy (below)
     letters: int                         # each tone's letter (0..6) in 3 bits at 3 * its pc
+    at: int                              # the root as ``spelled_at``
+    place: int                           # ``at * QUALITIES + entry``: its place in ``SPELT``
+    tone_names: tuple[str, ...]          # the tones' names, in interval order (as ``pcs``)
+    tone_pick: itemgetter                # a 12-tuple -> its items at ``pcs``, in their order
 
 
 def spelled_at(sp: Spelled) -> int:
@@ -100,7 +105,9 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     return Spelt(symbol, root.name, q.canonical, tones, pcs, inversions(q, pcs),
                  sum(1 << pc for pc in tones), tuple(names), root, entry,
                  reading_head(symbol, root.name, q.canonical),
-                 sum(sp.letter << 3 * pc for pc, sp in tones.items()))
+                 sum(sp.letter << 3 * pc for pc, sp in tones.items()), spelled_at(root),
+                 spelled_at(root) * QUALITIES + entry, tuple(names[pc] for pc in pcs),
+                 itemgetter(*pcs))
 
 
 def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:

@@ -155,7 +155,7 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
     else:
         for item in value:   # MIDI numbers alone: a keyboard, a file
             if type(item) is not int or not 0 <= item <= 127:
-                read = _named_notes(value)
+                read = _notes_read(value)
                 if read is None:
                     return None
                 texts, mask, heard, given, spelling, low, low_name = read
@@ -189,6 +189,43 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
         if given is not None:
             given.append(bass_given)
     return texts, mask, heard, given, spelling, b, bass_given
+
+
+def _notes_read(value: list[Any]) -> tuple[list[str], int, list[int],
+                                           list[str | None] | None, Spelling | None, int,
+                                           str | None] | None:
+    """``plain_heard``'s notes (texts, mask, heard, given, spelling, the lowest note's pitch
+    class or -1, its name), None when one does not read by lookup. Names of distinct pitch
+    classes (a chord as written) are read in one short pass; anything else one note at a
+    time (``_named_notes``). A name is a string: a bool or a float never reads as one."""
+    heard: list[int] = []
+    given: list[str | None] = []
+    at: dict[int, int] = {}
+    mask = letters = 0
+    lowest, low, low_name = 128, -1, None
+    get = _NOTES.get
+    try:
+        for item in value:
+            found = get(item)
+            if found is None or found[5] < 0 or mask & found[1]:   # not a name, or again
+                return _named_notes(value)
+            pc, bit, midi, _, name, at[pc], letter = found
+            mask |= bit
+            heard.append(pc)
+            given.append(name)
+            letters |= letter
+            if midi is None:
+                lowest = -1
+            elif midi < lowest:
+                lowest, low, low_name = midi, pc, name
+    except TypeError:   # an item no dict holds (a list): read in full, where it is named
+        return None
+    if lowest < 0:
+        low, low_name = -1, None
+    return [*value], mask, heard, given, (at, letters, mask), low, low_name
+
+
+_PLAIN_TYPES = frozenset({str, int})
 
 
 def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str | None] | None,

@@ -31,47 +31,48 @@ def identify(request: Any) -> dict[str, Any]:
                 key_text is None or (type(key_text) is str and len(key_text) <= MAX_SYMBOL)):
             value: Any = request.get(field)
             bass = request.get("bass")
-            if key_text is None and (field == "pcs" or type(value) is not list or not value
-                                     or type(value[0]) is not str):
-                kept = None   # numbers without a key: built faster than a kept answer is copied
-            else:
+            kept: tuple[Any, ...] | None = None
+            if key_text is not None or (field != "pcs" and type(value) is list and value
+                                        and type(value[0]) is str):
                 try:
                     kept = (field, tuple(value), bass, key_text)
-                    found = _KEPT.get(kept)
+                    asked = hash(kept)
                 except TypeError:   # not a list, or an item that is no note
-                    kept = found = None
-                # True == 1 and 60.0 == 60 as keys: only notes and numbers take a kept answer
-                if found is not None and _PLAIN_TYPES.issuperset(map(type, value)) and \
-                        type(bass) in _BASS_TYPES:
-                    return copy_answer(found)
+                    kept = None
+                else:
+                    found = _KEPT.get(asked)
+                    # True == 1 and 60.0 == 60 as keys: only notes and numbers take a kept
+                    # answer
+                    if found is not None and found[0] == kept and \
+                            _PLAIN_TYPES.issuperset(map(type, value)) and \
+                            type(bass) in _BASS_TYPES:
+                        return copy_answer(found[1])
+            # else numbers without a key: built faster than a kept answer is copied
             heard = plain_heard(field, value, bass)
             if heard is not None:   # a key that does not read raises here as there
                 out = answer(*heard, None if key_text is None else parse_key(key_text))
                 if kept is not None:
-                    _keep(kept, out)
+                    if asked in _ASKED:
+                        if len(_KEPT) >= MAX_KEPT:
+                            _KEPT.clear()
+                        _KEPT[asked] = (kept, copy_answer(out))
+                    else:
+                        if len(_ASKED) >= MAX_KEPT:
+                            _ASKED.clear()
+                        _ASKED.add(asked)
                 return out
     return _identify(request)
 
 
 # Answers of names or keys asked again: kept from their second asking (a first asking only
-# leaves its mark, so a set asked once costs no copy), then copied (~6 µs; building one with
-# names or a key costs about twice that).
-_KEPT: dict[tuple[Any, ...], dict[str, Any]] = {}
-_ASKED: dict[tuple[Any, ...], None] = {}
+# leaves the hash of the request, so a set asked once costs no copy), then copied (~2 µs;
+# building one with names or a key costs a few times that). Kept under the request's hash,
+# with the request to tell two with one hash apart.
+_KEPT: dict[int, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+_ASKED: set[int] = set()
 MAX_KEPT = 4096
 _PLAIN_TYPES = frozenset({str, int})
 _BASS_TYPES = frozenset({str, int, type(None)})
-
-
-def _keep(request: tuple[Any, ...], out: dict[str, Any]) -> None:
-    if request not in _ASKED:
-        if len(_ASKED) >= MAX_KEPT:
-            _ASKED.clear()
-        _ASKED[request] = None
-        return
-    if len(_KEPT) >= MAX_KEPT:
-        _KEPT.clear()
-    _KEPT[request] = copy_answer(out)
 
 
 def _identify(request: Any) -> dict[str, Any]:

@@ -136,19 +136,27 @@ _SIXTH_MOVE = int(2 * SIXTH_OFF_TONIC_COST) << COST_SHIFT
 _ROOTLESS_MOVE = int(2 * KEY_ROOTLESS_BONUS) << COST_SHIFT
 
 
-def _row_facts() -> tuple[bytes, bytes]:
-    """Per row: how many readings it holds, and whether a key can move one (a sixth chord, or
-    a rootless reading of a quality some key promotes): one byte each, read without numpy."""
+def _row_facts() -> tuple[bytes, memoryview]:
+    """Per row: how many readings it holds (a byte), and which of them a key can move (a
+    sixth chord from the set's own readings, or a rootless reading of a quality some key
+    promotes, without a bass): a 32-bit integer with a bit at each such place. Read without
+    numpy."""
     count = (RANKED != NONE).sum(axis=1)
     entry = RANKED & ENTRY_BITS
+    listed = RANKED != NONE
     promoted = sorted(set().union(*(s for rows in _PROMOTED.values() for s in rows)))
-    moved = np.isin(entry, sorted(_SIXTH_ENTRIES)) | (
-        np.isin(entry, promoted) & (RANKED >> ROOTLESS_SHIFT & 1 == 1))
-    return (count.astype(np.uint8).tobytes(),
-            (moved & (RANKED != NONE)).any(axis=1).astype(np.uint8).tobytes())
+    own = SET_COUNT.repeat(NO_BASS + 1)[:, None]
+    no_bass = (np.arange(len(RANKED)) % (NO_BASS + 1) == NO_BASS)[:, None]
+    order = RANKED >> _ORDER_SHIFT & 31
+    sixth = np.isin(entry, sorted(_SIXTH_ENTRIES)) & (order < own)
+    rootless = np.isin(entry, promoted) & (RANKED >> ROOTLESS_SHIFT & 1 == 1) & no_bass
+    movable = (sixth | rootless) & listed
+    bits = (movable.astype(np.uint32) << np.arange(2 * KEEP, dtype=np.uint32)).sum(
+        axis=1, dtype=np.uint32)
+    return count.astype(np.uint8).tobytes(), memoryview(bits.tobytes()).cast("I")
 
 
-_COUNT, _KEYED = _row_facts()
+_COUNT, _MOVABLE = _row_facts()
 
 
 def row(mask: int, bass: int | None) -> list[int]:
@@ -161,24 +169,32 @@ def row(mask: int, bass: int | None) -> list[int]:
 def keyed(mask: int, bass: int | None, key: Key | None) -> list[int]:
     """``row`` with the key's rules applied: a sixth chord off the tonic (not over a foreign
     bass) costs ``SIXTH_OFF_TONIC_COST`` more, a rootless reading the key promotes (without a
-    bass) ``KEY_ROOTLESS_BONUS`` less; re-sorted. A cost may go below zero: the packed
-    integer still sorts by (cost, order) and its fields read as before."""
+    bass) ``KEY_ROOTLESS_BONUS`` less; re-sorted. Only the places ``_MOVABLE`` flags are read.
+    A cost may go below zero: the packed integer still sorts by (cost, order) and its fields
+    read as before."""
     index = mask * 13 + (NO_BASS if bass is None else bass)
     values: list[int] = RANKED[index, :_COUNT[index]].tolist()
-    if key is None or not _KEYED[index]:
+    movable = _MOVABLE[index] if key is not None else 0
+    if not movable:
         return values
-    tonic, own = key.tonic.pc, int(SET_COUNT[mask])
-    promoted = _PROMOTED[key.mode]
-    moved = []
-    for v in values:
+    tonic = key.tonic.pc   # type: ignore[union-attr]
+    promoted = _PROMOTED[key.mode]   # type: ignore[union-attr]
+    moved = False
+    while movable:
+        place = (movable & -movable).bit_length() - 1
+        movable &= movable - 1
+        v = values[place]
         entry, root = v & ENTRY_BITS, v >> ROOT_SHIFT & 15
-        if entry in _SIXTH_ENTRIES and root != tonic and v >> _ORDER_SHIFT & 31 < own:
-            v += _SIXTH_MOVE
-        if bass is None and v >> ROOTLESS_SHIFT & 1 and entry in promoted[(root - tonic) % 12]:
-            v -= _ROOTLESS_MOVE
-        moved.append(v)
-    moved.sort()
-    return moved
+        if entry in _SIXTH_ENTRIES:
+            if root != tonic:
+                values[place] = v + _SIXTH_MOVE
+                moved = True
+        elif entry in promoted[(root - tonic) % 12]:
+            values[place] = v - _ROOTLESS_MOVE
+            moved = True
+    if moved:
+        values.sort()
+    return values
 
 
 def cost_of(value: int) -> float:
