@@ -5,8 +5,8 @@
 ``HarmonyApp`` is a plain ASGI app (the tests drive it through httpx) and also speaks granian's
 RSGI and WSGI, which ``harmony serve`` uses (WSGI in the local profile, RSGI in the hosted one:
 ``server.http.wsgi``); all three enter the same pipeline, ``_respond``. A request
-passes the guards of ``HarmonyApp.guard`` in order (flood throttle, route, CORS, User-Agent
-policy, declared body size, key, limits); any guard may answer early. The body of a POST is
+passes the guards of ``HarmonyApp.guard`` (``server.http.guards``) in order (flood throttle,
+route, CORS, User-Agent policy, declared body size, key, limits); any guard may answer early. The body of a POST is
 then read (never more than 64 KiB, or its route's own cap; over RSGI a declared body within
 64 KiB is asked for as soon as the size guard admits it), the route's handler runs, and
 ``_finish`` adds the CORS and quota headers, settles the monthly quota, queues the log row and
@@ -34,16 +34,10 @@ import orjson
 from engine.errors import (
     HarmonyError,
     InvalidChord,
-    InvalidRequest,
-    MethodNotAllowed,
-    NotFound,
-    PayloadTooLarge,
-    RateLimited,
     Unavailable,
 )
 from engine.version import GRID_VERSION, PACKAGE_VERSION
 from server.accounts import (
-    Admission,
     Authenticator,
     Counters,
     FloodThrottle,
@@ -67,13 +61,13 @@ from server.api import (
     Response,
     error_response,
     internal_error,
-    size_text,
     with_corpus,
 )
 from server.http import asgi, heap, rsgi, wsgi
 from server.http.asgi import Receive
 from server.http.context import Context
 from server.http.gateway import Gateway
+from server.http.guards import WITH_BODY, Guards
 from server.http.mcp_gate import McpGate
 from server.http.openapi import openapi_document
 from server.http.render import render_pool
@@ -86,10 +80,8 @@ Scope = dict[str, Any]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})  # a GET's body, if any, is never read
 
-
-class HarmonyApp:
+class HarmonyApp(Guards):
     loop_thread: wsgi.LoopThread  # over WSGI only (``start_wsgi``)
 
     def __init__(self, settings: Settings, store: Store, operations: Mapping[str, Operation],
@@ -214,7 +206,7 @@ class HarmonyApp:
         try:
             response = self.guard(ctx)
             if ctx.pending is not None:  # the limit check in flight (on a loop, Redis)
-                if ctx.method in _WITH_BODY and ctx.route is not None \
+                if ctx.method in WITH_BODY and ctx.route is not None \
                         and self._declared_within(ctx):
                     # the body, already on its way (the size guard started it), is awaited
                     # first: the check's reply is then mostly back, and awaiting it does not
@@ -230,7 +222,7 @@ class HarmonyApp:
                     raise ctx.admission.error
             if response is None:
                 assert ctx.route is not None
-                if ctx.method in _WITH_BODY and not ctx.body_read:
+                if ctx.method in WITH_BODY and not ctx.body_read:
                     ctx.body = await ctx.reader.read(ctx.route.max_body)
                 answered = ctx.route.handler(self, ctx, ctx.body)
                 # a handler that must wait gives an awaitable: only then a coroutine runs
@@ -299,112 +291,6 @@ class HarmonyApp:
             await close_on_loop()
         self.store.close()   # a PostgreSQL store's pool; SQLite: this thread's connection
 
-    # ------------------------------------------------------------------ guards
-
-    def guard(self, ctx: Context) -> Response | None:
-        """The guards, in the order every request meets them; each refuses by raising its
-        error, and a response (a CORS preflight's) ends the call early. Written as one chain:
-        the loop over a tuple of bound methods it replaces cost ~1,400 instructions a call."""
-        return (self._flood_guard(ctx) or self._route_guard(ctx) or self._cors_guard(ctx)
-                or self._user_agent_guard(ctx) or self._size_guard(ctx)
-                or self._type_guard(ctx) or self._key_guard(ctx) or self._limit_guard(ctx))
-
-    def _flood_guard(self, ctx: Context) -> Response | None:
-        try:
-            self.flood.check(ctx.client)  # as ``throttle`` does (a call less a request)
-        except RateLimited:
-            ctx.flooded = True
-            self.metrics.flood_refusals.inc()
-            raise
-        return None
-
-    def throttle(self, client: str) -> None:
-        """Count one request of ``client`` against the flood throttle (each HTTP request, and
-        each message of a JSON-RPC batch after the first); a refusal raises its 429 and is
-        counted in the metrics, the only trace it leaves."""
-        try:
-            self.flood.check(client)
-        except RateLimited:
-            self.metrics.flood_refusals.inc()
-            raise
-
-    def _route_guard(self, ctx: Context) -> Response | None:
-        route = self.routes.get(ctx.path)
-        if route is None:
-            raise NotFound(f"no route {ctx.path}")
-        ctx.route = route
-        if ctx.method not in route.methods and not _is_preflight(ctx):
-            ctx.extra_headers = (("allow", ", ".join(sorted(route.methods))),)
-            raise MethodNotAllowed(f"{ctx.method} is not allowed on {ctx.path}")
-        return None
-
-    def _cors_guard(self, ctx: Context) -> Response | None:
-        origin = ctx.headers.get("origin")
-        if origin is None:  # not a browser's cross-origin call: nothing to check or answer
-            return None
-        if ctx.route is not None and ctx.route.page and self.gateway.own_page(
-                origin, ctx.headers.get("host"), ctx.headers.get("sec-fetch-site")):
-            return None  # a page's own form: not a cross-origin request
-        self.gateway.check_origin(origin)
-        if _is_preflight(ctx):
-            assert ctx.route is not None
-            return Response(204, b"", self.gateway.preflight_headers(origin, ctx.route.methods),
-                            content_type="text/plain")
-        return None
-
-    def _user_agent_guard(self, ctx: Context) -> Response | None:
-        if ctx.route is not None and (ctx.route.surface is not None or ctx.route.page):
-            self.gateway.check_user_agent(ctx.headers.get("user-agent"))
-        return None
-
-    def _size_guard(self, ctx: Context) -> Response | None:
-        # A declared size is refused before one byte of the body is read. One within the
-        # service's cap (64 KiB: what any caller may send before its key is checked) starts
-        # being read now, while the key and limits are checked (``rsgi.Body``).
-        length = ctx.headers.get("content-length")
-        if length is not None and length.isdigit():
-            # the route's cap: the route guard, before this one, found it or refused the call
-            size, cap = int(length), ctx.route.max_body if ctx.route else self.settings.max_body
-            if size > cap:
-                raise PayloadTooLarge(f"the body is over {size_text(cap)}")
-            if size <= self.settings.max_body and ctx.method in _WITH_BODY:
-                ctx.reader.start()
-        return None
-
-    def _declared_within(self, ctx: Context) -> bool:
-        """The request declared a body the size guard started reading (within the service's
-        cap)."""
-        length = ctx.headers.get("content-length")
-        return length is not None and length.isdigit() and int(length) <= self.settings.max_body
-
-    def _type_guard(self, ctx: Context) -> Response | None:
-        # A POST to /v2 or /mcp is JSON: a body declared as anything else (a form, text: what a
-        # browser may send another site without a preflight) is refused unread. No
-        # Content-Type at all is taken as JSON.
-        content_type = ctx.headers.get("content-type")
-        if content_type is None or content_type == JSON_TYPE or ctx.route is None \
-                or ctx.route.surface is None or _is_json(content_type):
-            return None
-        raise InvalidRequest(f"Content-Type {content_type[:60]!r} is not JSON: send the body "
-                             f"with Content-Type: {JSON_TYPE}", field="Content-Type")
-
-    def _key_guard(self, ctx: Context) -> Response | None:
-        if ctx.route is not None and ctx.route.needs_key and self.settings.auth:
-            ctx.key = self.auth.authenticate(ctx.headers.get("authorization"))
-        return None
-
-    def _limit_guard(self, ctx: Context) -> Response | None:
-        if ctx.key is not None:
-            admission = self.limiter.admit_soon(ctx.key) if ctx.on_loop \
-                else self.limiter.admit(ctx.key)
-            if not isinstance(admission, Admission):
-                ctx.pending = admission    # ``_respond`` awaits it
-                return None
-            ctx.admission = admission
-            if admission.error is not None:
-                raise admission.error
-        return None
-
     # ------------------------------------------------------------------ after the answer
 
     def _finish(self, ctx: Context, response: Response) -> None:
@@ -452,13 +338,7 @@ class HarmonyApp:
 
 
 NOSNIFF = ("x-content-type-options", "nosniff")
-JSON_TYPE = "application/json"
 
-
-def _is_json(content_type: str) -> bool:
-    """application/json or a +json type, with any parameters (charset)."""
-    media = content_type.partition(";")[0].strip().lower()
-    return media == JSON_TYPE or (media.startswith("application/") and media.endswith("+json"))
 
 
 _ECHO_ID_ON = frozenset({"blocked_user_agent", "forbidden_origin"})
@@ -493,9 +373,7 @@ def _request_id(body: bytes) -> int | str | None:
     return rid if isinstance(rid, int | str) and not isinstance(rid, bool) else None
 
 
-def _is_preflight(ctx: Context) -> bool:
-    return (ctx.method == "OPTIONS" and "origin" in ctx.headers
-            and "access-control-request-method" in ctx.headers)
+
 
 
 def build_app(settings: Settings | None = None, store: Store | None = None,
