@@ -71,14 +71,26 @@ def children_cpu() -> float:
 
 class Others:
     """The processes besides the servers whose CPU a round accounts for: redis-server,
-    PostgreSQL (its postmaster's tree, ended backends included) and the delaying proxy."""
+    PostgreSQL (its postmaster's tree, ended backends included) and the delaying proxy; and
+    redis-server's own count of the commands it ran and of the reads it made (its INFO)."""
 
-    def __init__(self, redis_pid: int, postgres_pid: int, proxy_pid: int) -> None:
+    def __init__(self, redis_pid: int, postgres_pid: int, proxy_pid: int,
+                 redis_url: str) -> None:
+        import redis
+
         self.pids = {"redis-server": (redis_pid, False), "postgres": (postgres_pid, True),
                      "1 ms proxy": (proxy_pid, False)}
+        self.redis = redis.Redis.from_url(redis_url)
 
     def read(self) -> dict[str, float]:
         return {name: tree_cpu(pid, reaped) for name, (pid, reaped) in self.pids.items()}
+
+    def redis_io(self) -> tuple[int, int]:
+        """(script calls, reads) redis-server has made so far (its INFO): over a round, the
+        calls and the wake-ups of Redis a request cost (a call may be a ``TAKE_MANY`` of an
+        account's several checks; a read takes whatever the workers wrote meanwhile)."""
+        calls = self.redis.info("commandstats").get("cmdstat_evalsha", {}).get("calls", 0)
+        return int(calls), int(self.redis.info("stats")["total_reads_processed"])
 
 
 PARTS = ("server", "redis-server", "postgres", "1 ms proxy", "wrk", "rest of machine")
@@ -281,11 +293,13 @@ class Server:
         self.rounds: list[tuple[float, float, float]] = []   # req/s, p99 ms, CPU µs a call
         self.parts: list[dict[str, float]] = []   # each round's CPU µs a call, by process
         self.errors = 0                           # answers not 2xx (wrk's count)
+        self.redis_io: list[tuple[float, float]] = []  # Redis's script calls, reads a call
         self.address = address
 
     def measure(self, args: argparse.Namespace, others: Others) -> tuple[float, float, float]:
         """One wrk run; every process's CPU read before and after it (``PARTS``)."""
         before = cpu_seconds(self.process.pid)
+        io_before = others.redis_io()
         side, wrk_before, busy = others.read(), children_cpu(), machine_busy()
         figures = wrk(f"http://127.0.0.1:{self.port}/v2/analyze", self.script, 2,
                       args.connections, args.seconds, refused=0.05)  # a few: said, not hidden
@@ -296,6 +310,9 @@ class Server:
         spent["rest of machine"] = max(0.0, machine_busy() - busy - sum(spent.values()))
         calls = figures["N"]
         self.parts.append({name: spent[name] / calls * 1e6 for name in PARTS})
+        calls_made, reads = (after - at for after, at in zip(others.redis_io(), io_before,
+                                                             strict=True))
+        self.redis_io.append((calls_made / calls, reads / calls))
         run = (figures["rps"], figures["P99"] / 1e3, server / calls * 1e6)
         self.rounds.append(run)
         return run
@@ -375,8 +392,10 @@ def under_load(host: str, redis_url: str, slow_url: str, args: argparse.Namespac
               f"{args.connections} connections, {args.seconds:g} s each):")
         for server in servers:
             rps, p99, cpu = (median(r[i] for r in server.rounds) for i in range(3))
+            scripts, reads = (median(r[i] for r in server.redis_io) for i in range(2))
             print(f"{server.label:46} {rps:9,.0f} req/s  p99 {p99:6.2f} ms  server CPU "
-                  f"{cpu:4.0f} µs/call")
+                  f"{cpu:4.0f} µs/call" + (f"  Redis: {scripts:.2f} script calls, {reads:.2f} "
+                                           "reads a call" if scripts else ""))
         default = servers[0]
         for fast, slow in zip(servers[1::2], servers[2::2], strict=True):
             tag = f" [{args.compare.name}]" if fast is not servers[1] else ""
@@ -429,7 +448,7 @@ def main() -> int:
     with postgres_server() as host, redis_server(free_port()) as redis, \
             delay_proxy(redis.socket, args.delay_ms / 1000) as (slow_url, proxy_pid):
         assert redis.process is not None
-        others = Others(redis.process.pid, postgres_pid(host), proxy_pid)
+        others = Others(redis.process.pid, postgres_pid(host), proxy_pid, redis.url)
         if args.load_only:
             under_load(host, redis.url, slow_url + "?db=1", args, others)
             return 0
