@@ -294,3 +294,58 @@ def test_the_loop_s_connection_signs_in_and_selects_the_url_s_database(tmp_path:
     finally:
         server.terminate()
         server.wait(30)
+
+
+class _NoBlockingRefund:
+    """A REFUND script that fails the test if called as a blocking round trip."""
+
+    def __init__(self, sha: str) -> None:
+        self.sha = sha
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a blocking refund on the event loop")
+
+
+def test_a_check_whose_request_went_gives_its_unit_back(redis_url: str,
+                                                        tmp_path: Path) -> None:
+    # the request is cancelled while its check is out: the unit Redis reserved goes back,
+    # sent with the loop's next checks, not as a blocking round trip
+    counters = _counters(redis_url, tmp_path)
+    counters.take("key_c", MINUTE, 100, 4, MONTH, 1000)        # the month seeded: 1 used
+    counters._refund = _NoBlockingRefund(counters._refund.sha)  # type: ignore[assignment]
+
+    async def scenario() -> tuple[Taken, Taken]:
+        gone = counters.take_soon("key_c", MINUTE, 100, 4, MONTH, 1000)
+        gone.cancel()
+        second = await counters.take_soon("key_c", MINUTE, 100, 4, MONTH, 1000)
+        third = await counters.take_soon("key_c", MINUTE, 100, 4, MONTH, 1000)
+        return second, third
+
+    second, third = _on_a_loop(counters, scenario())
+    assert second.month_used == 3                # the gone one's unit was still held
+    assert third.month_used == 3                 # given back before the third was taken
+    assert counters.peek("key_c", MINUTE, 4, MONTH).month_used == 3
+    counters.close()
+
+
+def test_a_failed_call_on_a_loop_gives_its_unit_back_without_blocking(
+        redis_url: str, tmp_path: Path) -> None:
+    from tests.server_fixtures import bearer, make, new_key, running
+
+    app, store = make(tmp_path, redis_url=redis_url)
+    _, secret = new_key(store)
+    counters = app.counters
+    assert isinstance(counters, RedisCounters)
+
+    async def scenario() -> list[tuple[int, str]]:
+        async with running(app, headers=bearer(secret)) as http:
+            assert (await http.post("/v2/analyze", json={"chord": "C"})).status_code == 200
+            counters._refund = _NoBlockingRefund(counters._refund.sha)  # type: ignore
+            answers = [await http.post("/v2/analyze", json={"chord": chord})
+                       for chord in ("H7", "C7", "Xmaj", "G7")]
+            return [(a.status_code, a.headers["x-quota-used"]) for a in answers]
+
+    # a 400's unit goes back (its quota header says so), and the next call's count shows
+    # Redis had it back first: the refund went with the loop's checks, in order
+    assert asyncio.run(scenario()) == [(400, "1"), (200, "2"), (400, "2"), (200, "3")]
+    assert counters.fallbacks == 0

@@ -46,7 +46,7 @@ from typing import Any
 from server.accounts.counters import SharedCounters, month_text
 from server.accounts.limits import Taken
 from server.accounts.pgstore import outage_errors
-from server.accounts.redis_pipeline import LoopPipeliner, Pipeliner, head, tail
+from server.accounts.redis_pipeline import LoopPipeliner, Pipeliner, command, head, tail
 from server.accounts.store import Store
 
 TAKE = """
@@ -118,7 +118,9 @@ class _LoopCheck:
         self.loaded = self.seeded = False
 
     def answer(self, future: asyncio.Future[Any], reply: Any) -> None:
-        if future.done():            # the request went (cancelled): nothing to answer
+        if future.done():            # the request went (cancelled): nothing to answer,
+            if reply.__class__ is list and reply[2] == 1:   # and its unit is given back
+                self.counters.refund(self.args[3], self.args[4])
             return
         try:
             if reply.__class__ is list and reply[2] != -1:    # the common case: taken
@@ -135,7 +137,7 @@ class _LoopCheck:
         counters = self.counters
         if isinstance(reply, counters._no_script) and not self.loaded:
             self.loaded = True
-            counters.client.script_load(TAKE)  # once after a restart of Redis: blocking
+            counters._load_scripts()  # once after a restart of Redis: blocking
             counters.loop_pipeliner.send(self.packed, self.answer, future)
             return
         if isinstance(reply, counters._errors):
@@ -250,8 +252,14 @@ class RedisCounters:
         try:
             return self.pipeliner.call(packed)
         except self._no_script:
-            self.client.script_load(TAKE)
+            self._load_scripts()
             return self.pipeliner.call(packed)
+
+    def _load_scripts(self) -> None:
+        """``TAKE`` and ``REFUND`` into a Redis that does not hold them (new, restarted
+        empty): both at once, so a refund on a loop rarely meets NOSCRIPT."""
+        self.client.script_load(TAKE)
+        self.client.script_load(REFUND)
 
     def _seed_month(self, account: int, month: int) -> bool:
         """Set the account's absent month from the store's row; False when the store cannot
@@ -265,8 +273,13 @@ class RedisCounters:
         return True
 
     def refund(self, account: int, month: int) -> None:
+        """Give a unit back: on an event loop sent with the loop's checks (the loop does not
+        wait for it), on a thread a round trip of its own."""
         if not self._up():       # the call was reserved here, moments ago
             self.local.refund(account, month)
+            return
+        if _on_a_loop():
+            self._refund_soon(account, month)
             return
         try:
             self._refund(keys=_month_keys(account, month), args=(MONTH_TTL,))
@@ -274,6 +287,31 @@ class RedisCounters:
         except self._errors:
             self._went_down()
             self.local.refund(account, month)
+
+    def _refund_soon(self, account: int, month: int, loaded: bool = False) -> None:
+        """REFUND pipelined on the loop; its reply read where it arrives: NOSCRIPT loads the
+        script and sends it again (once), Redis away gives the unit back here, as ``refund``
+        does on a thread."""
+        month_keys = [k.encode() for k in _month_keys(account, month)]
+        packed = command(b"EVALSHA", self._refund.sha.encode(), b"2", *month_keys,
+                         b"%d" % MONTH_TTL)
+
+        def answered(_: asyncio.Future[Any], reply: Any) -> None:
+            if isinstance(reply, self._no_script) and not loaded:
+                try:
+                    self.client.script_load(REFUND)   # once after a restart: blocking
+                except self._errors:
+                    reply = ConnectionError("Redis went away")
+                else:
+                    self._refund_soon(account, month, loaded=True)
+                    return
+            if isinstance(reply, self._errors):
+                self._went_down()
+                self.local.refund(account, month)
+            elif not isinstance(reply, BaseException):
+                self._touched.add((account, month))
+
+        self.loop_pipeliner.send(packed, answered)
 
     def peek(self, key: str, minute: int, account: int, month: int) -> Taken:
         if self._up():
@@ -347,6 +385,15 @@ class RedisCounters:
         # own limits (a count over this machine's share is over the limit) and the headers
         # show the service-wide use
         return Taken(taken.minute_count * share, taken.month_used * share, taken.reserved)
+
+
+def _on_a_loop() -> bool:
+    """Whether this thread runs an event loop (RSGI, ASGI), not a WSGI request thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def counters_in_redis(url: str, store: Store, machines: int,
