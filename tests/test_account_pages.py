@@ -195,6 +195,10 @@ def test_rotate_and_revoke_take_effect_in_this_worker_at_once(tmp_path: Path) ->
     clock = Clock()
     app, store = make(tmp_path, clock)
     other, _ = make(tmp_path, clock)  # a second worker on the same database
+    # its watch of the store's key generation reads it once, at start: what is checked here
+    # is the cache's lifetime, which a round of the watch (every 0.5 s of real time, at any
+    # moment of a slow run) would cut short (the watch: test_server_app, test_outages)
+    other.key_watch.interval = 3600.0
     key_id, secret = new_key(store, "acme", "builder")
 
     async def scenario() -> None:
