@@ -100,16 +100,16 @@ def main() -> int:
     cpu1, mark = _cpu(), time.perf_counter()
     from server.cli.main import main as harmony  # what `harmony` imports, then `batch`'s own
 
-    for module in ("server.cli.batch", "server.cli.batch_arrow", "engine.analysis.pairs",
-                   "engine.analysis.batch"):
+    for module in ("server.cli.batch", "server.cli.batch_arrow", "server.cli.batch_threads",
+                   "engine.analysis.pairs", "engine.analysis.batch"):
         __import__(module)
     _add("harmony's imports", time.perf_counter() - mark, _cpu() - cpu1)
     from engine.analysis import batch, pairs
     from server.cli import batch as cli_batch
-    from server.cli import batch_arrow
+    from server.cli import batch_arrow, batch_threads
 
-    if hasattr(batch_arrow, "read_ahead"):  # blocks read on a thread: the wait for them
-        _timed_iterator(batch_arrow, "read_ahead", "read")
+    if hasattr(batch_threads, "read_ahead"):  # blocks read on a thread: the wait for them
+        _timed_iterator(batch_threads, "read_ahead", "read")
     else:
         _timed_iterator(cli_batch, "parquet_batches", "read")
     _timed(pairs.PairTable, "block", "distinct pairs")

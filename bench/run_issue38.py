@@ -24,7 +24,7 @@ from bench.shared import CORPORA
 from engine import search
 from engine.conduct import conduct
 from engine.corpus import build_index, load_paths
-from engine.corpus.operation import read_pattern
+from engine.corpus.pattern import read_pattern
 from tests.compose_tunes import standards
 from tests.test_conduct import STYLE_PROMPTS, unvoiced_chords
 from tests.test_conduct_band import CHARTS, progressions

@@ -26,14 +26,19 @@ KeyedToken = tuple[str, str | None]
 
 def ccp_tokens(corpora: Path) -> Iterator[KeyedToken]:
     for path in sorted((corpora / "jazz-ccp" / "songs").glob("*.txt")):
-        key: str | None = None
-        for line in path.read_text(encoding="latin-1").splitlines():
-            if "=" in line:  # header: Title = ..., DBKeySig = ... (one file writes "DB KeySig")
-                name, _, value = line.partition("=")
-                if name.replace(" ", "") == "DBKeySig":
-                    key = value.strip()
-                continue
-            yield from ((t, key) for t in line.split() if t != "|" and t not in _NO_CHORD)
+        yield from ccp_song(path)
+
+
+def ccp_song(path: Path) -> Iterator[KeyedToken]:
+    """One jazz-ccp chart's tokens, each with the chart's key."""
+    key: str | None = None
+    for line in path.read_text(encoding="latin-1").splitlines():
+        if "=" in line:  # header: Title = ..., DBKeySig = ... (one file writes "DB KeySig")
+            name, _, value = line.partition("=")
+            if name.replace(" ", "") == "DBKeySig":
+                key = value.strip()
+            continue
+        yield from ((t, key) for t in line.split() if t != "|" and t not in _NO_CHORD)
 
 
 def ireal_tokens(corpora: Path) -> Iterator[KeyedToken]:

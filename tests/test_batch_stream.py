@@ -145,6 +145,33 @@ def test_analyze_frame_on_pandas_and_pyarrow_equals_the_rows() -> None:
     assert documented is analyze_frame
 
 
+def test_autumn_leaves_frame_columns_are_its_rows_columns(corpora: Path) -> None:
+    # result_table and analyze_frame build the distinct pairs' columns with result_columns
+    # (harmony batch's way: each value once) and take them by index. On the jazz-ccp chart of
+    # Autumn Leaves, read in its key (Bb) and in G minor, with rows that fail each way: the
+    # columns of its rows (what the rows built per pair gave before), value for value, in the
+    # Arrow types of the batch's Parquet output.
+    from engine.analysis import arrow_type, column, result_table
+    from tests.corpus_tokens import ccp_song
+
+    tokens = list(ccp_song(corpora / "jazz-ccp" / "songs" / "AutumnLeaves.txt"))
+    assert tokens[:3] == [("Cm7", "Bb"), ("F7", "Bb"), ("BbM7", "Bb")]
+    chords: list[Any] = [s for s, _ in tokens] * 2 + ["H7", None, "  G7 ", "Cm7"]
+    keys: list[Any] = ["Bb"] * len(tokens) + ["Gm"] * len(tokens) + ["Bb", "Bb", "Gm", "X#"]
+    rows = list(analyze_batch(chords, keys).rows())
+    table = result_table(analyze_batch(chords, keys))
+    frame = analyze_frame(pd.DataFrame({"chord": chords, "key": keys}))
+    arrow = analyze_frame(pa.table({"chord": pa.array(chords, pa.string()),
+                                    "key": pa.array(keys, pa.string())}))
+    for name in COLUMNS:
+        want = column(rows, name)
+        assert table.column(name).to_pylist() == want, name
+        assert table.schema.field(name).type == arrow_type(name), name
+        assert arrow.column(name).to_pylist() == want, name
+        assert [None if pd.isna(v) else v for v in frame[name]] == want, name
+    assert {r["numeral"] for r in rows[:len(tokens)]} >= {"ii7", "V7", "Imaj7", "viiø7"}
+
+
 def test_dask_local_cluster_gives_the_single_process_rows(tmp_path: Path,
                                                           rows_csv: Path) -> None:
     pytest.importorskip("dask.distributed", reason="the dask extra is not installed")

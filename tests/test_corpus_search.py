@@ -20,7 +20,8 @@ from engine.corpus import build_index, corpus_index, load_paths, open_index, sav
 from engine.corpus.align import align
 from engine.corpus.index import Index
 from engine.corpus.ireal import MUSIC_PREFIX, to_symbol
-from engine.corpus.operation import _count_songs, _plan, _song_starts, read_pattern, shipped_index
+from engine.corpus.operation import _count_songs, _plan, _song_starts, shipped_index
+from engine.corpus.pattern import read_pattern
 from engine.corpus.songs import Song
 from engine.corpus.tokens import FAMILIES, family_of
 from engine.errors import InvalidChord, InvalidRequest
@@ -399,12 +400,12 @@ def test_a_pattern_past_the_work_budget_is_refused_naming_the_field(
 
 def test_a_long_similar_to_past_the_alignment_budget_is_refused(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import engine.corpus.operation as query
+    import engine.corpus.similar as similar
 
-    idx = query.shipped_index()
+    idx = shipped_index()
     blues = "F7 Bb7 F7 F7 Bb7 Bb7 F7 D7 Gm7 C7 F7 D7 Gm7 C7"
     assert search({"similarTo": blues}, idx)["total"] > 0
-    monkeypatch.setattr(query, "MAX_ALIGN_CELLS", 1_000)
+    monkeypatch.setattr(similar, "MAX_ALIGN_CELLS", 1_000)
     with pytest.raises(InvalidRequest) as refused:
         search({"similarTo": blues}, idx)
     assert refused.value.details["field"] == "similarTo"
@@ -427,14 +428,14 @@ def test_hostile_patterns_of_255_chords_agree_with_a_brute_force_scan(text: str)
 def test_the_rarest_named_chord_picks_the_places_to_check() -> None:
     # with no two named chords side by side, the places checked are those of the rarest named
     # chord's family (a dominant is common, a half-diminished rare), wherever it stands
-    import engine.corpus.operation as query
+    from engine.corpus.pattern import _counts
 
-    idx = query.shipped_index()
-    counts = query._counts(idx)[1]
+    idx = shipped_index()
+    counts = _counts(idx)[1]
     for text in ("G7 ? ? Dm7b5", "Dm7b5 ? ? G7"):
-        slots, _ = query.read_pattern(text)
+        slots, _ = read_pattern(text)
         named = [s.family for s in slots if s is not None]
-        assert query._plan(idx, text, False).count == min(int(counts[f]) for f in named)
+        assert _plan(idx, text, False).count == min(int(counts[f]) for f in named)
 
 
 @needs_corpora

@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import InvalidChord, RateLimited
-from server.mcp.endpoint import _KEPT_CALLS, McpEndpoint, Reply
+from server.mcp.endpoint import McpEndpoint, Reply
+from server.mcp.kept import _KEPT_CALLS
 from server.mcp.tools import McpTool
 from tests.tool_results import tool_error
 

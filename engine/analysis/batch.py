@@ -218,6 +218,14 @@ class BatchResult:
         for i in range(len(self.sym)):
             yield self.row(i)
 
+    def take(self, rows: np.ndarray) -> BatchResult:
+        """The result of ``rows`` only, in that order (its codes index the same tables)."""
+        at = rows.tolist()
+        return BatchResult([self.symbols[i] for i in at], [self.keys[i] for i in at],
+                           self.sym[rows], self.key[rows], self.error[rows],
+                           {name: codes[rows] for name, codes in self.codes.items()},
+                           self.symbol_table, self.key_table)
+
     def _build(self, i: int) -> dict[str, Any]:
         s, k = int(self.sym[i]), int(self.key[i])
         chord, key = self.symbol_table.chords[s], self.key_table.keys[k]

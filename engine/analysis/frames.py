@@ -1,7 +1,8 @@
 """``analyze_frame``: batch analysis of a pandas DataFrame or a pyarrow Table, the same columns
 as ``harmony batch``'s JSONL rows (``ROW_FIELDS``, then ``error`` and ``message`` for the rows
-that fail). Vectorised: one result is built per distinct (symbol, key) pair and spread over the
-rows by index; no Python loop runs per row. It is also the function a Dask DataFrame's
+that fail). Vectorised: the columns of the distinct (symbol, key) pairs are built by
+``result_columns`` (as ``harmony batch``'s are: each value once) and spread over the rows by
+index; no Python loop runs per row. It is also the function a Dask DataFrame's
 ``map_partitions`` calls, partition by partition (``frame_meta`` is its empty result).
 
 pandas and pyarrow are imported when called, not when the engine is.
@@ -9,11 +10,13 @@ pandas and pyarrow are imported when called, not when the engine is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from engine.analysis.batch import ROW_FIELDS, BatchResult, analyze_batch
+from engine.analysis.batch_columns import result_columns
 
 COLUMNS = (*ROW_FIELDS, "error", "message")
 
@@ -51,21 +54,27 @@ def analyze_frame(frame: Any, chord: str = "chord", key: str = "key",
     return out.astype({name: _PANDAS[name] for name in COLUMNS})
 
 
-def pair_columns(result: BatchResult) -> tuple[Any, dict[str, list[Any]]]:
+def pair_columns(result: BatchResult, names: Sequence[str] = COLUMNS
+                 ) -> tuple[Any, dict[str, list[Any]]]:
     """(code of each row's distinct (symbol, key) pair, each column's value per pair): the
-    rows of a batch built once per pair, ready to be spread over the rows by index."""
+    columns ``names`` of the distinct pairs (``result_columns`` over one row of each, so its
+    work is per pair, not per row), ready to be spread over the rows by index."""
     import pandas as pd
 
     n = len(result)
     if not n:
-        return np.zeros(0, dtype=np.int64), {name: [] for name in COLUMNS}
+        return np.zeros(0, dtype=np.int64), {name: [] for name in names}
     pairs = result.sym.astype(np.int64) * (int(result.key.max()) + 1) + result.key
     codes, distinct = pd.factorize(pairs, sort=False)
     first = np.full(len(distinct), -1, dtype=np.int64)
     order = np.arange(n - 1, -1, -1)
     first[codes[order]] = order  # the first row of each pair
-    rows = [result.row(int(i)) for i in first]
-    return codes, {name: column(rows, name) for name in COLUMNS}
+    return codes, _per_row(result_columns(result.take(first), names))
+
+
+def _per_row(columns: dict[str, tuple[np.ndarray, list[Any]]]) -> dict[str, list[Any]]:
+    """``result_columns``' codes and values as each row's value."""
+    return {name: [values[c] for c in codes.tolist()] for name, (codes, values) in columns.items()}
 
 
 def result_table(result: BatchResult, fields: tuple[str, ...] = COLUMNS) -> Any:
@@ -73,7 +82,7 @@ def result_table(result: BatchResult, fields: tuple[str, ...] = COLUMNS) -> Any:
     no second analysis, no Python object per row."""
     import pyarrow as pa
 
-    codes, values = pair_columns(result)
+    codes, values = pair_columns(result, fields)
     index = pa.array(codes, type=pa.int32())
     return pa.table({name: pa.array(values[name], type=arrow_type(name)).take(index)
                      for name in fields})
@@ -104,14 +113,15 @@ def analyze_arrow(chords: Any, keys: Any = None, default_key: str | None = None)
     distinct = np.asarray(distinct, dtype=np.int64)
     result = analyze_batch([chord_values[i] for i in distinct // width],
                            [key_values[i] for i in distinct % width])
-    rows = list(result.rows())  # one row per distinct pair already
+    values = _per_row(result_columns(result, COLUMNS))  # one row per distinct pair already
     index = pa.array(codes, type=pa.int32())
-    return pa.table({name: pa.array(column(rows, name), type=arrow_type(name)).take(index)
+    return pa.table({name: pa.array(values[name], type=arrow_type(name)).take(index)
                      for name in COLUMNS})
 
 
 def column(rows: list[dict[str, Any]], name: str) -> list[Any]:
-    """One column of batch rows: a field, or the error's code or message (None when fine)."""
+    """One column of batch rows: a field, or the error's code or message (None when fine).
+    The columns are built by ``result_columns``; this is what they equal (tests/test_batch)."""
     if name in ("error", "message"):
         part = "code" if name == "error" else "message"
         return [r["error"][part] if "error" in r else None for r in rows]

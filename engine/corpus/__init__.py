@@ -1,7 +1,8 @@
 """Corpus search (API.md section 14): loaders of charts, iReal Pro links and ChordPro
 (``loaders``, ``ireal``), the token stream of root motions and quality families (``tokens``),
 its suffix-array index written to ``.npy`` files and memory-mapped (``index``), the local
-alignment kernel (``align``) and the queries (``query``). The project's own corpus (common
+alignment kernel (``align``), the search (``operation``) with its pattern read and compiled
+(``pattern``) and its ``similarTo`` ranking (``similar``). The project's own corpus (common
 forms and charts of songs in the US public domain) lives in ``data/``.
 """
 

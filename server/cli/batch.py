@@ -4,7 +4,8 @@ It streams: rows are read, analysed and written in chunks of ``CHUNK`` (65,536),
 bounded by the chunk whatever the input's size, and the output keeps the input's order. CSV or
 Parquet in and JSONL or Parquet out take the columnar path (``server.cli.batch_arrow``: blocks
 parsed by pyarrow, each distinct (chord, key) pair analysed once, the output built per pair and
-taken by index, written on a second thread): JSONL byte for byte the output of the row path,
+taken by index, written on a second thread, ``batch_threads``): JSONL byte for byte the output
+of the row path,
 Parquet the same table (docs/analysis.md, "The columnar path").
 
 Input (by the file's suffix, or ``--input-format``; ``.gz`` and ``.zst`` are read transparently):
@@ -156,15 +157,10 @@ def _columnar(args: argparse.Namespace, fmt: str, out_fmt: str,
     """CSV or Parquet in, JSONL or Parquet out, through ``server.cli.batch_arrow`` (no Python
     object per row); None when the CSV's first line is one the row path must read."""
 
-    from server.cli.batch_arrow import (
-        JsonlOut,
-        ParquetOut,
-        binary_output,
-        csv_source,
-        read_ahead,
-        run_blocks,
-    )
-    from server.cli.batch_io import open_binary
+    from server.cli.batch_arrow import JsonlOut, ParquetOut
+    from server.cli.batch_io import binary_output, open_binary
+    from server.cli.batch_threads import read_ahead, run_blocks
+    from server.cli.csv_blocks import csv_source
 
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:

@@ -14,18 +14,13 @@ what is written is built once per pair and spread over the rows by index:
     array of its values.
 The JSONL output is byte for byte that of the row-by-row path (the JSON of a row is the same
 call on the same dict); the Parquet output reads back as the row path's table, in the same
-65,536-row groups. Writing runs on a second thread (Arrow and the file release the GIL), so
-reading and analysing the next block uses the other core meanwhile; a Parquet file's blocks
-are read ahead on a third (``read_ahead``).
+65,536-row groups. The writes these outputs make run on a second thread and a Parquet file's
+blocks are read ahead on a third (``server.cli.batch_threads``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import queue
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -35,7 +30,6 @@ import orjson
 from engine.analysis import ROW_FIELDS, BlockPairs, PairTable, arrow_type, result_columns
 
 SLICE = 65_536  # rows taken and written at a time (and a Parquet row group)
-SWITCH = 0.0005  # seconds: the GIL's switch interval while a batch runs (run_blocks)
 
 
 class JsonlOut:
@@ -222,98 +216,6 @@ class ParquetOut:
             self.writer.close()
 
 
-def run_blocks(blocks: Iterator[tuple[Any, Any]], out: JsonlOut | ParquetOut,
-               default_key: str | None, progress: Callable[[int], None] | None = None
-               ) -> tuple[int, int]:
-    """Analyse and write every block: (rows, rows that failed). The writes run on one thread
-    beside this one, in order, at most four slices behind."""
-    table = PairTable(default_key)
-    jobs: queue.Queue[Any] = queue.Queue(maxsize=4)
-    # The writer (and the reader) take the GIL back after each call into Arrow; while this
-    # thread runs Python, a thread waiting for the GIL gets it only after the switch interval
-    # (5 ms by default): a wait or two a row group, on the writer's thread, which is the one
-    # the run waits for (16 groups a million rows). Half a millisecond makes the handoffs
-    # prompt; the interval is put back after the run.
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(SWITCH)
-    failure: list[BaseException] = []
-
-    def writer() -> None:
-        while (job := jobs.get()) is not None:
-            if not failure:
-                try:
-                    job()
-                except BaseException as exc:  # handed to the reading thread
-                    failure.append(exc)
-
-    thread = threading.Thread(target=writer, name="batch-writer", daemon=True)
-    thread.start()
-    n = errors = 0
-    try:
-        for chords, keys in blocks:
-            pairs = table.block(chords, keys)
-            failed = table.errors[pairs.ids] != 0
-            if failed.any():
-                errors += int(np.count_nonzero(failed[pairs.codes]))
-            n += len(pairs.codes)
-            for part in out.parts(table, pairs):
-                jobs.put(part)
-            if failure:
-                break
-            if progress is not None:
-                progress(n)
-    finally:
-        jobs.put(None)
-        thread.join()
-        sys.setswitchinterval(interval)
-    if failure:
-        raise failure[0]
-    out.close()
-    return n, errors
-
-
-class _Raised:
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-
-
-_END = object()
-
-
-def read_ahead(items: Iterator[Any], depth: int = 2) -> Iterator[Any]:
-    """``items`` drawn on a thread of their own, up to ``depth`` ahead: a Parquet file's
-    blocks are decoded by Arrow (without the GIL) while this thread analyses the block before,
-    and the first block is a small one instead of the wait for several. An error of the reading
-    is raised here."""
-    ahead: queue.Queue[Any] = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def read() -> None:
-        try:
-            for item in items:
-                if stop.is_set():
-                    return
-                ahead.put(item)
-        except BaseException as exc:  # handed to the reading thread
-            ahead.put(_Raised(exc))
-            return
-        ahead.put(_END)
-
-    thread = threading.Thread(target=read, name="batch-reader", daemon=True)
-    thread.start()
-    try:
-        while (item := ahead.get()) is not _END:
-            if isinstance(item, _Raised):
-                raise item.exc
-            yield item
-    finally:
-        stop.set()
-        while thread.is_alive():  # let a reader blocked on a full queue see the stop
-            with contextlib.suppress(queue.Empty):
-                ahead.get(timeout=0.01)
-        thread.join()
-
-
 # Arrays built from buffers: handing Python values to Arrow (pa.array, pa.scalar) imports
 # pandas, half a second of a million rows' budget.
 
@@ -369,41 +271,3 @@ def _column(values: list[Any], kind: Any) -> Any:
                               dtype=kind.to_pandas_dtype(), count=len(values))
         buffers = [bitmap, pa.py_buffer(numbers)]
     return pa.Array.from_buffers(kind, len(values), buffers, null_count=nulls)
-
-
-def binary_output(path: str, stack: contextlib.ExitStack) -> IO[bytes]:
-    """The output file (or standard output) as bytes."""
-    from server.cli.batch_io import BatchFileError
-
-    if path == "-":
-        sys.stdout.flush()
-        return sys.stdout.buffer
-    try:
-        return stack.enter_context(open(path, "wb"))
-    except OSError as exc:
-        raise BatchFileError(f"cannot open output file {path!r}: "
-                             f"{exc.strerror or exc}") from None
-
-
-def csv_source(raw: IO[bytes]) -> Iterator[tuple[Any, Any]] | None:
-    """The blocks of a CSV file, or None when its first line is one the row path must read
-    (empty, quoted, or cut by a lone ``\\r``)."""
-    import csv
-
-    from server.cli.batch_io import csv_columns
-    from server.cli.csv_blocks import BLOCK, csv_blocks
-
-    data = b""
-    while b"\n" not in data:
-        more = raw.read(BLOCK)
-        if not more:
-            return None
-        data += more
-    first, _, rest = data.partition(b"\n")
-    first = first.removeprefix(b"\xef\xbb\xbf")
-    if not first.strip() or b'"' in first or b"\r" in first.removesuffix(b"\r"):
-        return None
-    cells = next(csv.reader([first.decode("utf-8")]))
-    chord_at, key_at, header = csv_columns(cells)
-    head = rest if header else first + b"\n" + rest
-    return csv_blocks(raw, head, len(cells), chord_at, key_at)

@@ -1,9 +1,11 @@
 """The I/O of ``harmony batch``: readers of text, CSV, JSONL and Parquet rows (plain, ``.gz``
-or ``.zst``), the chunking, and the writers of JSONL, CSV and Parquet. ``server.cli.batch``
-runs them; ``server.cli.dask_batch`` shares the formats and the error."""
+or ``.zst``), the chunking, the writers of JSONL, CSV and Parquet, and the output file
+(``binary_output``). ``server.cli.batch`` runs them; ``server.cli.dask_batch`` shares the
+formats and the error."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
@@ -269,4 +271,16 @@ def open_text(path: str, mode: str) -> IO[str]:
     except OSError as exc:
         what = "input" if mode == "r" else "output"
         raise BatchFileError(f"cannot open {what} file {path!r}: "
+                             f"{exc.strerror or exc}") from None
+
+
+def binary_output(path: str, stack: contextlib.ExitStack) -> IO[bytes]:
+    """The output file (or standard output) as bytes."""
+    if path == "-":
+        sys.stdout.flush()
+        return sys.stdout.buffer
+    try:
+        return stack.enter_context(open(path, "wb"))
+    except OSError as exc:
+        raise BatchFileError(f"cannot open output file {path!r}: "
                              f"{exc.strerror or exc}") from None

@@ -10,7 +10,8 @@ line spans two blocks. Where they could differ, Python's reader decides, as befo
     newline, so the blocks could no longer be cut at one).
 A block that is not ASCII is decoded first, so a file that is not UTF-8 fails with the
 ``UnicodeDecodeError`` it always did. Yields (chords, keys or None): Arrow string arrays, a
-missing cell null.
+missing cell null. ``csv_source`` reads the header line and opens the blocks (or leaves a file
+whose first line only Python's reader can read to the row path).
 """
 
 from __future__ import annotations
@@ -110,3 +111,24 @@ def _python_blocks(raw: IO[bytes] | io.RawIOBase, chord_at: int, key_at: int | N
             chords, keys = [], []
     if chords or rows is None:
         yield pa.array(chords, pa.string()), pa.array(keys, pa.string())
+
+
+def csv_source(raw: IO[bytes]) -> Iterator[tuple[Any, Any]] | None:
+    """The blocks of a CSV file, or None when its first line is one the row path must read
+    (empty, quoted, or cut by a lone ``\\r``)."""
+    from server.cli.batch_io import csv_columns
+
+    data = b""
+    while b"\n" not in data:
+        more = raw.read(BLOCK)
+        if not more:
+            return None
+        data += more
+    first, _, rest = data.partition(b"\n")
+    first = first.removeprefix(b"\xef\xbb\xbf")
+    if not first.strip() or b'"' in first or b"\r" in first.removesuffix(b"\r"):
+        return None
+    cells = next(csv.reader([first.decode("utf-8")]))
+    chord_at, key_at, header = csv_columns(cells)
+    head = rest if header else first + b"\n" + rest
+    return csv_blocks(raw, head, len(cells), chord_at, key_at)

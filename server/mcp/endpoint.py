@@ -4,10 +4,9 @@ Why not the SDK's streamable-HTTP session manager: it builds a transport, memory
 task group for every POST, about 1.3-2.2 ms of CPU per request (~600 req/s on two cores). This
 handler decodes once, dispatches on the method and splices pre-encoded bytes: tens of µs. A
 ``tools/call`` whose body differs from one seen before only in its integer id (a client numbers
-its requests) is not decoded or checked again: its plan is kept by the body's bytes around the
-id (``_kept_call``, the counterpart of REST's kept answers), and where REST keeps the tool's
-answers its result is kept with it (``_kept_answer``): a WSGI call with numbered ids 108,076 ->
-94,925 instructions (``bench/run_instructions.py``; REST's 80,221).
+its requests) is not decoded or checked again (``server.mcp.kept``, a mixin of the endpoint): a
+WSGI call with numbered ids 108,076 -> 94,925 instructions (``bench/run_instructions.py``;
+REST's 80,221).
 
 Both eras of the protocol that the installed ``mcp`` SDK client speaks are served:
 
@@ -22,8 +21,8 @@ context)`` returns a ``Reply`` (``server.mcp.jsonrpc``: a ``server.api.Response`
 JSON-RPC body) and the app writes it; its two halves, ``answer`` (no waiting) and ``batch`` (a
 coroutine), let the app await only a batch (a coroutine and a ``functools.partial`` less per
 call: 132,056 -> 129,946 instructions a ``tools/call``, ``bench/run_instructions.py``). Keys,
-limits, quota and the request log come in through the service's one ``Gate`` (``None`` = no
-auth, the ``--no-auth`` mode), called with the caller's ``context`` of the exchange, so REST and
+limits, quota and the request log come in through the service's one ``Gate``
+(``server.mcp.gate``; ``None`` = no auth, the ``--no-auth`` mode), called with the caller's ``context`` of the exchange, so REST and
 MCP share one implementation. Only ``mcp_types`` is imported at run time: the ``mcp`` package
 itself (client, server, starlette, httpx2) costs over a second of start-up per worker and is not
 needed here.
@@ -35,7 +34,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 from mcp_types import SERVER_INFO_META_KEY
@@ -46,23 +45,24 @@ from mcp_types.version import (
 )
 
 from engine.errors import HarmonyError, InvalidChord, MethodNotAllowed
-from server.api import STATUS, Headers, RequestHeaders
+from server.api import STATUS, RequestHeaders
+from server.mcp.gate import Admitted, Gate, Throttle
 from server.mcp.jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     JSON,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
-    RESULT_HEAD,
     UNSUPPORTED_PROTOCOL_VERSION,
     Reply,
+    RpcError,
     error_body,
     result_body,
-    result_tail,
     rpc_reply,
     service_reply,
 )
-from server.mcp.requests import MODERN_STATUS, check_request, envelope, is_request
+from server.mcp.kept import KEPT_BODY, KEPT_RESULT, KeptCalls
+from server.mcp.requests import MODERN_STATUS, check_request, is_request
 from server.mcp.tools import McpTool, error_text, result_text, tool_error, tool_table
 
 # API.md 8: the hosted server's name and version as the original service reported them (the
@@ -79,41 +79,7 @@ BATCH_VERSION = "2025-03-26"
 # so a longer one is refused whole (-32600, HTTP 400) before any of it runs.
 MAX_BATCH = 16
 
-Admitted = tuple[Any, HarmonyError | None]   # a gate's ticket and its refusal, if any
-
-
-class Gate(Protocol):
-    """The service's keys, limits, quota and request log, as seen by the MCP route. One for the
-    service; ``context`` is the exchange's own (what the caller passed to ``handle``/``answer``:
-    the app's request context), so no gate object is made per request."""
-
-    def admit(self, context: Any, headers: RequestHeaders) -> Admitted | Awaitable[Admitted]:
-        """Check the bearer key and the limits of a tool call: ``(ticket, None)`` to run it,
-        ``(ticket, error)`` to refuse it (401, 429). The ticket goes to ``settle`` either way.
-        On an event loop with limits in Redis, an awaitable of that pair (the check in
-        flight, pipelined with the loop's other checks): the call then answers by a
-        coroutine."""
-
-    def settle(self, context: Any, ticket: Any, operation: str, status: int, error: str | None,
-               started: float, body: bytes, symbol: str | None = None) -> Headers:
-        """Log the call (surface ``mcp``; ``symbol``: a chord that failed to parse), spend quota
-        when ``status`` is 2xx; return the quota and rate-limit headers for the response. (The
-        endpoint passes the arguments in this order, positionally: a call with six keywords
-        cost ~200 instructions more.)"""
-
-
-# Counts one more request against the flood throttle (each batch element after the first: the
-# HTTP request itself was counted); raises its HarmonyError (429) to refuse the element.
-Throttle = Callable[[], None]
-
-
-class _RpcError(Exception):
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-
-class McpEndpoint:
+class McpEndpoint(KeptCalls):
     """``POST /mcp``. Build once per process; ``handle`` is safe to call concurrently."""
 
     def __init__(self, tools: Mapping[str, McpTool] | None = None) -> None:
@@ -126,9 +92,7 @@ class McpEndpoint:
             "initialize": self._initialize, "server/discover": self._discover,
             "ping": self._ping, "tools/list": self._tools_list,
         }
-        # kept calls, by (version header, body before the id, body after it): a plan, False
-        # (seen once), True (not a call that can be kept)
-        self._kept: dict[tuple[str | None, bytes, bytes], _Plan | bool] = {}
+        self._kept = {}  # the kept calls (``KeptCalls``)
 
     async def handle(self, method: str, headers: RequestHeaders, body: bytes,
                      gate: Gate | None = None, throttle: Throttle | None = None,
@@ -158,7 +122,7 @@ class McpEndpoint:
             return rpc_reply(None, UNSUPPORTED_PROTOCOL_VERSION,
                               f"unsupported MCP-Protocol-Version {version!r}", 400,
                               {"supported": list(SUPPORTED_VERSIONS), "requested": version})
-        if len(body) <= _KEPT_BODY:
+        if len(body) <= KEPT_BODY:
             kept = self._kept_call(body, version, headers, gate, context)
             if kept is not None:
                 return kept
@@ -193,126 +157,12 @@ class McpEndpoint:
                 return self._tools_call(rid, tool, encoded, modern, headers, gate, context)[0]
             handler = self._methods.get(name)
             if handler is None or (modern and name == "initialize"):
-                raise _RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
+                raise RpcError(METHOD_NOT_FOUND, f"method not found: {name}")
             result = handler(params, modern)
-        except _RpcError as e:
+        except RpcError as e:
             status = MODERN_STATUS.get(e.code, 200) if modern else 200
             return rpc_reply(rid, e.code, e.message, status, e.data)
         return Reply(200, result_body(rid, result), [JSON])
-
-    # -- kept calls: a tools/call seen before, but for its id ----------------------------------
-
-    def _kept_call(self, body: bytes, version: str | None, headers: RequestHeaders,
-                   gate: Gate | None, context: Any) -> Reply | Awaitable[Reply] | None:
-        """The answer of a ``tools/call`` whose body, but for its integer id, was checked
-        before (``_plan``), without decoding or checking it again; ``None`` for any other body,
-        which takes the full path. The counterpart of REST's kept answers, keyed by the body
-        bytes: an MCP client numbers its requests, so the same call never has the same body.
-        A body is only remembered the first time (the full path answers it), and planned the
-        second: a call never repeated pays for no plan (planning every body cost a call seen
-        once ~2 µs in process; remembering it costs ~0.7 µs)."""
-        if body.startswith(_ID_FIRST):  # {"jsonrpc":"2.0","id":7,"method":"tools/call",...
-            end = body.find(b",", _AFTER_ID_FIRST)
-            if end < 0 or not body.startswith(_CALL_AFTER_ID, end):
-                return None  # tools/list, ping, ...: never kept
-            digits = body[_AFTER_ID_FIRST:end]
-            key = (version, _ID_FIRST, body[end:])
-        elif body.startswith(_CALL_FIRST) and body.endswith(_ID_LAST_END):  # ...,"id":7}
-            start = body.rfind(_ID_LAST)
-            if start < 0:
-                return None
-            digits = body[start + _ID_LAST_LEN:-1]
-            key = (version, body[:start + _ID_LAST_LEN], _ID_LAST_END)
-        else:
-            return None
-        if not digits.isdigit() or len(digits) > 15 or (digits[0] == 48 and len(digits) > 1):
-            return None  # not a JSON integer as a kept call's id is written (no sign, no 0s)
-        kept = self._kept
-        plan = kept.get(key)
-        if plan is None:  # the first time: remembered, answered by the full path
-            if len(kept) >= _KEPT_CALLS:
-                del kept[next(iter(kept))]  # bounded: the oldest remembered goes
-            kept[key] = False
-            return None
-        if plan is False:  # the second time: planned (True: not a call that can be kept)
-            plan = kept[key] = self._plan(version, key[1], key[2]) or True
-        if isinstance(plan, bool):
-            return None
-        tool, encoded, modern, params, tail = plan
-        if modern and envelope("tools/call", params, headers) is not None:
-            return None  # the routing headers do not mirror the body: the full path says so
-        if tail is not None:
-            return self._kept_answer(digits, tool, encoded, tail, headers, gate, context)
-        reply, result = self._tools_call(int(digits), tool, encoded, modern, headers, gate,
-                                         context, (key, params))
-        self._keep(key, tool, encoded, modern, params, result)
-        return reply
-
-    def _keep(self, key: tuple[str | None, bytes, bytes], tool: McpTool, encoded: bytes,
-              modern: bool, params: dict[str, Any], result: bytes | None) -> None:
-        """Keep a planned call's result with its plan (a tool whose answers REST keeps,
-        answered without an error)."""
-        if result is not None and tool.kept and len(result) <= _KEPT_RESULT:
-            self._kept[key] = (tool, encoded, modern, params, result_tail(result))
-
-    def _kept_answer(self, digits: bytes, tool: McpTool, encoded: bytes, tail: bytes,
-                     headers: RequestHeaders, gate: Gate | None, context: Any
-                     ) -> Reply | Awaitable[Reply]:
-        """A kept call whose result is kept too: a tool whose REST answers are kept (the
-        engine gives the same bytes for the same arguments, as those rely on), answered before
-        without an error. The gate admits and settles it as ``_tools_call`` does a success or a
-        refusal; no tool runs (a WSGI call 101,512 -> 93,792 instructions)."""
-        if gate is None:
-            return Reply(200, RESULT_HEAD + digits + tail, [JSON])
-        started = time.perf_counter()
-        admitted = gate.admit(context, headers)
-        if not isinstance(admitted, tuple):   # the limit check in flight
-            return self._kept_answer_later(admitted, started, digits, tool, encoded, tail,
-                                           gate, context)
-        return self._kept_settled(admitted, started, digits, tool, encoded, tail, gate,
-                                  context)
-
-    async def _kept_answer_later(self, admitted: Awaitable[Admitted], started: float,
-                                 digits: bytes, tool: McpTool, encoded: bytes, tail: bytes,
-                                 gate: Gate, context: Any) -> Reply:
-        return self._kept_settled(await admitted, started, digits, tool, encoded, tail, gate,
-                                  context)
-
-    def _kept_settled(self, admitted: Admitted, started: float, digits: bytes, tool: McpTool,
-                      encoded: bytes, tail: bytes, gate: Gate, context: Any) -> Reply:
-        ticket, refused = admitted
-        if refused is None:
-            extra = gate.settle(context, ticket, tool.operation, 200, None, started, encoded)
-            return Reply(200, RESULT_HEAD + digits + tail, [JSON, *extra])
-        extra = gate.settle(context, ticket, tool.operation, STATUS.get(refused.code, 500),
-                            refused.code, started, encoded)
-        return service_reply(int(digits), refused, extra)
-
-    def _plan(self, version: str | None, head: bytes, tail: bytes) -> _Plan | None:
-        """What a body ``head + id + tail`` asks, for any integer id: a valid ``tools/call`` of
-        a known tool with object arguments, its routing headers aside (checked per call).
-        ``None`` for anything else, and wherever the digits cut out are not the request's id
-        (inside a string, a nested object's "id", a key given twice): the body is decoded with
-        an id whose digits appear nowhere else in it, so only the cut can have given it."""
-        probed = head + _PROBE + tail
-        if probed.count(_PROBE) != 1:
-            return None
-        try:
-            message = orjson.loads(probed)
-        except orjson.JSONDecodeError:
-            return None
-        if type(message) is not dict or type(message.get("id")) is not int \
-                or message["id"] != _PROBE_ID:
-            return None
-        request = check_request(message, None, version)
-        if isinstance(request, Reply) or request[1] != "tools/call":
-            return None
-        _, _, params, modern = request
-        try:
-            tool, encoded = self._tool_arguments(params)
-        except _RpcError:
-            return None
-        return tool, encoded, modern, params, None
 
     async def batch(self, messages: list[Any], headers: RequestHeaders,
                     gate: Gate | None, throttle: Throttle | None, context: Any = None
@@ -365,7 +215,7 @@ class McpEndpoint:
     def _initialize(self, params: dict[str, Any], modern: bool) -> bytes:
         asked = params.get("protocolVersion")
         if not isinstance(asked, str):
-            raise _RpcError(INVALID_PARAMS, "invalid params: protocolVersion must be a string")
+            raise RpcError(INVALID_PARAMS, "invalid params: protocolVersion must be a string")
         version = asked if asked in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
         return orjson.dumps({"protocolVersion": version, "capabilities": CAPABILITIES,
                              "serverInfo": SERVER_INFO, "instructions": _INSTRUCTIONS})
@@ -387,12 +237,12 @@ class McpEndpoint:
         name, arguments = params.get("name"), params.get("arguments")
         tool = self.tools.get(name) if type(name) is str else None
         if tool is None:
-            raise _RpcError(INVALID_PARAMS, f"unknown tool: {name!r}",
+            raise RpcError(INVALID_PARAMS, f"unknown tool: {name!r}",
                             {"tools": list(self.tools)})
         if arguments is None:
             arguments = {}
         elif type(arguments) is not dict:
-            raise _RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
+            raise RpcError(INVALID_PARAMS, "invalid params: arguments must be an object")
         return tool, orjson.dumps(arguments)
 
     def _tools_call(self, rid: int | str, tool: McpTool, encoded: bytes, modern: bool,
@@ -458,7 +308,7 @@ def _call_result(payload: bytes, is_error: bool, modern: bool) -> bytes:
     """The ``tools/call`` result around ``payload``. A kept answer comes back as the same bytes
     object, so its result is kept too (escaping 750 bytes for the text block cost 1.8 µs, and
     the result is 2.4 times the payload's bytes to copy)."""
-    if len(payload) <= _KEPT_RESULT:
+    if len(payload) <= KEPT_RESULT:
         return _kept_result(payload, is_error, modern)
     return _result(payload, is_error, modern)
 
@@ -476,33 +326,6 @@ def _result(payload: bytes, is_error: bool, modern: bool) -> bytes:
                      b'}],"structuredContent":', payload, b',"isError":false', tail))
 
 
-# A kept call (``McpEndpoint._kept_call``): the id where clients write it, cut out to key the
-# plan: second, after "jsonrpc", the method next (the Python SDK: httpx's compact JSON of the
-# request's fields in order), or last, the method first (a client that adds the id to a request
-# made before). Any other layout, or a spaced one, takes the full path. Bodies up to _KEPT_BODY
-# bytes, at most _KEPT_CALLS of them kept, each with its plan (the params decoded, the arguments
-# encoded) and for a kept tool a result of at most _KEPT_RESULT bytes.
-_ID_FIRST = b'{"jsonrpc":"2.0","id":'
-_AFTER_ID_FIRST = len(_ID_FIRST)
-_CALL_AFTER_ID = b',"method":"tools/call",'
-_CALL_FIRST = b'{"method":"tools/call",'  # the id-last layout is kept in this order only
-_ID_LAST, _ID_LAST_END = b',"id":', b"}"
-_ID_LAST_LEN = len(_ID_LAST)
-_KEPT_BODY = 2048
-# The id a plan's body is decoded with: a JSON integer is written one way only (no sign, no
-# leading zero; an exponent makes a float), so where these digits appear nowhere else in the
-# body, an id that comes back as this integer came from the digits put in the cut.
-_PROBE = b"918273645546372"
-_PROBE_ID = int(_PROBE)
-# As many calls as REST keeps answers (server/api/schemas.py, cache=4096). Real traffic is
-# many distinct calls, each repeated (the jazz-ccp corpus in chart order: 133,772 calls, 4,369
-# distinct): a table of 1,024 cleared whole when full forgot every call before most were seen
-# the three times that keep one, so most took the full path; the oldest one goes instead.
-_KEPT_CALLS = 4096
-# tool, arguments encoded, modern (per-request era), params (for the routing headers' check),
-# and once answered (a kept tool's success) what follows the id in the reply
-_Plan = tuple[McpTool, bytes, bool, dict[str, Any], bytes | None]
-_KEPT_RESULT = 4096    # bytes: results of payloads up to this size are kept (analyze: ~1.5 KB)
 _kept_result = lru_cache(maxsize=4096)(_result)
 
 

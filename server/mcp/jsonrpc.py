@@ -80,3 +80,12 @@ def service_reply(rid: int | str | None, e: HarmonyError,
     rest = error_response(e)
     return Reply(rest.status, error_body(rid, SERVICE_ERROR, e.message, e.to_dict()["error"]),
                  [JSON, *rest.headers, *extra])
+
+
+class RpcError(Exception):
+    """A JSON-RPC error a method raises, answered under the request's id (``code``,
+    ``message``, ``data``)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
