@@ -26,6 +26,8 @@ A stage whose function a checkout does not have is left out (``--before`` runs a
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import sys
 import threading
@@ -100,16 +102,21 @@ def main() -> int:
     cpu1, mark = _cpu(), time.perf_counter()
     from server.cli.main import main as harmony  # what `harmony` imports, then `batch`'s own
 
-    for module in ("server.cli.batch", "server.cli.batch_arrow", "server.cli.batch_threads",
-                   "engine.analysis.pairs", "engine.analysis.batch"):
+    for module in ("server.cli.batch", "server.cli.batch_arrow", "engine.analysis.pairs",
+                   "engine.analysis.batch"):
         __import__(module)
+    # the reader's thread: in batch_threads since the split, in batch_arrow before it (a
+    # checkout given to --before may be either)
+    threads = importlib.util.find_spec("server.cli.batch_threads")
+    readers = importlib.import_module("server.cli.batch_threads" if threads
+                                      else "server.cli.batch_arrow")
     _add("harmony's imports", time.perf_counter() - mark, _cpu() - cpu1)
     from engine.analysis import batch, pairs
     from server.cli import batch as cli_batch
-    from server.cli import batch_arrow, batch_threads
+    from server.cli import batch_arrow
 
-    if hasattr(batch_threads, "read_ahead"):  # blocks read on a thread: the wait for them
-        _timed_iterator(batch_threads, "read_ahead", "read")
+    if hasattr(readers, "read_ahead"):  # blocks read on a thread: the wait for them
+        _timed_iterator(readers, "read_ahead", "read")
     else:
         _timed_iterator(cli_batch, "parquet_batches", "read")
     _timed(pairs.PairTable, "block", "distinct pairs")
