@@ -85,7 +85,7 @@ def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
 def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None] | None,
            spelling: Spelling | None, b: int, bass_given: str | None,
            key: Key | None) -> dict[str, Any]:
-    """The answer for notes read as ``notes.Heard`` (``texts`` ... ``bass_given``), in ``key``
+    """The answer for notes read as ``heard.Heard`` (``texts`` ... ``bass_given``), in ``key``
     (None: none). A fresh answer: the caller may change it."""
     values = keyed(mask, None if b < 0 else b, key)
     roles = None if key is None else key_roles(key)
