@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from engine.identify.naming import letter_bit
 from engine.identify.notes import (
     _TEXT,
     MAX_NOTES,
@@ -36,7 +37,7 @@ its name as given."""
 
 Note = tuple[int, int, int | None, str, str | None, int, int]
 """A note as read here: pitch class, its bit, MIDI number, text, name, spelling
-(``Sounding.at``) and its letter in 3 bits at 3 * its pitch class (``naming.Spelt.letters``)."""
+(``Sounding.at``) and its letter as a bit (``naming.letter_bit``; 0 unnamed)."""
 
 
 def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
@@ -88,7 +89,7 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
             elif b not in spelling[0]:
                 at, letters, named = spelling
                 at[b] = found.at
-                spelling = at, letters | found.at // 5 << 3 * b, named | 1 << b
+                spelling = at, letters | letter_bit(b, found.at // 5), named | 1 << b
     if b >= 0 and not mask >> b & 1:
         mask |= 1 << b
         heard.append(b)
@@ -109,23 +110,23 @@ def _notes_read(value: list[Any]) -> tuple[list[str], int, list[int],
     at: dict[int, int] = {}
     mask = letters = 0
     lowest, low, low_name = 128, -1, None
-    get = _NOTES.get
+    get = _NAMES.get
     try:
         for item in value:
             found = get(item)
-            if found is None or found[5] < 0 or mask & found[1]:   # not a name, or again
+            if found is None:   # not a name of the table
                 return _named_notes(value)
-            pc, bit, midi, _, name, at[pc], letter = found
+            pc, bit, midi, name, at[pc], letter = found
             mask |= bit
             heard.append(pc)
             given.append(name)
             letters |= letter
-            if midi is None:
-                lowest = -1
-            elif midi < lowest:
+            if midi < lowest:   # a name without octave is below all: no bass sounded
                 lowest, low, low_name = midi, pc, name
     except TypeError:   # an item no dict holds (a list): read in full, where it is named
         return None
+    if mask.bit_count() != len(heard):   # a pitch class named again: one note at a time
+        return _named_notes(value)
     if lowest < 0:
         low, low_name = -1, None
     return [*value], mask, heard, given, (at, letters, mask), low, low_name
@@ -171,7 +172,7 @@ def _named_notes(value: list[Any]) -> Heard | None:
 
 def _as_note(n: Sounding) -> Note:
     return (n.pc, 1 << n.pc, n.midi, n.text, n.name, n.at,
-            0 if n.at < 0 else n.at // 5 << 3 * n.pc)
+            0 if n.at < 0 else letter_bit(n.pc, n.at // 5))
 
 
 @lru_cache(maxsize=2048)
@@ -181,5 +182,11 @@ def _note(value: str | int) -> Note | None:
     return None if found is None else _as_note(found)
 
 
+_NO_OCTAVE = -1000   # below every MIDI number: the lowest, and no bass
 _NOTES: dict[str | int, Note] = {value: _as_note(n) for value, n in NAMED.items()}
 """A note as given (an int, or a name as written) -> the note read."""
+_NAMES: dict[str, tuple[int, int, int, str | None, int, int]] = {
+    value: (pc, bit, _NO_OCTAVE if midi is None else midi, name, at, letter)
+    for value, (pc, bit, midi, _, name, at, letter) in _NOTES.items() if type(value) is str}
+"""A name (with or without octave) -> what ``_notes_read`` reads of it: pitch class, its bit,
+MIDI number (``_NO_OCTAVE`` without octave), name, spelling and letter (``Note``)."""

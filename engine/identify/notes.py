@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from engine.chords import Spelled, midi_of, parse_note_octave, parse_spelled
 from engine.errors import InvalidRequest
+from engine.identify.naming import letter_bit
 from engine.requests import as_int
 
 MAX_NOTES = 32
@@ -113,13 +114,15 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
 
 
 Spelling = tuple[dict[int, int], int, int]
-"""The notes named: pitch class -> its spelling (its first: ``Sounding.at``), each one's letter
-in 3 bits at 3 * its pitch class (``naming.Spelt.letters``), and their set."""
+"""The notes named: pitch class -> its spelling (its first: ``Sounding.at``), their letters
+(the sum of each one's ``naming.letter_bit``), and their set."""
+
+
 def spelling_of(at: dict[int, int]) -> Spelling:
     """``Spelling`` of the spellings ``at`` (pitch class -> ``Sounding.at``)."""
     letters = named = 0
     for pc, spelled in at.items():
-        letters |= spelled // 5 << 3 * pc
+        letters |= letter_bit(pc, spelled // 5)
         named |= 1 << pc
     return at, letters, named
 
