@@ -28,7 +28,6 @@ from engine.identify.naming import (
     Spelt,
     key_spelling,
     named_root,
-    slash_head,
     spelt,
 )
 from engine.identify.notes import Sounding, Spelling, spelling_of
@@ -132,12 +131,14 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
     for v in values[:MAX_READINGS]:
         chord = UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS]
         names, tones = chord.names, chord.mask
+        reading = chord.head.copy()
         outside = mask & ~tones
         if v & _SLASH:
-            reading = (chord.slashed[b] or slash_head(chord, b)).copy()
+            bass_name = names[b]
+            reading["symbol"] = f"{chord.symbol}/{bass_name}"
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
             outside &= ~(1 << b)
-        else:
-            reading = chord.head.copy()
         if v & _ROOTLESS:
             reading["rootless"] = True
         if not outside & (outside - 1):   # at most one note added
@@ -214,18 +215,18 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
         if first is None:
             first = chord
         names, tones = chord.names, chord.mask
+        reading = chord.head.copy()
         foreign = mask & ~tones            # the notes the chord does not hold: the key names them
         outside = foreign                  # ... but its slash bass: the notes it adds
         if v & _SLASH:
-            reading = (chord.slashed[b] or slash_head(chord, b)).copy()
-            if foreign >> b & 1 and other[b] != names[b]:   # a bass outside, as the key names it
-                reading["symbol"] = f"{chord.symbol}/{other[b]}"
-                reading["bass"] = other[b]
+            bass_name = (other if foreign >> b & 1 else names)[b]
+            reading["symbol"] = symbol = f"{chord.symbol}/{bass_name}"
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
             outside &= ~(1 << b)
-            found = sus_role(reading["symbol"], roles) if (b - (v >> ROOT_SHIFT & 15)) % 12 \
+            found = sus_role(symbol, roles) if (b - (v >> ROOT_SHIFT & 15)) % 12 \
                 in SUS_BASS[entry] else chords[index] or role(chord, roles)
         else:
-            reading = chord.head.copy()
             found = chords[index] or role(chord, roles)
         if v & _ROOTLESS:
             reading["rootless"] = True
@@ -277,16 +278,14 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
         v = k >> PLACE_BITS
         chord: Spelt = SPELT[k & _PLACE]   # type: ignore[assignment]   # spelt by _respelled
         names, tones = chord.names, chord.mask
+        reading = chord.head.copy()
         outside = foreign = mask & ~tones
         if v & _SLASH:
-            reading = (chord.slashed[b] or slash_head(chord, b)).copy()
             bass_name = bass_given or (other if foreign >> b & 1 else names)[b]
-            if bass_name != names[b]:   # named otherwise than the chord names it
-                reading["symbol"] = f"{chord.symbol}/{bass_name}"
-                reading["bass"] = bass_name
+            reading["symbol"] = f"{chord.symbol}/{bass_name}"
+            reading["bass"] = bass_name
+            reading["inversion"] = chord.inversions[b]
             outside &= ~(1 << b)
-        else:
-            reading = chord.head.copy()
         if v & _ROOTLESS:
             reading["rootless"] = True
         if not every:

@@ -56,7 +56,6 @@ class Spelt:
     place: int                           # ``at * QUALITIES + entry``: its place in ``SPELT``
     tone_names: tuple[str, ...]          # the tones' names, in interval order (as ``pcs``)
     tone_pick: itemgetter                # a 12-tuple -> its items at ``pcs``, in their order
-    slashed: list[dict[str, Any] | None]  # bass pitch class -> ``head`` over it, once read
 
 
 def spelled_at(sp: Spelled) -> int:
@@ -124,21 +123,7 @@ def _spell(entry: int, root: Spelled) -> Spelt:
                  sum(7 << 3 * pc ^ letter_bit(pc, sp.letter) for pc, sp in tones.items()),
                  spelled_at(root),
                  spelled_at(root) * QUALITIES + entry, tuple(names[pc] for pc in pcs),
-                 itemgetter(*pcs), [None] * 12)
-
-
-def slash_head(chord: Spelt, bass: int) -> dict[str, Any]:
-    """``chord``'s ``head`` over the pitch class ``bass`` (the slash chord ``C/E``, its bass
-    named as the chord names it), kept in ``chord.slashed``: a slash reading is a copy of it,
-    not a copy with its symbol, bass and inversion written (most readings of a set heard over
-    a bass are slash chords). Never handed out: do not change it."""
-    head = chord.head.copy()
-    name = chord.names[bass]
-    head["symbol"] = f"{chord.symbol}/{name}"
-    head["bass"] = name
-    head["inversion"] = chord.inversions[bass]
-    chord.slashed[bass] = head
-    return head
+                 itemgetter(*pcs))
 
 
 def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:
