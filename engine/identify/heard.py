@@ -1,14 +1,15 @@
-"""The common forms of an identify request read by lookup, a whole list at a time.
+"""The common forms of an identify request read by lookup, one note a table lookup.
 
 Pitch classes, MIDI numbers and note names (with or without octave) are read straight into
 what ``engine.identify.answer`` reads (``Heard``): the set, each pitch class once in the order
-given, the names given and their spelling, the bass. A list is read by a few calls that walk
-it in C (``map`` over a table, ``dict.fromkeys`` for the order, ``zip`` to split the notes'
-fields), not note by note in Python: a note costs a table lookup, not a pass of the
-interpreter's loop (~3,000 instructions a note before, counted with valgrind). Anything else
-(numbers and names mixed, a name given twice, a name no table holds) is read one note at a
-time; what does not read that way is None, read in full by the caller where its error is
-named.
+given, the names given and their spelling, the bass. Names of distinct pitch classes are read
+in one short pass (``_notes_read``: a name is one lookup in ``_NAMES``, a pitch class named
+again is found once at the end by the set's bit count), anything else one note at a time
+(``_named_notes``); what does not read that way is None, read in full by the caller where
+its error is named. Reading a list in C instead (``map`` over the tables, ``dict.fromkeys``
+for the order, ``zip`` to split the fields) was measured slower on Python 3.11: ~36,000
+instructions for 7 names against ~22,000 (valgrind), a slot wrapper's call costing more than
+the loop's lookup.
 """
 
 from __future__ import annotations
