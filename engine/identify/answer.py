@@ -22,8 +22,6 @@ from typing import Any
 from engine.chords import Key
 from engine.identify.naming import (
     DEFAULT_ROOTS,
-    LETTER_BITS,
-    LETTER_ONES,
     QUALITIES,
     SPELT,
     UNNAMED,
@@ -85,17 +83,17 @@ def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
 def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None] | None,
            spelling: Spelling | None, b: int, bass_given: str | None,
            key: Key | None) -> dict[str, Any]:
-    """The answer for notes read as ``notes.Heard`` (``texts`` ... ``bass_given``), in ``key``
+    """The answer for notes read as ``heard.Heard`` (``texts`` ... ``bass_given``), in ``key``
     (None: none). A fresh answer: the caller may change it."""
     values = keyed(mask, None if b < 0 else b, key)
     roles = None if key is None else key_roles(key)
     if spelling is not None:
-        kept, chords = _respelled(values, spelling,
-                                  _DEFAULT_AT if roles is None else roles.roots)
+        kept = _respelled(values, spelling, _DEFAULT_AT if roles is None else roles.roots)
+        first = SPELT[kept[0] & _PLACE] if kept else None
         return {"notes": texts,
                 "bass": None if b < 0 else bass_given or (
-                    chords[kept[0]].names[b] if kept else DEFAULT_ROOTS[b].name),
-                "readings": _named(kept, chords, mask, b, bass_given, heard,
+                    first.names[b] if first is not None else DEFAULT_ROOTS[b].name),
+                "readings": _named(kept, mask, b, bass_given, heard,
                                    given, roles)}   # type: ignore[arg-type]
     if roles is None:
         return {"notes": texts,
@@ -161,39 +159,40 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
     return out
 
 
-def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]
-               ) -> tuple[list[int], dict[int, Spelt]]:
+def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]) -> list[int]:
     """The first ``MAX_READINGS`` of the packed readings ``values`` once each named note the
-    reading spells otherwise costs ``SPELLING_COST``, and the spelling of each: ``values`` are
-    cheapest first and the spelling only adds, so a reading past the last kept (the packed
-    integers are distinct: they hold their place in the row) cannot come among the first. A
-    note is spelled otherwise when its letter is (the pitch class is the same)."""
-    at, letters, named = spelling
+    reading spells otherwise costs ``SPELLING_COST``, each with the place of its spelling in
+    ``SPELT`` (``value << PLACE_BITS | place``): ``values`` are cheapest first and the spelling
+    only adds, so a reading past the last kept (the packed integers are distinct: they hold
+    their place in the row) cannot come among the first. A note is spelled otherwise when its
+    letter is (the pitch class is the same)."""
+    at, letters, _ = spelling
+    get = at.get
     kept: list[int] = []
-    chords: dict[int, Spelt] = {}
     last = _NO_LAST
     for v in values:
         if v > last:
             break
+        root = v >> ROOT_SHIFT & 15
         entry = v & ENTRY_BITS
-        root_at = at.get(v >> ROOT_SHIFT & 15)
+        root_at = get(root)
         if root_at is None:
-            root_at = named_root(v >> ROOT_SHIFT & 15, entry, at, roots)
-        chord = SPELT[root_at * QUALITIES + entry] or spelt(root_at, entry)
-        both = chord.mask & named
-        if both:
-            differ = (letters ^ chord.letters) & LETTER_BITS[both]
-            if differ:   # the letters that differ, one bit each at 3 * pc, counted
-                v += SPELLING_MOVE * ((differ | differ >> 1 | differ >> 2)
-                                      & LETTER_ONES).bit_count()
-        chords[v] = chord
-        insort(kept, v)
+            root_at = named_root(root, entry, at, roots)
+        place = root_at * QUALITIES + entry
+        chord = SPELT[place] or spelt(root_at, entry)
+        differ = letters & chord.respell   # a bit for each note named otherwise
+        if differ:
+            v += SPELLING_MOVE * differ.bit_count()
+        insort(kept, v << PLACE_BITS | place)
         if len(kept) >= MAX_READINGS:
             del kept[MAX_READINGS:]
-            last = kept[MAX_READINGS - 1]
-    return kept, chords
+            last = kept[MAX_READINGS - 1] >> PLACE_BITS
+    return kept
 
 
+PLACE_BITS = 14   # a place in ``SPELT`` (35 spelled roots x the qualities) in the low bits
+_PLACE = (1 << PLACE_BITS) - 1
+assert len(SPELT) <= _PLACE + 1, "a place past its bits"
 _NO_LAST = 1 << 62
 
 
@@ -261,10 +260,9 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
     return out, first
 
 
-def _named(kept: list[int], chords: dict[int, Spelt], mask: int, b: int, bass_given: str | None,
-           heard: list[int], given: list[str | None], roles: KeyRoles | None
-           ) -> list[dict[str, Any]]:
-    """The readings ``kept`` (packed; ``chords`` their spelling) of named notes: the set ``mask`` over the
+def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: list[int],
+           given: list[str | None], roles: KeyRoles | None) -> list[dict[str, Any]]:
+    """The readings ``kept`` (packed with the place of their spelling, ``_respelled``) of named notes: the set ``mask`` over the
     bass ``b`` (-1: none; ``bass_given`` its name as given), ``heard`` the pitch classes in
     the order given and ``given`` their names as given (None: a note not named), each a copy
     of its chord's head with the rest set, and with a key its numeral and function
@@ -276,8 +274,9 @@ def _named(kept: list[int], chords: dict[int, Spelt], mask: int, b: int, bass_gi
     pick = itemgetter(*heard) if len(heard) > 1 else None
     keyed_roles, other = (None, _DEFAULT_NAMES) if roles is None else (roles.chords, roles.other)
     out = []
-    for v in kept:
-        chord = chords[v]
+    for k in kept:
+        v = k >> PLACE_BITS
+        chord: Spelt = SPELT[k & _PLACE]   # type: ignore[assignment]   # spelt by _respelled
         names, tones = chord.names, chord.mask
         reading = chord.head.copy()
         outside = foreign = mask & ~tones

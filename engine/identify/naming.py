@@ -13,9 +13,10 @@ call for a set of pitch classes or MIDI numbers reads tables only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from engine.chords import (
     SPELLED_DEGREE,
@@ -32,8 +33,11 @@ DEFAULT_ROOTS = tuple(Spelled(letter, alter) for letter, alter in (
     (6, -1), (6, 0)))
 
 
-class Spelt(NamedTuple):
-    """A quality of the vocabulary on a spelled root."""
+@dataclass(slots=True, eq=False)
+class Spelt:
+    """A quality of the vocabulary on a spelled root. Fields in slots, not a named tuple: a
+    slot is read in a third of the instructions of a named tuple's field (Python 3.11,
+    counted with valgrind), and an answer reads a dozen a reading."""
 
     symbol: str                          # root and canonical suffix, no bass
     root: str
@@ -46,7 +50,8 @@ class Spelt(NamedTuple):
     spelled: Spelled                     # the root
     entry: int                           # index into VOCABULARY
     head: dict[str, Any]                 # a reading of it in root position, to copy (below)
-    letters: int                         # each tone's letter (0..6) in 3 bits at 3 * its pc
+    respell: int                         # each tone's other letters (``letter_bit``): a
+                                         # named note on one is spelled otherwise
     at: int                              # the root as ``spelled_at``
     place: int                           # ``at * QUALITIES + entry``: its place in ``SPELT``
     tone_names: tuple[str, ...]          # the tones' names, in interval order (as ``pcs``)
@@ -56,6 +61,16 @@ class Spelt(NamedTuple):
 def spelled_at(sp: Spelled) -> int:
     """A spelled root's index (0..34: letter * 5 + alteration + 2) into the chords kept."""
     return sp.letter * 5 + sp.alter + 2
+
+
+def letter_bit(pc: int, letter: int) -> int:
+    """A pitch class spelled on a letter, as one bit of three at 3 * ``pc``: a pitch class is
+    spelled on at most three letters with at most two accidentals (B#, C, Dbb), the bit says
+    which (``_LOWEST_LETTER``). A letter past those is 0: no bit. A set of named notes is the
+    sum of their bits, and ``Spelt.respell`` a chord's tones' other letters, so that the notes
+    a chord spells otherwise are the bits of one ``&``, and their number its ``bit_count``."""
+    step = (letter - _LOWEST_LETTER[pc]) % 7
+    return 1 << 3 * pc + step if step < 3 else 0
 
 
 def named_root(root: int, entry: int, named: dict[int, int], roots: tuple[int, ...]) -> int:
@@ -105,7 +120,8 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     return Spelt(symbol, root.name, q.canonical, tones, pcs, inversions(q, pcs),
                  sum(1 << pc for pc in tones), tuple(names), root, entry,
                  reading_head(symbol, root.name, q.canonical),
-                 sum(sp.letter << 3 * pc for pc, sp in tones.items()), spelled_at(root),
+                 sum(7 << 3 * pc ^ letter_bit(pc, sp.letter) for pc, sp in tones.items()),
+                 spelled_at(root),
                  spelled_at(root) * QUALITIES + entry, tuple(names[pc] for pc in pcs),
                  itemgetter(*pcs))
 
@@ -127,6 +143,12 @@ _STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
 # accidental
 _ON_LETTER = tuple(spelled_at(sp) if abs(sp.alter) <= 1 else -1
                    for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
+# pitch class -> the lowest (cyclically) of the letters it is spelled on with at most two
+# accidentals (B for C: B#, C, Dbb)
+_LOWEST_LETTER = tuple(next(
+    letter for letter in range(7)
+    if abs(on_letter(pc, letter).alter) <= 2 and abs(on_letter(pc, (letter - 1) % 7).alter) > 2)
+    for pc in range(12))
 _SPELLED = {name: parse_spelled(name) for degrees in SPELLED_DEGREE.values()
             for name, _ in degrees.values()}
 QUALITIES = len(VOCABULARY)
@@ -136,7 +158,3 @@ SPELT: list[Spelt | None] = [None] * (len(_ROOT_AT) * QUALITIES)
 UNNAMED: tuple[tuple[Spelt, ...], ...] = tuple(
     tuple(spelt(spelled_at(root), entry) for entry in range(QUALITIES)) for root in DEFAULT_ROOTS)
 """Root pitch class -> quality index -> the chord unnamed notes read as without a key."""
-LETTER_BITS = tuple(sum(7 << 3 * pc for pc in range(12) if m >> pc & 1) for m in range(4096))
-"""A 12-bit set -> the 3 bits of each of its pitch classes in ``Spelt.letters``."""
-LETTER_ONES = LETTER_BITS[0xFFF] // 7
-"""The lowest of the 3 bits of every pitch class."""

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from engine.chords import Spelled, midi_of, parse_note_octave, parse_spelled
 from engine.errors import InvalidRequest
+from engine.identify.naming import letter_bit
 from engine.requests import as_int
 
 MAX_NOTES = 32
@@ -113,157 +114,17 @@ def read_pcs(value: Any, field: str = "pcs") -> list[Sounding]:
 
 
 Spelling = tuple[dict[int, int], int, int]
-"""The notes named: pitch class -> its spelling (its first: ``Sounding.at``), each one's letter
-in 3 bits at 3 * its pitch class (``naming.Spelt.letters``), and their set."""
-Heard = tuple[list[str], int, list[int], list[str | None] | None, Spelling | None, int,
-              str | None]
-"""A request's notes as ``engine.identify.answer`` reads them: the notes as echoed, the set
-(bass included), each pitch class once in the order given (the bass last when it is not among
-them), the name each was first given (None: the reading names it; the list None when no note
-is named), their ``Spelling`` (None when none is named), the bass's pitch class (-1: none) and
-its name as given."""
+"""The notes named: pitch class -> its spelling (its first: ``Sounding.at``), their letters
+(the sum of each one's ``naming.letter_bit``), and their set."""
 
 
 def spelling_of(at: dict[int, int]) -> Spelling:
     """``Spelling`` of the spellings ``at`` (pitch class -> ``Sounding.at``)."""
     letters = named = 0
     for pc, spelled in at.items():
-        letters |= spelled // 5 << 3 * pc
+        letters |= letter_bit(pc, spelled // 5)
         named |= 1 << pc
     return at, letters, named
-
-
-def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
-    """What ``read_pcs`` (``field`` "pcs") or ``read_notes`` ("notes") and ``read_note`` for
-    ``bass`` read, as ``Heard``, the bass the lowest note when none is given and every note
-    has a pitch; for plain items alone, each read by one lookup: pitch classes 0..11, MIDI
-    numbers 0..127 and note names (every name ``NAMED`` holds, and those read before). None
-    for anything else (read it in full, where its error is named)."""
-    if type(value) is not list or not 0 < len(value) <= MAX_NOTES:
-        return None
-    mask, heard = 0, []
-    given: list[str | None] | None = None
-    spelling: Spelling | None = None
-    if field == "pcs":
-        for item in value:
-            if type(item) is not int or not 0 <= item <= 11:
-                return None
-            if not mask >> item & 1:
-                mask |= 1 << item
-                heard.append(item)
-        texts, low, low_name = [*map(_TEXT.__getitem__, value)], -1, None
-    else:
-        for item in value:   # MIDI numbers alone: a keyboard, a file
-            if type(item) is not int or not 0 <= item <= 127:
-                read = _notes_read(value)
-                if read is None:
-                    return None
-                texts, mask, heard, given, spelling, low, low_name = read
-                break
-            pc = item % 12
-            if not mask >> pc & 1:
-                mask |= 1 << pc
-                heard.append(pc)
-        else:
-            texts, low, low_name = [*map(_TEXT.__getitem__, value)], min(value) % 12, None
-    bass_given = None
-    if bass is None:
-        b, bass_given = low, low_name
-    elif type(bass) is int and 0 <= bass <= 127:
-        b = bass % 12
-    else:
-        found = plain_note(bass)
-        if found is None:
-            return None
-        b, bass_given = found.pc, found.name
-        if found.at >= 0:
-            if spelling is None:
-                given, spelling = [None] * len(heard), spelling_of({b: found.at})
-            elif b not in spelling[0]:
-                at, letters, named = spelling
-                at[b] = found.at
-                spelling = at, letters | found.at // 5 << 3 * b, named | 1 << b
-    if b >= 0 and not mask >> b & 1:
-        mask |= 1 << b
-        heard.append(b)
-        if given is not None:
-            given.append(bass_given)
-    return texts, mask, heard, given, spelling, b, bass_given
-
-
-def _notes_read(value: list[Any]) -> tuple[list[str], int, list[int],
-                                           list[str | None] | None, Spelling | None, int,
-                                           str | None] | None:
-    """``plain_heard``'s notes (texts, mask, heard, given, spelling, the lowest note's pitch
-    class or -1, its name), None when one does not read by lookup. Names of distinct pitch
-    classes (a chord as written) are read in one short pass; anything else one note at a
-    time (``_named_notes``). A name is a string: a bool or a float never reads as one."""
-    heard: list[int] = []
-    given: list[str | None] = []
-    at: dict[int, int] = {}
-    mask = letters = 0
-    lowest, low, low_name = 128, -1, None
-    get = _NOTES.get
-    try:
-        for item in value:
-            found = get(item)
-            if found is None or found[5] < 0 or mask & found[1]:   # not a name, or again
-                return _named_notes(value)
-            pc, bit, midi, _, name, at[pc], letter = found
-            mask |= bit
-            heard.append(pc)
-            given.append(name)
-            letters |= letter
-            if midi is None:
-                lowest = -1
-            elif midi < lowest:
-                lowest, low, low_name = midi, pc, name
-    except TypeError:   # an item no dict holds (a list): read in full, where it is named
-        return None
-    if lowest < 0:
-        low, low_name = -1, None
-    return [*value], mask, heard, given, (at, letters, mask), low, low_name
-
-
-_PLAIN_TYPES = frozenset({str, int})
-
-
-def _named_notes(value: list[Any]) -> tuple[list[str], int, list[int], list[str | None] | None,
-                                            Spelling | None, int, str | None] | None:
-    """``plain_heard``'s notes when they are not MIDI numbers alone: (texts, mask, heard,
-    given, spelling, the lowest note's pitch class or -1, its name)."""
-    texts: list[str] = []
-    heard: list[int] = []
-    given: list[str | None] = []
-    at: dict[int, int] = {}
-    mask, low, lowest, low_name, letters, named = 0, -1, 128, None, 0, 0
-    get = _NOTES.get
-    for item in value:
-        kind = type(item)
-        found = get(item) if kind is str or kind is int else None   # a bool is not a note
-        if found is None:
-            found = _note(item) if kind is str or kind is int else None
-            if found is None:
-                return None
-        pc, bit, midi, text, name, spelling, letter = found
-        texts.append(text)
-        if not mask & bit:
-            mask |= bit
-            heard.append(pc)
-            given.append(name)
-        if spelling >= 0 and not named & bit:
-            at[pc] = spelling
-            letters |= letter
-            named |= bit
-        if midi is None:
-            lowest = -1
-        elif midi < lowest:
-            lowest, low, low_name = midi, pc, name
-    if lowest < 0:
-        low, low_name = -1, None
-    if not named:
-        return texts, mask, heard, None, None, low, low_name
-    return texts, mask, heard, given, (at, letters, named), low, low_name
 
 
 def plain_note(value: Any) -> Sounding | None:
@@ -278,25 +139,6 @@ def plain_note(value: Any) -> Sounding | None:
         except _Unread:
             return None
     return found
-
-
-Note = tuple[int, int, int | None, str, str | None, int, int]
-"""A note as ``plain_heard`` reads it: pitch class, its bit, MIDI number, text, name, spelling
-(``Sounding.at``) and its letter in 3 bits at 3 * its pitch class (``naming.Spelt.letters``)."""
-
-
-def _as_note(n: Sounding) -> Note:
-    return (n.pc, 1 << n.pc, n.midi, n.text, n.name, n.at,
-            0 if n.at < 0 else n.at // 5 << 3 * n.pc)
-
-
-@lru_cache(maxsize=2048)
-def _note(value: str | int) -> Note | None:
-    """``_as_note`` of ``_known``; None for what does not read."""
-    try:
-        return _as_note(_known(value))
-    except _Unread:
-        return None
 
 
 _PITCH_CLASSES = tuple(Sounding(pc, None, None, str(pc)) for pc in range(12))
@@ -324,7 +166,6 @@ def _named() -> dict[str | int, Sounding]:
 
 NAMED = _named()
 """A note as given (an int, or a name as written) -> the note read."""
-_NOTES: dict[str | int, Note] = {value: _as_note(n) for value, n in NAMED.items()}
 
 
 def lowest(notes: list[Sounding]) -> Sounding | None:

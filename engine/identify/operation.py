@@ -13,7 +13,8 @@ from typing import Any
 from engine.chords import parse_key
 from engine.errors import InvalidRequest
 from engine.identify.answer import answer, copy_answer, identify_notes
-from engine.identify.notes import lowest, plain_heard, read_note, read_notes, read_pcs
+from engine.identify.heard import plain_heard
+from engine.identify.notes import lowest, read_note, read_notes, read_pcs
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
 IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
