@@ -80,7 +80,8 @@ def test_every_jazz_pair_s_columns_are_its_rows_columns(corpora: Path) -> None:
     # result_columns builds each value once per combination that decides it (what harmony
     # batch writes as Parquet columns): over every distinct pair of the jazz corpora, and rows
     # that fail each way, value for value and type for type the columns of the rows.
-    from engine.analysis import column, result_columns
+    from engine.analysis import result_columns
+    from tests.batch_rows import column
 
     pairs = list(dict.fromkeys((s, k or "C") for s, k in keyed_tokens(corpora)))
     chords: list[object] = [s for s, _ in pairs] + [None, "H7", "C7", 5, BadRow("line 3 is "

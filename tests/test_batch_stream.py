@@ -151,7 +151,8 @@ def test_autumn_leaves_frame_columns_are_its_rows_columns(corpora: Path) -> None
     # Autumn Leaves, read in its key (Bb) and in G minor, with rows that fail each way: the
     # columns of its rows (what the rows built per pair gave before), value for value, in the
     # Arrow types of the batch's Parquet output.
-    from engine.analysis import arrow_type, column, result_table
+    from engine.analysis import arrow_type, result_table
+    from tests.batch_rows import column
     from tests.corpus_tokens import ccp_song
 
     tokens = list(ccp_song(corpora / "jazz-ccp" / "songs" / "AutumnLeaves.txt"))

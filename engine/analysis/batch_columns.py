@@ -6,9 +6,9 @@ key, diatonic and the source of tensions), with the same functions ``BatchResult
 So a column's Python work is per value it can take, not per row nor per distinct (chord, key)
 pair: what ``harmony batch`` writes as Parquet columns.
 
-``values[codes[i]]`` is ``column(list(result.rows()), name)[i]``, by construction and by test
-(``tests/test_batch.py``); ``values`` may name a value twice, and come in the order the rows
-first hold them.
+``values[codes[i]]`` is row ``i``'s own value (``result.row(i)``), by construction and by test
+(``tests/test_batch.py``, against ``tests/batch_rows.column``); ``values`` may name a value
+twice, and come in the order the rows first hold them.
 """
 
 from __future__ import annotations

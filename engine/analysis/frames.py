@@ -119,15 +119,6 @@ def analyze_arrow(chords: Any, keys: Any = None, default_key: str | None = None)
                      for name in COLUMNS})
 
 
-def column(rows: list[dict[str, Any]], name: str) -> list[Any]:
-    """One column of batch rows: a field, or the error's code or message (None when fine).
-    The columns are built by ``result_columns``; this is what they equal (tests/test_batch)."""
-    if name in ("error", "message"):
-        part = "code" if name == "error" else "message"
-        return [r["error"][part] if "error" in r else None for r in rows]
-    return [r.get(name) for r in rows]
-
-
 def _encode(array: Any) -> tuple[Any, list[Any]]:
     """(codes, values) of an Arrow string array; a null is the value None (its own code)."""
     import pyarrow as pa
