@@ -195,6 +195,7 @@ def speed(sets: list[list[str]]) -> None:
     roles._KEPT.clear()   # the numerals and functions kept per key and chord
     roles.ROLES[:] = [None] * len(roles.ROLES)   # ... and per mode, interval and quality
     roles.FUNCTION_IDS.clear()
+    roles.FUNCTION_PARTS.clear()
     started = time.perf_counter()
     for notes in sets:
         identify({"notes": notes})

@@ -153,7 +153,9 @@ def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
 def test_giant_steps_keys_read_roles_shared_by_mode_as_analyze_reads_them() -> None:
     """engine.identify.roles keeps a numeral per mode, interval and quality, shared by every
     key of the mode (Giant Steps' B, G and Eb; and their minors): each chord on each root a
-    key spells, read in one key after another, has analyze's own numeral and function."""
+    key spells, read in one key after another, has analyze's own numeral and function; and in
+    B and G#m every quality on every spelled root (Cbb to B##), each slot read from
+    ``role_parts`` the first time."""
     from engine.analysis import role_in_key
     from engine.identify.naming import spelt
     from engine.identify.roles import key_roles, role
@@ -161,8 +163,9 @@ def test_giant_steps_keys_read_roles_shared_by_mode_as_analyze_reads_them() -> N
     for name in ("B", "G", "Eb", "G#m", "Em", "Cm"):
         key = parse_key(name)
         roles = key_roles(key)
-        for at in sorted(set(roles.roots)):
-            for entry in range(0, len(VOCABULARY), 7):
+        every = name in ("B", "G#m")
+        for at in range(35) if every else sorted(set(roles.roots)):
+            for entry in range(0, len(VOCABULARY), 1 if every else 7):
                 chord = spelt(at, entry)
                 read = role_in_key(chord.spelled, chord.mask, VOCABULARY[entry].labels,
                                    chord.quality, key)

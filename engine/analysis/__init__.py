@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         pair_columns,
         result_table,
     )
-    from engine.analysis.grid import CLASSES, quality_class
+    from engine.analysis.grid import CLASSES, class_of_labels, quality_class
     from engine.analysis.keyfind import (
         ChartChord,
         KeyReading,
@@ -43,7 +43,14 @@ if TYPE_CHECKING:
     )
     from engine.analysis.keyfind_batch import ChordFacts, chart_key_names
     from engine.analysis.operation import analyze
-    from engine.analysis.operations import TUNING_RANGE, resolve, role_in_key, role_of
+    from engine.analysis.operations import (
+        TUNING_RANGE,
+        resolve,
+        role_function,
+        role_in_key,
+        role_of,
+        role_parts,
+    )
     from engine.analysis.pairs import BlockPairs, PairTable
     from engine.analysis.readings import SLASH_SUS, heard_as
 
@@ -56,12 +63,13 @@ __getattr__ = lazy_face(__name__, {
                                 "in_context"),
     "engine.analysis.frames": ("COLUMNS", "analyze_arrow", "analyze_frame", "arrow_type",
                                "frame_meta", "pair_columns", "result_table"),
-    "engine.analysis.grid": ("CLASSES", "quality_class"),
+    "engine.analysis.grid": ("CLASSES", "class_of_labels", "quality_class"),
     "engine.analysis.keyfind": ("ChartChord", "KeyReading", "chart_key", "chart_keys",
                                 "key_of_symbols"),
     "engine.analysis.keyfind_batch": ("ChordFacts", "chart_key_names"),
     "engine.analysis.operation": ("analyze",),
-    "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_in_key", "role_of"),
+    "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_function", "role_in_key",
+                                   "role_of", "role_parts"),
     "engine.analysis.pairs": ("BlockPairs", "PairTable"),
     "engine.analysis.readings": ("SLASH_SUS", "heard_as"),
 })
@@ -72,8 +80,9 @@ __all__ = [
     "KeyReading",
     "PairTable", "Placed",
     "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
-    "bars_of", "chart_key", "chart_key_names", "chart_keys",
+    "bars_of", "chart_key", "chart_key_names", "chart_keys", "class_of_labels",
     "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "labelled_parts",
     "pair_columns",
-    "quality_class", "resolve", "result_columns", "result_table", "role_in_key", "role_of",
+    "quality_class", "resolve", "result_columns", "result_table", "role_function",
+    "role_in_key", "role_of", "role_parts",
 ]

@@ -408,9 +408,7 @@ def numeral_prefix(it: Interpretation, cls: int, degree: int, accidental: int) -
     return roman.lower() if CLASSES[cls].minor_third else roman
 
 
-def degree_and_accidental(root_letter: int, root_pc: int, tonic_letter: int,
-                          tonic_pc: int) -> tuple[int, int]:
-    """Degree 0..6 of the root's letter above the tonic's, and its accidental against the
-    major scale on the tonic (-6..5): Bb in C -> (6, -1); F# in C -> (3, 1)."""
-    degree = (root_letter - tonic_letter) % 7
-    return degree, ((root_pc - tonic_pc) - _MAJOR[degree] + 6) % 12 - 6
+def accidental_of(degree: int, offset: int) -> int:
+    """The accidental (-6..5) of a root ``offset`` semitones above the tonic on its letter
+    ``degree`` (0..6) above the tonic's, against the major scale on the tonic: (6, 10) -> -1."""
+    return (offset - _MAJOR[degree] + 6) % 12 - 6

@@ -16,8 +16,8 @@ from engine.analysis.grid import (
     SCALE_MASKS,
     TENSION_SOURCES,
     Interpretation,
+    accidental_of,
     class_of_labels,
-    degree_and_accidental,
     numeral_prefix,
     quality_class,
 )
@@ -122,17 +122,36 @@ def role_in_key(root: Spelled, mask: int, labels: tuple[str, ...], quality: str,
     """``role_of`` for a chord as heard given by its parts: its root, its tones' set (a slash
     bass is not one), its interval labels and its canonical quality (identify reads its
     readings' roles so, without parsing their symbols)."""
-    cls = class_of_labels(labels)
-    offset = (root.pc - key.tonic.pc) % 12
-    it = INTERPRETATIONS[GRID_ROWS[key.mode_index][offset][cls]]
-    degree, accidental = degree_and_accidental(root.letter, root.pc,
-                                               key.tonic.letter, key.tonic.pc)
-    rel = transpose_mask(mask, -key.tonic.pc)
-    diatonic = not rel & ~SCALE_MASKS[key.mode_index]
-    tension = TENSION_SOURCES[key.mode_index][rel]
-    function = function_text(it, key.tonic.name, diatonic, key.mode, tension)
-    return ChordRole(it.role, numeral_text(it, cls, degree, accidental, quality),
-                     diatonic, it.target_offset, function, it, degree + 1, tension)
+    tonic = key.tonic
+    degree = (root.letter - tonic.letter) % 7
+    numeral, index, diatonic, tension = role_parts(
+        key.mode_index, degree, (root.pc - tonic.pc) % 12, class_of_labels(labels),
+        transpose_mask(mask, -tonic.pc), quality)
+    it = INTERPRETATIONS[index]
+    function = function_text(it, tonic.name, diatonic, key.mode, tension)
+    return ChordRole(it.role, numeral, diatonic, it.target_offset, function, it, degree + 1,
+                     tension)
+
+
+def role_function(index: int, key: Key, diatonic: bool, tension_source: int) -> str:
+    """``function``'s text in ``key`` of a role read by ``role_parts`` (``index`` its
+    interpretation)."""
+    return function_text(INTERPRETATIONS[index], key.tonic.name, diatonic, key.mode,
+                         tension_source)
+
+
+def role_parts(mode_index: int, degree: int, offset: int, cls: int, rel: int,
+               quality: str) -> tuple[str, int, bool, int]:
+    """What a chord's role in a key is made of, the same in every key of the mode: its
+    numeral, its interpretation (an index into ``INTERPRETATIONS``), whether it is diatonic
+    and its tension source, for a root ``degree`` letters (0..6) and ``offset`` semitones
+    above the tonic, of quality class ``cls`` and canonical ``quality``, its tones ``rel``
+    (a 12-bit set above the tonic). ``role_in_key`` adds the function's text, which names
+    the tonic; identify reads its readings' roles from these parts (``engine.identify.roles``)."""
+    index = GRID_ROWS[mode_index][offset][cls]
+    return (numeral_text(INTERPRETATIONS[index], cls, degree, accidental_of(degree, offset),
+                         quality),
+            index, not rel & ~SCALE_MASKS[mode_index], TENSION_SOURCES[mode_index][rel])
 
 
 def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:

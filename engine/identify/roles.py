@@ -7,8 +7,9 @@ through its text, on the tonic's name ("borrowed from C dorian"), and there are 
 a key. So ``ROLES`` keeps, by mode, interval and quality (``KeyRoles.base`` + quality index),
 the numeral and the number of its function (``FUNCTION_IDS``), shared by every key of the
 mode, and each key keeps the text of each function number. Both are read from analyze's own
-rule (``role_in_key``, ~3-6 µs) the first time a slot is read, then by index: every key of
-the bench's cold pass reads a numeral in ~0.2 µs, a chord seen in one key is known in all.
+rule the first time a slot is read (``role_parts``, ~1 µs: what ``role_in_key`` reads but
+the tonic's name; the function's text by ``role_function`` the first time a key reads it),
+then by index: a numeral in ~0.2 µs, a chord seen in one key is known in all.
 
 A slash chord heard as a sus dominant (``F/G``: G9sus4, ``readings.SLASH_SUS``) takes the role
 of that chord (``role_of``), kept per key under its written symbol; over any other bass a
@@ -17,9 +18,9 @@ chord's role is its own (a slash bass is not a chord tone).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from engine.analysis import SLASH_SUS, role_in_key, role_of
+from engine.analysis import SLASH_SUS, class_of_labels, role_function, role_of, role_parts
 from engine.chords import LETTER_PC, Key, parse
 from engine.identify.naming import QUALITIES, SPELT, Spelt, key_spelling
 from engine.identify.vocabulary import VOCABULARY
@@ -36,8 +37,14 @@ _INTERVALS = 7 * 12     # letters counted (0..6) x semitones (0..11) above the t
 ROLES: list[tuple[str, int] | None] = [None] * (2 * _INTERVALS * QUALITIES)
 """(mode * 84 + letters * 12 + semitones above the tonic) * ``QUALITIES`` + quality index ->
 (numeral, function id), once read (``role``)."""
-FUNCTION_IDS: dict[tuple[Any, ...], int] = {}
-"""(mode, interpretation, diatonic, tension source) -> the number of the function it reads as."""
+FUNCTION_IDS: dict[tuple[int, int, bool, int], int] = {}
+"""(mode, interpretation's index, diatonic, tension source) -> the number of the function it
+reads as ..."""
+FUNCTION_PARTS: list[tuple[int, int, bool, int]] = []
+"""... and back: function id -> (mode, interpretation's index, diatonic, tension source)."""
+_ENTRY_MASK = tuple(e.mask for e in VOCABULARY)               # quality index -> its set on C
+_CLASS = tuple(class_of_labels(e.labels) for e in VOCABULARY)   # ... its class in the grid
+_QUALITY = tuple(e.quality.canonical for e in VOCABULARY)      # ... its canonical suffix
 
 
 class KeyRoles(NamedTuple):
@@ -83,25 +90,36 @@ def role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
 def _role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
     slot = roles.base[chord.at] + chord.entry
     found = ROLES[slot]
-    if found is not None:
-        numeral, function_id = found
-        functions = roles.functions
-        if function_id < len(functions):
-            function = functions[function_id]
-            if function is not None:
-                return numeral, function
-    key = roles.key
-    read = role_in_key(chord.spelled, chord.mask, VOCABULARY[chord.entry].labels,
-                       chord.quality, key)
-    function_id = FUNCTION_IDS.setdefault(
-        (key.mode_index, read.interpretation, read.diatonic, read.tension_source),
-        len(FUNCTION_IDS))
-    ROLES[slot] = (read.numeral, function_id)
+    if found is None:
+        found = ROLES[slot] = _parts(slot)
+    numeral, function_id = found
     functions = roles.functions
     if function_id >= len(functions):
         functions.extend([None] * (function_id + 1 - len(functions)))
-    functions[function_id] = read.function
-    return read.numeral, read.function
+    function = functions[function_id]
+    if function is None:
+        _, index, diatonic, tension = FUNCTION_PARTS[function_id]
+        function = functions[function_id] = role_function(index, roles.key, diatonic, tension)
+    return numeral, function
+
+
+def _parts(slot: int) -> tuple[str, int]:
+    """(numeral, function id) of the ``ROLES`` slot, from analyze's own rule (``role_parts``,
+    ~1 µs: the slot holds all ``role_in_key`` reads but the tonic's name)."""
+    entry = slot % QUALITIES
+    interval = slot // QUALITIES
+    semis = interval % 12
+    mask = _ENTRY_MASK[entry]
+    mode = interval // _INTERVALS
+    numeral, index, diatonic, tension = role_parts(
+        mode, interval % _INTERVALS // 12, semis, _CLASS[entry],
+        (mask << semis | mask >> (12 - semis)) & 0xFFF, _QUALITY[entry])
+    parts = (mode, index, diatonic, tension)
+    function_id = FUNCTION_IDS.get(parts)
+    if function_id is None:
+        function_id = FUNCTION_IDS[parts] = len(FUNCTION_PARTS)
+        FUNCTION_PARTS.append(parts)
+    return numeral, function_id
 
 
 def sus_role(symbol: str, roles: KeyRoles) -> tuple[str, str]:
