@@ -193,6 +193,7 @@ def speed(sets: list[list[str]]) -> None:
     from engine.identify import roles
     note_reader._known.cache_clear()
     roles._KEPT.clear()   # the numerals and functions kept per key and chord
+    roles._BY_TEXT.clear()
     roles.ROLES[:] = [None] * len(roles.ROLES)   # ... and per mode, interval and quality
     roles.FUNCTION_IDS.clear()
     roles.FUNCTION_PARTS.clear()

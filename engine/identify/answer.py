@@ -77,16 +77,17 @@ def identify_notes(notes: Sequence[Sounding], bass: Sounding | None,
             heard.append(b)
             given.append(bass_given)
     return answer([n.text for n in notes], mask, heard, given if at else None,
-                  spelling_of(at) if at else None, b, bass_given, key)
+                  spelling_of(at) if at else None, b, bass_given,
+                  None if key is None else key_roles(key))
 
 
 def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None] | None,
            spelling: Spelling | None, b: int, bass_given: str | None,
-           key: Key | None) -> dict[str, Any]:
-    """The answer for notes read as ``heard.Heard`` (``texts`` ... ``bass_given``), in ``key``
-    (None: none). A fresh answer: the caller may change it."""
-    values = keyed(mask, None if b < 0 else b, key)
-    roles = None if key is None else key_roles(key)
+           roles: KeyRoles | None) -> dict[str, Any]:
+    """The answer for notes read as ``heard.Heard`` (``texts`` ... ``bass_given``), in the key
+    of ``roles`` (``roles.key_roles``; None: no key). A fresh answer: the caller may change
+    it."""
+    values = keyed(mask, None if b < 0 else b, None if roles is None else roles.key)
     if spelling is not None:
         kept = _respelled(values, spelling, _DEFAULT_AT if roles is None else roles.roots)
         first = SPELT[kept[0] & _PLACE] if kept else None

@@ -15,6 +15,7 @@ from engine.errors import InvalidRequest
 from engine.identify.answer import answer, copy_answer, identify_notes
 from engine.identify.heard import plain_heard
 from engine.identify.notes import lowest, read_note, read_notes, read_pcs
+from engine.identify.roles import text_roles
 from engine.requests import MAX_SYMBOL, get_str, require_object
 
 IDENTIFY_FIELDS = ("notes", "pcs", "bass", "key", "keyContext", "midi", "musicxml")
@@ -51,7 +52,7 @@ def identify(request: Any) -> dict[str, Any]:
             # else numbers without a key: built faster than a kept answer is copied
             heard = plain_heard(field, value, bass)
             if heard is not None:   # a key that does not read raises here as there
-                out = answer(*heard, None if key_text is None else parse_key(key_text))
+                out = answer(*heard, None if key_text is None else text_roles(key_text))
                 if kept is not None:
                     if asked in _ASKED:
                         if len(_KEPT) >= MAX_KEPT:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.analysis import SLASH_SUS, class_of_labels, role_function, role_of, role_parts
-from engine.chords import LETTER_PC, Key, parse
+from engine.chords import LETTER_PC, Key, parse, parse_key
 from engine.identify.naming import QUALITIES, SPELT, Spelt, key_spelling
 from engine.identify.vocabulary import VOCABULARY
 
@@ -77,6 +77,21 @@ def key_roles(key: Key) -> KeyRoles:
         kept = _KEPT[key] = KeyRoles(key, *key_spelling(key), base, [], [None] * len(SPELT),
                                      {})
     return kept
+
+
+def text_roles(text: str) -> KeyRoles:
+    """``key_roles`` of the key written ``text`` (raises ``InvalidKey`` as ``parse_key``),
+    kept by the text as written: a request's key costs one lookup."""
+    found = _BY_TEXT.get(text)
+    if found is None:
+        found = key_roles(parse_key(text))
+        if len(_BY_TEXT) >= MAX_KEYS:
+            _BY_TEXT.clear()
+        _BY_TEXT[text] = found
+    return found
+
+
+_BY_TEXT: dict[str, KeyRoles] = {}
 
 
 def role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
