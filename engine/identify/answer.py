@@ -37,12 +37,13 @@ from engine.identify.ranking import (
     ROOTLESS_SHIFT,
     SLASH_SHIFT,
     SPELLING_MOVE,
+    SUS_SHIFT,
     keyed,
 )
-from engine.identify.roles import SUS_BASS, KeyRoles, key_roles, role, sus_role
+from engine.identify.roles import KeyRoles, key_roles, role, sus_role
 
 MAX_READINGS = 5
-_SLASH, _ROOTLESS = 1 << SLASH_SHIFT, 1 << ROOTLESS_SHIFT
+_SLASH, _ROOTLESS, _SUS = 1 << SLASH_SHIFT, 1 << ROOTLESS_SHIFT, 1 << SUS_SHIFT
 _HAS: tuple[tuple[bool, ...], ...] = tuple(t[::-1] for t in product((False, True), repeat=12))
 """A 12-bit set -> whether it holds each pitch class. ``itemgetter(*heard)(_HAS[s])`` says
 which of the notes heard are in ``s``, in the order heard: ``compress`` keeps them (a loop
@@ -225,8 +226,7 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
             reading["bass"] = bass_name
             reading["inversion"] = chord.inversions[b]
             outside &= ~(1 << b)
-            found = sus_role(symbol, roles) if (b - (v >> ROOT_SHIFT & 15)) % 12 \
-                in SUS_BASS[entry] else chords[index] or role(chord, roles)
+            found = sus_role(symbol, roles) if v & _SUS else chords[index] or role(chord, roles)
         else:
             found = chords[index] or role(chord, roles)
         if v & _ROOTLESS:
@@ -313,7 +313,6 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
                                                              chord.tone_pick(_HAS[left_out]))]
         if roles is not None and keyed_roles is not None:
             reading["numeral"], reading["function"] = sus_role(reading["symbol"], roles) \
-                if v & _SLASH and (b - (v >> ROOT_SHIFT & 15)) % 12 in SUS_BASS[chord.entry] \
-                else keyed_roles[chord.place] or role(chord, roles)
+                if v & _SUS else keyed_roles[chord.place] or role(chord, roles)
         out.append(reading)
     return out

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from engine.analysis import SLASH_SUS
 from engine.chords import Key
 from engine.identify.table import (
     ENTRY_MASK,
@@ -60,8 +61,11 @@ SIXTH_OFF_TONIC_COST = 2.5
 NO_BASS = 12                # the bass index of a set heard without a bass
 
 # One reading of a row packed in a 32-bit integer, so that sorting the integers sorts the
-# readings by (cost, order): twice the cost, the order, slash, rootless, root, quality index.
-ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, _ORDER_SHIFT, COST_SHIFT = 9, 13, 14, 15, 20
+# readings by (cost, order): twice the cost, the order, sus, slash, rootless, root, quality
+# index. Sus: a slash chord heard as a sus dominant (``F/G``: G9sus4), whose role is that
+# chord's (``engine.identify.roles.sus_role``).
+ROOT_SHIFT, ROOTLESS_SHIFT, SLASH_SHIFT, SUS_SHIFT, _ORDER_SHIFT, COST_SHIFT = \
+    9, 13, 14, 15, 16, 21
 ENTRY_BITS = (1 << ROOT_SHIFT) - 1
 NONE = int(np.iinfo(np.int32).max)     # past the last reading of a row
 
@@ -77,9 +81,19 @@ class Ranked(NamedTuple):
 
 
 def _pack(cost2: Ints, order: Ints, slash: Ints | int, rootless: Ints | int, root: Ints,
-          entry: Ints) -> Ints:
-    return ((cost2 << COST_SHIFT) | (order << _ORDER_SHIFT) | (slash << SLASH_SHIFT)
-            | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT) | entry)
+          entry: Ints, bass: int | None = None) -> Ints:
+    sus = 0 if bass is None else slash * _SUS[entry, (bass - root) % 12]
+    return ((cost2 << COST_SHIFT) | (order << _ORDER_SHIFT) | (sus << SUS_SHIFT)
+            | (slash << SLASH_SHIFT) | (rootless << ROOTLESS_SHIFT) | (root << ROOT_SHIFT)
+            | entry)
+
+
+SUS_BASS: tuple[frozenset[int], ...] = tuple(
+    frozenset(bass for semitones, bass in SLASH_SUS if semitones == e.semitones)
+    for e in VOCABULARY)
+"""Quality index -> the bass's semitones above the root over which it is heard as a sus
+chord (analyze's ``SLASH_SUS``)."""
+_SUS = np.array([[bass in basses for bass in range(12)] for basses in SUS_BASS], dtype=np.int32)
 
 
 def _build() -> Ints:
@@ -106,15 +120,16 @@ def _build() -> Ints:
         # the set's own readings: a slash chord when the bass is not the root
         slash = ((root != bass) & (rootless == 0)).astype(i32)
         table[:, bass, :KEEP] = np.where(listed, _pack(
-            cost2 + int(2 * SLASH_COST) * slash, place, slash, rootless, root, entry), NONE)
+            cost2 + int(2 * SLASH_COST) * slash, place, slash, rootless, root, entry, bass),
+            NONE)
         # a chord over a bass outside it: the set without the bass, read exactly, on a root
         # of it
         rest = np.arange(4096, dtype=np.int64) & ~(1 << bass)
         usable = exact[rest] & ((chord[rest] >> bass) & 1 == 0) & \
             ((rest[:, None] >> root[rest]) & 1 == 1)
         table[:, bass, KEEP:] = np.where(usable, _pack(
-            cost2[rest] + int(2 * FOREIGN_BASS_COST), order, 1, 0, root[rest], entry[rest]),
-            NONE)
+            cost2[rest] + int(2 * FOREIGN_BASS_COST), order, 1, 0, root[rest], entry[rest],
+            bass), NONE)
     table.sort(axis=2)
     rows = table.reshape(4096 * (NO_BASS + 1), 2 * KEEP)
     rows.flags.writeable = False
@@ -218,6 +233,23 @@ def rank(mask: int, bass: int | None, key: Key | None) -> list[Ranked]:
     return [decode(v, mask) for v in keyed(mask, bass, key)]
 
 
-__all__ = ["COST_SHIFT", "ENTRY_BITS", "NONE", "NO_BASS", "RANKED", "ROOTLESS_SHIFT", "ROOT_SHIFT",
-           "SLASH_SHIFT", "SPELLING_COST", "SPELLING_MOVE", "Ranked", "cost_of", "decode", "keyed", "rank",
-           "row"]
+__all__ = [
+    "COST_SHIFT",
+    "ENTRY_BITS",
+    "NONE",
+    "NO_BASS",
+    "RANKED",
+    "ROOTLESS_SHIFT",
+    "ROOT_SHIFT",
+    "SLASH_SHIFT",
+    "SPELLING_COST",
+    "SPELLING_MOVE",
+    "SUS_BASS",
+    "SUS_SHIFT",
+    "Ranked",
+    "cost_of",
+    "decode",
+    "keyed",
+    "rank",
+    "row",
+]

@@ -20,18 +20,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.analysis import SLASH_SUS, class_of_labels, role_function, role_of, role_parts
+from engine.analysis import class_of_labels, role_function, role_of, role_parts
 from engine.chords import LETTER_PC, Key, parse, parse_key
 from engine.identify.naming import QUALITIES, SPELT, Spelt, key_spelling
 from engine.identify.vocabulary import VOCABULARY
 
 MAX_KEYS = 256          # keys kept: every spelled tonic in both modes is 70
 MAX_SUS = 4096          # sus slash chords kept a key
-
-# quality index -> the bass's semitones above the root over which it is heard as a sus chord
-SUS_BASS: tuple[frozenset[int], ...] = tuple(
-    frozenset(bass for semitones, bass in SLASH_SUS if semitones == e.semitones)
-    for e in VOCABULARY)
 
 _INTERVALS = 7 * 12     # letters counted (0..6) x semitones (0..11) above the tonic
 ROLES: list[tuple[str, int] | None] = [None] * (2 * _INTERVALS * QUALITIES)
