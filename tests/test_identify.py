@@ -66,6 +66,23 @@ def test_stella_by_starlight_em7b5_stays_half_diminished_in_bb() -> None:
     assert (reading["symbol"], reading["numeral"]) == ("Em7b5", "#iv" + "ø7")
 
 
+def test_my_way_f_over_g_in_c_is_the_dominant_sus_as_analyze_reads_it() -> None:
+    # My Way's F/G in C (and Ana Maria's Bb/C in F): a triad a step under its bass is the
+    # dominant's sus chord, G9sus4 without its root's fifth, read V9sus4 as analyze reads the
+    # symbol; a slash bass that is a chord tone keeps the triad's own role
+    for notes, key, symbol in ((["G2", "F3", "A3", "C4"], "C", "F/G"),
+                               ([48, 58, 62, 65], "F", "Bb/C")):   # names and MIDI numbers
+        readings = identify({"notes": notes, "key": key})["readings"]
+        sus = analyze({"chord": symbol, "key": key})
+        assert (readings[0]["symbol"], readings[0]["numeral"], readings[0]["function"]) == \
+            (symbol, sus["numeral"], sus["function"]) == (symbol, "V9sus4", "dominant, diatonic")
+        assert readings[1]["symbol"].endswith("9sus4") and readings[1]["numeral"] == "V9sus4"
+        added9 = next(r for r in readings if r["symbol"].endswith("add9/" + symbol[-1]))
+        assert added9["numeral"] == "IVadd9"   # over the same bass, not heard as a sus chord
+    inverted = first({"notes": ["A2", "F3", "C4"], "key": "C"})
+    assert (inverted["symbol"], inverted["numeral"]) == ("F/A", "IV")
+
+
 def test_a_diminished_seventh_is_named_from_its_spelling() -> None:
     reading = first({"notes": ["B", "D", "F", "Ab"], "bass": "D"})
     assert (reading["symbol"], reading["inversion"]) == ("Bdim7/D", 1)
