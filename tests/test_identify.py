@@ -83,6 +83,18 @@ def test_my_way_f_over_g_in_c_is_the_dominant_sus_as_analyze_reads_it() -> None:
     assert (inverted["symbol"], inverted["numeral"]) == ("F/A", "IV")
 
 
+def test_watermelon_man_ab13_as_a_pianists_shell_reads_ab13(corpora: Path) -> None:
+    # Watermelon Man's F7#9(Ab13): the shell a pianist voices for Ab13 (root, seventh, third,
+    # thirteenth: Levine's 3-7-13) is named Ab13, its fifth and ninth left out; with its fifth
+    # and no ninth the same tones are the charts' Ab7add13 (F7add13 in the corpora)
+    assert "Ab13" in {symbol for symbol, _ in keyed_tokens(corpora)}
+    shell = first({"notes": ["Ab2", "Gb3", "C4", "F4"]})
+    assert (shell["symbol"], shell["omitted"]) == ("Ab13", ["Eb", "Bb"])
+    assert first({"notes": ["Ab2", "Gb3", "C4", "F4"], "key": "Db"})["numeral"] == "V13"
+    full = first({"notes": ["Ab2", "C3", "Eb3", "Gb3", "F4"]})
+    assert (full["symbol"], full["omitted"]) == ("Ab7add13", [])
+
+
 def test_a_diminished_seventh_is_named_from_its_spelling() -> None:
     reading = first({"notes": ["B", "D", "F", "Ab"], "bass": "D"})
     assert (reading["symbol"], reading["inversion"]) == ("Bdim7/D", 1)

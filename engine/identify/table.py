@@ -36,6 +36,14 @@ OMISSION_COST: MappingProxyType[str, float] = MappingProxyType({
     "11": 1.0,   # under a minor thirteenth, the eleventh likewise
 })
 # fmt: on
+# What leaving a tone out costs under one quality, where it differs from ``OMISSION_COST``.
+# ``7add13`` is the name of a dominant whose fifth sounds with its thirteenth (the charts'
+# F7add13: F A C Eb D, no ninth); without the fifth, root, third, seventh and thirteenth are
+# the shell every jazz pianist voices as the thirteenth chord (Levine's G13: F B E over G),
+# which ``13`` names, its ninth left out as a thirteenth's often is.
+QUALITY_OMISSION_COST: MappingProxyType[tuple[str, str], float] = MappingProxyType({
+    ("7add13", "5"): 3.0,
+})
 ROOTLESS_NEEDS = frozenset({"b7", "7", "bb7", "6"})   # a rootless reading keeps its colour tone
 KEEP = 10                 # readings kept per set
 ADDED_COST = 4.0          # a set no reading names: each tone a reading leaves unexplained
@@ -52,7 +60,8 @@ def omittable(entry: Entry) -> list[tuple[int, float]]:
     out: list[tuple[int, float]] = []
     for label, semis in zip(labels, entry.semitones, strict=True):
         if label == "5" or (label in ("9", "11") and "13" in labels and len(labels) > 5):
-            out.append((semis % 12, OMISSION_COST[label]))
+            out.append((semis % 12, QUALITY_OMISSION_COST.get((entry.suffix, label),
+                                                              OMISSION_COST[label])))
         elif label == "1" and len(labels) >= 4 and ROOTLESS_NEEDS.intersection(labels):
             out.append((0, OMISSION_COST["1"]))
     return out
