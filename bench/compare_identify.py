@@ -8,8 +8,10 @@ set with no bass and on each of its notes, as pitch classes, MIDI numbers and na
 sharp (a third of them in keys), and in keys as MIDI numbers and names; 40,000 random mixed
 spellings (odd ones: B#, Fb, E#, F##, Ebb), foreign basses and keys, some asked again (kept
 copies); 30,000 with doubled notes, digits as text, bools, floats, bad names and keys (their
-errors are answers too). Grid 10's identify and this session's answer with the same hash
-(8efc3748f590e0582a77135bd7a417121732f56aaebb505ddae7243b8e33ebd2).
+errors are answers too). Grid 10's and grid 11's identify answer with the same hash
+(8efc3748f590e0582a77135bd7a417121732f56aaebb505ddae7243b8e33ebd2); grid 12's changes of
+speed kept it, then its 3-7-13 rule (G F B E is G13 before G7add13: 114 first readings and
+1,599 later orders differ) made it aec69dafe1a0e934e19b31fdc74ca548a78dd60f3a43c247f69bc516099ab58f.
 """
 
 from __future__ import annotations
