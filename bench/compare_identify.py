@@ -11,7 +11,7 @@ copies); 30,000 with doubled notes, digits as text, bools, floats, bad names and
 errors are answers too). Grid 10's and grid 11's identify answer with the same hash
 (8efc3748f590e0582a77135bd7a417121732f56aaebb505ddae7243b8e33ebd2); grid 12's changes of
 speed kept it, then its 3-7-13 rule (G F B E is G13 before G7add13: 114 first readings and
-1,599 later orders differ) made it aec69dafe1a0e934e19b31fdc74ca548a78dd60f3a43c247f69bc516099ab58f.
+1,594 later orders differ) made it 56e2105eae0628c7bfe6ae36d2bac8830dc0bb67f0ded2b7256ee43593c84a04.
 """
 
 from __future__ import annotations

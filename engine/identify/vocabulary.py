@@ -37,8 +37,8 @@ ALTERATION_COST = 1.5     # each alteration written after the head (7b9, 7b9#11)
 MINOR_ALTERATION_COST: MappingProxyType[str, float] = MappingProxyType(
     {"#5": 2.5, "b6": 2.5, "b13": 2.5})
 ADDITION_COST = 2.0       # each added tone (add9, 7add13)
-# an added altered tension is rarer than an added ninth: A C E Bb over C is C7add13 without
-# its fifth before Amaddb9/C
+# an added altered tension is rarer than an added ninth: A C E Bb over C is C13 and C7add13
+# without their fifth before Amaddb9/C
 ADDED_TENSION_COST: MappingProxyType[str, float] = MappingProxyType(
     {"addb9": 3.0, "add#9": 3.0, "add#11": 2.5})
 # Alterations the vocabulary composes (b6 for the minor flat-six chords of the corpora), on
