@@ -114,18 +114,21 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     spelled = [degrees[label] for label in q.labels]
     pcs = tuple(pc for _, pc in spelled)
     names = [*_DEFAULT_NAMES]
-    for name, pc in spelled:
+    tones: dict[int, Spelled] = {}
+    for name, pc in spelled:   # b5 and #11 share one: the later named
         names[pc] = name
-    tones = {pc: _SPELLED[name] for name, pc in spelled}   # b5 and #11 share one
-    symbol = root.name + q.canonical
-    head = reading_head(symbol, root.name, q.canonical)
-    return Spelt(symbol, root.name, q.canonical, tones, pcs, inversions(q, pcs),
-                 sum(1 << pc for pc in tones), tuple(names), root, entry,
-                 head, {**head, "numeral": None, "function": None},
-                 sum(7 << 3 * pc ^ letter_bit(pc, sp.letter) for pc, sp in tones.items()),
-                 spelled_at(root),
-                 spelled_at(root) * QUALITIES + entry, tuple(names[pc] for pc in pcs),
-                 itemgetter(*pcs))
+        tones[pc] = _SPELLED[name]
+    mask = respell = 0
+    for pc, tone in tones.items():
+        mask |= 1 << pc
+        respell |= 7 << 3 * pc ^ letter_bit(pc, tone.letter)
+    root_name, quality = root.name, q.canonical
+    symbol = root_name + quality
+    head = reading_head(symbol, root_name, quality)
+    at = spelled_at(root)
+    return Spelt(symbol, root_name, quality, tones, pcs, inversions(q, pcs), mask, tuple(names),
+                 root, entry, head, {**head, "numeral": None, "function": None}, respell, at,
+                 at * QUALITIES + entry, tuple(names[pc] for pc in pcs), itemgetter(*pcs))
 
 
 def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:
