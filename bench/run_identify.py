@@ -316,7 +316,7 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
     print(f"peak RSS after every request {rss:.0f} MB")
 
 
-FIGURES = ("cold cpu", "wall median", "warm cpu", "first")
+COLD_FIGURES = ("cold cpu", "wall median", "warm cpu", "first")
 
 
 def _child(tree: Path) -> list[str]:
@@ -333,7 +333,7 @@ def _figures(line: str) -> tuple[str, dict[str, float]] | None:
         return None
     text = " ".join(words)
     found = {}
-    for name in FIGURES:
+    for name in COLD_FIGURES:
         at = text.find(name + " ")
         if at >= 0:
             found[name] = float(text[at + len(name) + 1:].split()[0])
@@ -359,7 +359,7 @@ def cold(processes: int = 5, against: Path | None = None) -> None:
         if against is not None:
             print(f"  {tree}:")
         for kind, runs in figures[tree].items():
-            median = {name: statistics.median(r[name] for r in runs) for name in FIGURES}
+            median = {name: statistics.median(r[name] for r in runs) for name in COLD_FIGURES}
             print(f"  {kind:5s}: cold {median['cold cpu']:.2f} µs CPU (wall median "
                   f"{median['wall median']:.2f}), warm {median['warm cpu']:.2f} µs CPU a call, "
                   f"first of its form {median['first']:.1f} µs (median of {len(runs)})")
