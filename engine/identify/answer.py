@@ -272,7 +272,7 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
     without a key the default roots' names, which are the chord's own names of those pitch
     classes)."""
     every = None not in given
-    pick = itemgetter(*heard) if len(heard) > 1 else None
+    pick = None   # itemgetter(*heard), made where several notes are added (a cluster)
     keyed_roles, other = (None, _DEFAULT_NAMES) if roles is None else (roles.chords, roles.other)
     out = []
     for k in kept:
@@ -305,8 +305,10 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
             reading["explains"] = explains = [*given]
             reading["added"] = [explains.pop(heard.index(outside.bit_length() - 1))]
         else:
-            reading["explains"] = [*compress(given, pick(_HAS[_ALL & ~outside]))]   # type: ignore[misc]
-            reading["added"] = [*compress(given, pick(_HAS[outside]))]   # type: ignore[misc]
+            if pick is None:
+                pick = itemgetter(*heard)
+            reading["explains"] = [*compress(given, pick(_HAS[_ALL & ~outside]))]
+            reading["added"] = [*compress(given, pick(_HAS[outside]))]
         left_out = tones & ~mask
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [*compress(chord.tone_names,

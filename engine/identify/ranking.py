@@ -172,12 +172,18 @@ def _row_facts() -> tuple[bytes, memoryview]:
 
 
 _COUNT, _MOVABLE = _row_facts()
+_WIDTH = RANKED.shape[1]
+_ROWS = memoryview(RANKED.data).cast("B").cast("i")
+"""``RANKED``'s memory read without numpy (no copy): a row's slice is
+``_ROWS[index * _WIDTH:]`` (a memoryview's slice to a list: ~0.2 µs against ~0.25 for a
+numpy row's)."""
 
 
 def row(mask: int, bass: int | None) -> list[int]:
     """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
     index = mask * 13 + (NO_BASS if bass is None else bass)
-    values: list[int] = RANKED[index, :_COUNT[index]].tolist()
+    start = index * _WIDTH
+    values: list[int] = _ROWS[start:start + _COUNT[index]].tolist()
     return values
 
 
@@ -188,7 +194,8 @@ def keyed(mask: int, bass: int | None, key: Key | None) -> list[int]:
     A cost may go below zero: the packed integer still sorts by (cost, order) and its fields
     read as before."""
     index = mask * 13 + (NO_BASS if bass is None else bass)
-    values: list[int] = RANKED[index, :_COUNT[index]].tolist()
+    start = index * _WIDTH
+    values: list[int] = _ROWS[start:start + _COUNT[index]].tolist()
     movable = _MOVABLE[index] if key is not None else 0
     if not movable:
         return values
