@@ -92,6 +92,11 @@ def test_watermelon_man_ab13_as_a_pianists_shell_reads_ab13(corpora: Path) -> No
     assert (shell[0]["symbol"], shell[0]["omitted"]) == ("Ab13", ["Eb", "Bb"])
     assert [r["symbol"] for r in shell[1:3]] == ["Ab7add13", "Fmaddb9/Ab"]
     assert first({"notes": ["Ab2", "Gb3", "C4", "F4"], "key": "Db"})["numeral"] == "V13"
+    # typed as letters, no bass sounded: still Ab13, not F minor with an added flat ninth
+    assert [r["symbol"] for r in identify({"notes": ["Ab", "C", "Gb", "F"]})["readings"][:3]] \
+        == ["Ab13", "Ab7add13", "Fmaddb9"]
+    # over F the same tones are F's: a minor triad with its flat ninth (Phrygian)
+    assert first({"notes": ["F2", "Ab3", "C4", "Gb4"]})["symbol"] == "Fmaddb9"
     full = first({"notes": ["Ab2", "C3", "Eb3", "Gb3", "F4"]})
     assert (full["symbol"], full["omitted"]) == ("Ab7add13", [])
 
@@ -170,6 +175,19 @@ def test_every_reading_of_the_table_names_its_set() -> None:
             may = {semis for semis, _ in omittable(entry)}
             left_out = chord & ~mask
             assert all((pc - root) % 12 in may for pc in range(12) if left_out >> pc & 1)
+
+
+def test_a_rootless_reading_is_never_an_added_tone_chord() -> None:
+    """Bill Evans' rootless voicings are sixth, seventh, ninth and thirteenth chords': no
+    reading of any set leaves out the root of an added-tone chord (E G B F is not a rootless
+    Cmaj7add11)."""
+    for mask in range(4096):
+        for i in range(int(EXACT_COUNT[mask])):
+            entry, root = VOCABULARY[int(SET_ENTRY[mask, i])], int(SET_ROOT[mask, i])
+            if not mask >> root & 1:
+                assert "add" not in entry.suffix, (mask, root, entry.suffix)
+    assert not any(r["rootless"] and "add" in r["quality"]
+                   for r in identify({"notes": ["E2", "G3", "B3", "F4"]})["readings"])
 
 
 def test_every_jazz_corpus_symbol_reads_back(corpora: Path) -> None:

@@ -41,13 +41,16 @@ OMISSION_COST: MappingProxyType[str, float] = MappingProxyType({
 # F7add13: F A C Eb D, no ninth); without the fifth, root, third, seventh and thirteenth are
 # the shell every jazz pianist voices as the thirteenth chord (Levine's G13: F B E over G),
 # which ``13`` names, its ninth left out as a thirteenth's often is: without the fifth the two
-# cost the same (4.5) and the tie goes to ``13``, a row of the grammar (rows come before the
-# composed qualities; ties break by quality index), so ``C E Bb A`` over C is C13, C7add13,
-# then Amaddb9/C; with the fifth ``7add13`` is exact and first (2 against 2.5).
+# cost the same (4.5) and the tie goes to ``13``, the cheaper quality (a tie on one root
+# breaks by quality index, and ``VOCABULARY`` is sorted by cost), so ``C E Bb A`` over C is
+# C13, C7add13, then Amaddb9/C; with the fifth ``7add13`` is exact and first (2 against 2.5).
 QUALITY_OMISSION_COST: MappingProxyType[tuple[str, str], float] = MappingProxyType({
     ("7add13", "5"): 2.5,
 })
 ROOTLESS_NEEDS = frozenset({"b7", "7", "bb7", "6"})   # a rootless reading keeps its colour tone
+# ... and is a sixth, seventh, ninth or thirteenth chord's, never an added tone's: a pianist's
+# rootless voicing puts 9 and 13 over 3 and 7 (Bill Evans' A and B forms); E G B F is not a
+# rootless Cmaj7add11
 KEEP = 10                 # readings kept per set
 ADDED_COST = 4.0          # a set no reading names: each tone a reading leaves unexplained
 MISSING_COST = 5.0        # ... and each tone it needs that is not there (a fifth or root: as omitted)
@@ -65,7 +68,8 @@ def omittable(entry: Entry) -> list[tuple[int, float]]:
         if label == "5" or (label in ("9", "11") and "13" in labels and len(labels) > 5):
             out.append((semis % 12, QUALITY_OMISSION_COST.get((entry.suffix, label),
                                                               OMISSION_COST[label])))
-        elif label == "1" and len(labels) >= 4 and ROOTLESS_NEEDS.intersection(labels):
+        elif label == "1" and len(labels) >= 4 and ROOTLESS_NEEDS.intersection(labels) \
+                and "add" not in entry.suffix:
             out.append((0, OMISSION_COST["1"]))
     return out
 

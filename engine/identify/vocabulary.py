@@ -41,6 +41,11 @@ ADDITION_COST = 2.0       # each added tone (add9, 7add13)
 # without their fifth before Amaddb9/C
 ADDED_TENSION_COST: MappingProxyType[str, float] = MappingProxyType(
     {"addb9": 3.0, "add#9": 3.0, "add#11": 2.5})
+# ... and on a minor triad, by the added tension: a flat ninth over a minor triad is E
+# Phrygian's colour, rarely a chord's name in a chart; its four tones, E G B F, are the 3-7-13
+# shell of G13, which a jazz musician names first when no bass says E (G13 and G7add13 cost
+# 4.5, their fifth and ninth left out: table.QUALITY_OMISSION_COST), so it costs more than that
+MINOR_ADDED_TENSION_COST: MappingProxyType[str, float] = MappingProxyType({"addb9": 5.0})
 # Alterations the vocabulary composes (b6 for the minor flat-six chords of the corpora), on
 # the grammar's everyday bases (tables.COMMON_BASES), up to two; a dominant takes three
 # (7b9#9b13 and the like are charted). Added tones go on the bases charts add them to.
@@ -100,8 +105,9 @@ def _entries() -> tuple[Entry, ...]:
         skip = UPPER_ADDITIONS if not _has_seventh(head) else LOWER_ADDITIONS
         for add in ADDITIONS:
             if add.canonical not in skip:
-                offer(head + add.canonical, ROW_COST[head] + ADDED_TENSION_COST.get(
-                    add.canonical, ADDITION_COST))
+                prices = MINOR_ADDED_TENSION_COST if head == "m" else ADDED_TENSION_COST
+                offer(head + add.canonical, ROW_COST[head] + prices.get(
+                    add.canonical, ADDED_TENSION_COST.get(add.canonical, ADDITION_COST)))
     return tuple(sorted(best.values(), key=lambda e: (e.cost, e.mask)))
 
 
