@@ -13,7 +13,9 @@ errors are answers too). Grid 10's and grid 11's identify answer with the same h
 speed kept it, then its 3-7-13 rule (G F B E is G13 before G7add13: 114 first readings and
 1,594 later orders differ) made it 56e2105eae0628c7bfe6ae36d2bac8830dc0bb67f0ded2b7256ee43593c84a04,
 and no rootless added-tone chord with a costlier minor add-b9 (18,769 answers differ from
-grid 11's in all) 4294db69e38fd7c51d088c966544ccd1efe46408acd59addb8f571e30063f651.
+grid 11's in all) 4294db69e38fd7c51d088c966544ccd1efe46408acd59addb8f571e30063f651, and with
+the Lydian dominant's voicing and the minor flat ninth priced (40,259 differ from grid 11's)
+c65d1aff4d6bcde227dcbd2b1ecea7322e6d3d24f74d4cd3cc10d06004dacea7.
 """
 
 from __future__ import annotations

@@ -101,6 +101,16 @@ def test_watermelon_man_ab13_as_a_pianists_shell_reads_ab13(corpora: Path) -> No
     assert (full["symbol"], full["omitted"]) == ("Ab7add13", [])
 
 
+def test_goodbye_pork_pie_hat_c13_sharp11_voiced_b7_3_sharp11_13(corpora: Path) -> None:
+    # Goodbye Pork Pie Hat's C13#11 as a pianist voices the Lydian dominant (Bb E F# A over
+    # C, its fifth and ninth left out) is C13#11, not an A minor sixth with a flat ninth over C
+    assert "C13#11" in {symbol for symbol, _ in keyed_tokens(corpora)}
+    reading = first({"notes": ["C2", "Bb2", "E3", "F#3", "A3"]})
+    assert (reading["symbol"], reading["omitted"]) == ("C13#11", ["G", "D"])
+    # the Phrygian minor of the charts (Cm7b9, every tone sounding) keeps its name
+    assert first({"notes": resolve({"chord": "Cm7b9"})["notes"]})["symbol"] == "Cm7b9"
+
+
 def test_a_diminished_seventh_is_named_from_its_spelling() -> None:
     reading = first({"notes": ["B", "D", "F", "Ab"], "bass": "D"})
     assert (reading["symbol"], reading["inversion"]) == ("Bdim7/D", 1)

@@ -44,8 +44,11 @@ OMISSION_COST: MappingProxyType[str, float] = MappingProxyType({
 # cost the same (4.5) and the tie goes to ``13``, the cheaper quality (a tie on one root
 # breaks by quality index, and ``VOCABULARY`` is sorted by cost), so ``C E Bb A`` over C is
 # C13, C7add13, then Amaddb9/C; with the fifth ``7add13`` is exact and first (2 against 2.5).
+# The Lydian dominant's voicing, b7 3 #11 13 over the root (Levine's C13#11: Bb E F# A over
+# C), leaves out the fifth the sharp eleventh stands beside, as its ninth: 1 each.
 QUALITY_OMISSION_COST: MappingProxyType[tuple[str, str], float] = MappingProxyType({
     ("7add13", "5"): 2.5,
+    ("13#11", "5"): 1.0,
 })
 ROOTLESS_NEEDS = frozenset({"b7", "7", "bb7", "6"})   # a rootless reading keeps its colour tone
 # ... and is a sixth, seventh, ninth or thirteenth chord's, never an added tone's: a pianist's

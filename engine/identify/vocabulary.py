@@ -33,9 +33,11 @@ ROW_COST: MappingProxyType[str, float] = MappingProxyType({
 # fmt: on
 ALTERATION_COST = 1.5     # each alteration written after the head (7b9, 7b9#11)
 # A minor chord's raised or flat-six fifth is rare as a name: E G C D is Cadd9/E before Em7#5
-# or Em7b13 without its fifth, C Eb G Ab is Abmaj7/C before Cmb6.
+# or Em7b13 without its fifth, C Eb G Ab is Abmaj7/C before Cmb6. So is its flat ninth, the
+# Phrygian colour (the charts' Cm7b9 is one, named with all its tones): C E F# A Bb, the
+# Lydian dominant's voicing, is C13#11, not Am6b9/C.
 MINOR_ALTERATION_COST: MappingProxyType[str, float] = MappingProxyType(
-    {"#5": 2.5, "b6": 2.5, "b13": 2.5})
+    {"#5": 2.5, "b6": 2.5, "b13": 2.5, "b9": 2.5})
 ADDITION_COST = 2.0       # each added tone (add9, 7add13)
 # an added altered tension is rarer than an added ninth: A C E Bb over C is C13 and C7add13
 # without their fifth before Amaddb9/C
