@@ -12,7 +12,9 @@
   mean, median and 99th percentile of all, and the median by the number of notes sounding
   (3 to 8: the uniform draw of every set weighs 6 and 7 most, chords are mostly 3 to 5); then
   the same as MIDI numbers and as note names (their spelling is weighed), and with a key;
-  then every request again (warm: answers kept);
+  then every request again with the answers kept forgotten (new: a set not asked before in a
+  process whose tables are filled, what a request costs a running service), then the last
+  2,000 again (warm: answers kept);
 - the table (``engine.identify.ranking``) against the search it replaced
   (``tests/naive_identify.py``) on every set and bass, without a key and in four keys;
 - speed on the corpus' note sets, first call and again, beside pychord's ``note_to_chord`` and
@@ -272,10 +274,14 @@ WARM = 2000      # the last requests of each kind asked again: the answers kept 
 
 def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
                imported_cpu: float = 0.0) -> None:
-    """In a fresh process: every request once (cold), then the last ``WARM`` again (warm).
-    Prints one line a kind of request: µs a call, the cold pass's CPU time a call (robust on
-    a loaded machine), its wall time's median and 99th percentile, the warm CPU time, and
-    the first request of the kind (the first of its form in the process, wall)."""
+    """In a fresh process: every request once (cold), every request again with the answers
+    kept forgotten (new: a set not asked before, in a process whose tables the cold pass
+    filled: a chord spelt, a role read in a key the first time), then the last ``WARM`` again
+    (warm: answers kept from their second asking). Prints one line a kind of request: µs a
+    call, the cold pass's CPU time a call (robust on a loaded machine), its wall time's median
+    and 99th percentile, the new pass's CPU time, the warm CPU time, and the first request of
+    the kind (the first of its form in the process, wall). Each CPU time a call holds the
+    bench's own timing of the call (``timer``, printed first: ~0.2 µs)."""
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     sets = every_set()
     gc.collect()
@@ -284,16 +290,19 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
     first = clock()
     fresh(sets["pcs"][1])
     first = clock() - first
+    timer = _timed_cpu(lambda req: None, sets["pcs"], [])
     print(f"import of engine {1e3 * imported:.0f} ms ({1e3 * imported_cpu:.0f} ms CPU), "
-          f"peak RSS {rss:.0f} MB; first call of the process {first / 1e3:.1f} µs")
+          f"peak RSS {rss:.0f} MB; first call of the process {first / 1e3:.1f} µs; "
+          f"timer {timer / 1e3:.2f} µs a call")
+    operation = sys.modules.get("engine.identify.operation")
     for kind, requests in sets.items():
-        times = []
-        cpu = time.process_time_ns()
-        for req in requests:
-            t0 = clock()
-            fresh(req)
-            times.append(clock() - t0)
-        cpu = time.process_time_ns() - cpu
+        times: list[int] = []
+        cpu = _timed_cpu(fresh, requests, times)
+        for name in ("_KEPT", "_ASKED"):   # the answers kept, forgotten: each request is new
+            kept = getattr(operation, name, None)
+            if kept is not None:
+                kept.clear()
+        new = _timed_cpu(fresh, requests, [])
         once = times[0]
         by_size: dict[int, list[int]] = {}
         for req, took in zip(requests, times, strict=True):
@@ -305,10 +314,10 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
             for req in requests[-WARM:]:
                 fresh(req)
         warm = time.process_time_ns() - warm
-        print(f"{kind:5s} {len(requests):6d} requests: cold cpu {cpu / len(requests) / 1e3:.2f} "
+        print(f"{kind:5s} {len(requests):6d} requests: cold cpu {cpu / 1e3:.2f} "
               f"wall median {times[len(times) // 2] / 1e3:.2f} p99 "
-              f"{times[len(times) * 99 // 100] / 1e3:.2f}; warm cpu {warm / 5 / WARM / 1e3:.2f}; "
-              f"first {once / 1e3:.1f}")
+              f"{times[len(times) * 99 // 100] / 1e3:.2f}; new cpu {new / 1e3:.2f}; "
+              f"warm cpu {warm / 5 / WARM / 1e3:.2f}; first {once / 1e3:.1f}")
         print("      by notes sounding, cold wall median µs: " + "  ".join(
             f"{n}: {sorted(t)[len(t) // 2] / 1e3:.1f}" for n, t in sorted(by_size.items())
             if 3 <= n <= 8))
@@ -316,7 +325,19 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
     print(f"peak RSS after every request {rss:.0f} MB")
 
 
-COLD_FIGURES = ("cold cpu", "wall median", "warm cpu", "first")
+def _timed_cpu(call: Callable[[dict[str, object]], object], requests: list[dict[str, object]],
+               times: list[int]) -> float:
+    """CPU ns a call of ``call`` over ``requests``, each call timed (wall ns into ``times``)."""
+    clock = time.perf_counter_ns
+    cpu = time.process_time_ns()
+    for req in requests:
+        t0 = clock()
+        call(req)
+        times.append(clock() - t0)
+    return (time.process_time_ns() - cpu) / len(requests)
+
+
+COLD_FIGURES = ("cold cpu", "wall median", "new cpu", "warm cpu", "first")
 
 
 def _child(tree: Path) -> list[str]:
@@ -359,10 +380,12 @@ def cold(processes: int = 5, against: Path | None = None) -> None:
         if against is not None:
             print(f"  {tree}:")
         for kind, runs in figures[tree].items():
-            median = {name: statistics.median(r[name] for r in runs) for name in COLD_FIGURES}
+            median = {name: statistics.median(r.get(name, float("nan")) for r in runs)
+                      for name in COLD_FIGURES}
             print(f"  {kind:5s}: cold {median['cold cpu']:.2f} µs CPU (wall median "
-                  f"{median['wall median']:.2f}), warm {median['warm cpu']:.2f} µs CPU a call, "
-                  f"first of its form {median['first']:.1f} µs (median of {len(runs)})")
+                  f"{median['wall median']:.2f}), new {median['new cpu']:.2f}, warm "
+                  f"{median['warm cpu']:.2f} µs CPU a call, first of its form "
+                  f"{median['first']:.1f} µs (median of {len(runs)})")
     if against is not None:
         for kind in figures[REPO]:
             ratio = [statistics.median(r["cold cpu"] for r in figures[REPO][kind])
