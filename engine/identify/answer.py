@@ -129,6 +129,7 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
     """``_readings`` without a key or a note named (pitch classes, MIDI numbers, a file's
     segments): the first readings of the row, named from ``naming.UNNAMED``."""
     pick = itemgetter(*heard) if len(heard) > 1 else None
+    off_bass = ~(1 << b) if b >= 0 else -1   # the set but its bass (a slash reading's adds)
     out = []
     for v in values[:MAX_READINGS]:
         chord = UNNAMED[v >> ROOT_SHIFT & 15][v & ENTRY_BITS]
@@ -140,7 +141,7 @@ def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dic
             reading["symbol"] = f"{chord.symbol}/{bass_name}"
             reading["bass"] = bass_name
             reading["inversion"] = chord.inversions[b]
-            outside &= ~(1 << b)
+            outside &= off_bass
         if v & _ROOTLESS:
             reading["rootless"] = True
         if not outside & (outside - 1):   # at most one note added
@@ -207,6 +208,7 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
     roots, other, chords = roles.roots, roles.other, roles.chords
     pick = itemgetter(*heard) if len(heard) > 1 else None
     heard_other = None   # the key's names of the notes heard, once needed
+    off_bass = ~(1 << b) if b >= 0 else -1   # the set but its bass (a slash reading's adds)
     out = []
     first = None
     for v in values[:MAX_READINGS]:
@@ -225,7 +227,7 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
             reading["symbol"] = symbol = f"{chord.symbol}/{bass_name}"
             reading["bass"] = bass_name
             reading["inversion"] = chord.inversions[b]
-            outside &= ~(1 << b)
+            outside &= off_bass
             found = sus_role(symbol, roles) if v & _SUS else chords[index] or role(chord, roles)
         else:
             found = chords[index] or role(chord, roles)
@@ -274,6 +276,7 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
     every = None not in given
     pick = None   # itemgetter(*heard), made where several notes are added (a cluster)
     keyed_roles, other = (None, _DEFAULT_NAMES) if roles is None else (roles.chords, roles.other)
+    off_bass = ~(1 << b) if b >= 0 else -1   # the set but its bass (a slash reading's adds)
     out = []
     for k in kept:
         v = k >> PLACE_BITS
@@ -286,7 +289,7 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
             reading["symbol"] = f"{chord.symbol}/{bass_name}"
             reading["bass"] = bass_name
             reading["inversion"] = chord.inversions[b]
-            outside &= ~(1 << b)
+            outside &= off_bass
         if v & _ROOTLESS:
             reading["rootless"] = True
         if not every:

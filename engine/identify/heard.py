@@ -49,6 +49,8 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
     for anything else (read it in full, where its error is named)."""
     if type(value) is not list or not 0 < len(value) <= MAX_NOTES:
         return None
+    if bass is None and field != "pcs" and type(value[0]) is str:
+        return _notes_read(value)   # names, the lowest the bass: read as they are
     mask, heard = 0, []
     given: list[str | None] | None = None
     spelling: Spelling | None = None
