@@ -25,6 +25,9 @@
     .venv/bin/python bench/run_identify.py --cold --against DIR (the same, alternated with the
         engine of another checkout DIR: before and after side by side)
     .venv/bin/python bench/run_identify.py --check (only the table against the search it replaced)
+    .venv/bin/python bench/run_identify.py --instructions [KIND ...] [--against DIR]
+        (instructions a new request with the tables filled, counted by callgrind: deterministic
+        where a timer on 2 shared cores is not; a third of each kind's requests)
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ from __future__ import annotations
 import csv
 import gc
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -411,9 +417,78 @@ def table_check() -> None:
           f"bass and none, no key and 4 keys) identical ({time.perf_counter() - started:.0f} s)")
 
 
+INSTRUCTIONS_CHILD = """
+import sys, gc
+from engine import identify   # the engine of the working directory
+sys.path.insert(0, {bench!r})   # ... and this bench
+from bench.run_identify import every_set
+operation = sys.modules["engine.identify.operation"]
+requests = every_set()[{kind!r}][::3]
+for req in requests:   # the tables filled: each chord spelt, each role read once
+    identify(req)
+operation._ASKED.clear()
+operation._KEPT.clear()
+gc.collect()
+gc.freeze()
+print("ready", flush=True)
+sys.stdin.readline()
+for req in requests:
+    identify(req)
+print("done", flush=True)
+sys.stdin.readline()
+print(len(requests), flush=True)
+"""
+
+
+def instructions(tree: Path, kind: str) -> float:
+    """Instructions a request of ``kind`` (every_set's), new to a process whose tables the
+    same requests filled, counted by callgrind between the driver's "ready" and "done"."""
+    with tempfile.TemporaryDirectory(prefix="harmony-identify-") as tmp:
+        code = INSTRUCTIONS_CHILD.format(bench=str(REPO), kind=kind)
+        driver = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", sys.executable,
+             "-c", code], cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+            env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"})
+        assert driver.stdin is not None and driver.stdout is not None
+        try:
+            for said, control in (("ready", "-z"), ("done", "-d")):
+                line = driver.stdout.readline().strip()
+                if line != said:
+                    raise RuntimeError(f"the driver said {line!r}, not {said!r}")
+                subprocess.run(["callgrind_control", control, str(driver.pid)], check=True,
+                               capture_output=True)
+                driver.stdin.write("\n")
+                driver.stdin.flush()
+            count = int(driver.stdout.readline())
+            driver.wait(600)
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+        found = re.search(r"^(?:summary|totals):\s*(\d+)", Path(f"{tmp}/out.1").read_text(),
+                          re.MULTILINE)
+    if found is None:
+        raise RuntimeError("no total in callgrind's dump")
+    return int(found.group(1)) / count
+
+
 def main() -> None:
     if "--check" in sys.argv:
         table_check()
+        return
+    if "--instructions" in sys.argv:
+        if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+            print("valgrind is not installed (Debian's valgrind): no instruction counts")
+            return
+        trees = [REPO]
+        if "--against" in sys.argv:
+            trees.append(Path(sys.argv[sys.argv.index("--against") + 1]).resolve())
+        kinds = [k for k in ("pcs", "midi", "names", "key") if k in sys.argv] or \
+            ["pcs", "midi", "names", "key"]
+        for kind in kinds:
+            print(f"{kind:5s} " + "  ".join(
+                f"{tree.name}: {instructions(tree, kind):,.0f}" for tree in trees)
+                + " instructions a new request, tables filled (callgrind)", flush=True)
         return
     against = None
     if "--against" in sys.argv:
