@@ -128,7 +128,7 @@ def test_requests_read_by_the_plain_path_answer_as_the_full_request() -> None:
 
 
 def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
-    # names and keys asked again are answered from a kept copy (from the second asking on):
+    # requests in a key asked again are answered from a kept copy (from the second asking on):
     # the same answer, fresh each time; True and 64.0 equal 1 and 64 as keys but are not
     # notes kept under them
     from engine.identify.operation import _identify, identify
