@@ -51,17 +51,19 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
         return None
     if bass is None and field != "pcs" and type(value[0]) is str:
         return _notes_read(value)   # names, the lowest the bass: read as they are
-    mask, heard = 0, []
+    mask, heard, texts = 0, [], []
     given: list[str | None] | None = None
     spelling: Spelling | None = None
+    low_name = None
     if field == "pcs":
         for item in value:
             if type(item) is not int or not 0 <= item <= 11:
                 return None
+            texts.append(_TEXT[item])
             if not mask >> item & 1:
                 mask |= 1 << item
                 heard.append(item)
-        texts, low, low_name = [*map(_TEXT.__getitem__, value)], -1, None
+        low = -1
     else:
         for item in value:   # MIDI numbers alone: a keyboard, a file
             if type(item) is not int or not 0 <= item <= 127:
@@ -70,12 +72,13 @@ def plain_heard(field: str, value: Any, bass: Any) -> Heard | None:
                     return None
                 texts, mask, heard, given, spelling, low, low_name = read
                 break
+            texts.append(_TEXT[item])   # an append in the loop: ~1/3 of a map over the table
             pc = item % 12
             if not mask >> pc & 1:
                 mask |= 1 << pc
                 heard.append(pc)
         else:
-            texts, low, low_name = [*map(_TEXT.__getitem__, value)], min(value) % 12, None
+            low = min(value) % 12
     bass_given = None
     if bass is None:
         b, bass_given = low, low_name
