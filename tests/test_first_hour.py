@@ -157,7 +157,7 @@ def test_a_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None
         # the first one still answers, its metrics folder untouched
         import httpx
 
-        assert httpx.get(live.url + "/metrics").status_code == 200
+        assert httpx.get(live.url + "/metrics", timeout=30).status_code == 200
 
 
 def test_a_batch_under_a_later_protocol_says_batches_were_removed(tmp_path: Path) -> None:
