@@ -116,14 +116,14 @@ def test_tools_call_without_a_key_is_refused_but_listing_is_open(server: LiveSer
     assert refused.error.data["code"] == "unauthorized"
     raw = httpx.post(server.url + "/mcp", json={
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "analyze_chord", "arguments": {"chord": "C7"}}})
+        "params": {"name": "analyze_chord", "arguments": {"chord": "C7"}}}, timeout=30)
     assert raw.status_code == 401 and raw.headers["www-authenticate"].startswith("Bearer")
     assert raw.json()["error"]["data"]["code"] == "unauthorized"
 
 
 def test_tool_calls_spend_the_rest_quota(server: LiveServer) -> None:
     def used() -> int:
-        reply = httpx.post(server.url + "/v2/analyze", json={"chord": "C"},
+        reply = httpx.post(server.url + "/v2/analyze", json={"chord": "C"}, timeout=30,
                            headers={"authorization": f"Bearer {server.key}"})
         assert reply.status_code == 200
         return int(reply.headers["x-quota-used"])
@@ -140,20 +140,20 @@ def test_tool_calls_spend_the_rest_quota(server: LiveServer) -> None:
     for params in ({"name": "nope"}, {"name": "analyze_chord", "arguments": [1]}):
         raw = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": 9,
                                                     "method": "tools/call", "params": params},
-                         headers={"authorization": f"Bearer {server.key}"})
+                         headers={"authorization": f"Bearer {server.key}"}, timeout=30)
         assert raw.status_code == 200 and raw.json()["error"]["code"] == -32602
     assert used() == before + 1 + 2 + 1
 
 
 def test_http_surface_of_the_route(server: LiveServer) -> None:
-    assert httpx.get(server.url + "/mcp").status_code == 405
-    assert httpx.get(server.url + "/mcp").headers["allow"] == "POST"
-    assert httpx.delete(server.url + "/mcp").status_code == 405
-    assert httpx.get(server.url + "/nothing").status_code == 404
-    root = httpx.get(server.url + "/")  # API.md 8: 404 pointing to the routes
+    assert httpx.get(server.url + "/mcp", timeout=30).status_code == 405
+    assert httpx.get(server.url + "/mcp", timeout=30).headers["allow"] == "POST"
+    assert httpx.delete(server.url + "/mcp", timeout=30).status_code == 405
+    assert httpx.get(server.url + "/nothing", timeout=30).status_code == 404
+    root = httpx.get(server.url + "/", timeout=30)  # API.md 8: 404 pointing to the routes
     assert root.status_code == 404 and "POST /mcp" in root.json()["error"]["message"]
     bad = httpx.post(server.url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                     headers={"mcp-protocol-version": "2001-01-01"})
+                     headers={"mcp-protocol-version": "2001-01-01"}, timeout=30)
     assert bad.status_code == 400
 
 

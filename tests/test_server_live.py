@@ -172,14 +172,22 @@ def test_limits_log_usage_metrics_and_secrecy(server: Server) -> None:
 
     # /metrics adds up both workers, whichever of them answers the scrape; both served calls.
     # Each worker publishes its batched observations every log interval (0.25 s) and before a
-    # scrape it answers: after one interval the other worker's are in too.
+    # scrape it answers: the other worker's are in once it has had its next round (a fraction
+    # of a second; longer on a loaded machine, so waited for), and from then on every scrape,
+    # whichever worker answers it, has them all.
     served = 1 + 20 + free_served
-    time.sleep(0.6)
-    for _ in range(4):
+    total = f'harmony_requests_total{{route="/v2/{OPERATION}",status="200"}} {served}.0'
+
+    def scrape() -> str:
         with httpx.Client(base_url=server.url, timeout=30) as http:
-            text = http.get("/metrics").text
-        assert f'harmony_requests_total{{route="/v2/{OPERATION}",status="200"}} {served}.0' \
-            in text
+            return http.get("/metrics").text
+
+    deadline = time.monotonic() + 60
+    while total not in (text := scrape()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert total in text, text
+    for _ in range(4):
+        assert total in scrape()
     per_worker = analyze_counts(db.parent / "harmony.db.metrics")
     assert len(per_worker) == 2 and all(per_worker.values()), per_worker
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,16 +22,11 @@ import httpx
 import orjson
 import pytest
 
+from tests.mcp_live import serve
 from tests.pg_server import database
 
 REPO = Path(__file__).resolve().parent.parent
 HARMONY = [sys.executable, "-m", "server.cli"]
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _harmony(env: dict[str, str], *args: str) -> str:
@@ -43,22 +37,10 @@ def _harmony(env: dict[str, str], *args: str) -> str:
 
 def _serve(env: dict[str, str], state: Path) -> tuple[subprocess.Popen[bytes], str]:
     state.mkdir()
-    port = _port()
-    process = subprocess.Popen([*HARMONY, "serve", "--port", str(port), "--workers", "1"],
-                               env={**env, "HARMONY_STATE_DIR": str(state)}, cwd=REPO,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"harmony serve did not start ({process.poll()})")
-        time.sleep(0.2)
+    process, url, log = serve(["--workers", "1"], {**env, "HARMONY_STATE_DIR": str(state)},
+                              state / "serve.log")
+    log.close()          # the server has its own descriptor of it
+    return process, url
 
 
 @pytest.fixture

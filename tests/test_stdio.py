@@ -86,7 +86,7 @@ def test_proxy_mode_calls_the_service_with_the_key(server: LiveServer) -> None:
         engine.analyze({"chord": "Bb7", "keyContext": "F"})))
     assert error_of(bad)["code"] == "invalid_key"
     # the proxied success spent one call of the key's monthly quota, the error none
-    rest = httpx.post(server.url + "/v2/resolve", json={"chord": "C"},
+    rest = httpx.post(server.url + "/v2/resolve", json={"chord": "C"}, timeout=30,
                       headers={"authorization": f"Bearer {server.key}"})
     assert rest.headers["x-quota-used"] == "2"
 

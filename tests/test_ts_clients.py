@@ -44,6 +44,12 @@ CORE = {HTTP: {"analyze_chord", "resolve_chord", "generate_voicing", "reharmoniz
                             "compose_arrange", "compose_add_notes", "compose_transpose",
                             "compose_export", "play_composition"}}
 BUDGET = 8192          # bytes of a default call's text, and of its structuredContent
+# How long a client waits for a server to start and answer initialize and tools/list: a stdio
+# server imports the engine first (about 2 s on a quiet machine, 10 s and more when the test
+# machine is loaded, with the other servers and clients of these tests starting at the same
+# time), longer than the Inspector's own 15 s connect timeout. Generous, and only an upper
+# bound: a server that answers sooner is not waited for.
+STARTUP_MS = 240_000
 TOP_LEVEL_FORBIDDEN = ("oneOf", "anyOf", "allOf", "not", "if", "then", "else")
 
 
@@ -154,11 +160,12 @@ def plan_for(name: str, live: LiveServer, scratch: Path) -> dict[str, Any]:
     probe = PROBE_TOOL[name]
     calls.append({"id": "invalid", "tool": probe, "arguments": INVALID[probe]})
     calls.append({"id": "unknown", "tool": probe, "arguments": UNKNOWN[probe][0]})
-    server: dict[str, Any] = {"name": name, "calls": calls}
+    server: dict[str, Any] = {"name": name, "calls": calls, "timeoutMs": STARTUP_MS}
     if name == HTTP:
         server["http"] = {"url": live.url + "/mcp",
                           "headers": {"Authorization": f"Bearer {live.key}"}}
         return {"servers": [server, {"name": NO_KEY, "http": {"url": live.url + "/mcp"},
+                                     "timeoutMs": STARTUP_MS,
                                      "calls": [{"id": "analyze_chord", "tool": "analyze_chord",
                                                 "arguments": {"chord": "C7"}}]}]}
     server["stdio"] = {"command": str(BIN / name), "env": stdio_env(scratch), "cwd": str(scratch)}
@@ -343,13 +350,14 @@ def inspector(clients: ts_clients.Clients, live: LiveServer, scratch: Path) -> d
                             *dm7]}
     work = scratch / "inspector"
     work.mkdir()
-    started = {what: clients.start_inspector([*args, "--format", "json"], work)
+    connect = ["--connect-timeout", str(STARTUP_MS)]
+    started = {what: clients.start_inspector([*args, *connect, "--format", "json"], work)
                for what, args in runs.items()}
     if shutil.which("script"):   # util-linux, on every Debian
         callback = f"http://127.0.0.1:{free_port()}/oauth/callback"
         started["terminal no key"] = clients.start_inspector(
-            [live.url + "/mcp", "--transport", "http", "--callback-url", callback, *dm7], work,
-            terminal=True)
+            [live.url + "/mcp", "--transport", "http", "--callback-url", callback, *dm7,
+             *connect], work, terminal=True)
     out: dict[str, dict[str, Any]] = {}
     for what, proc in started.items():
         try:

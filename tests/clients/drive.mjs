@@ -4,11 +4,13 @@
 //   node drive.mjs PLAN.json          (or the plan on standard input when no file is given)
 //
 // The plan: {"servers": [{"name", "stdio": {"command", "args"?, "env"?, "cwd"?}
-//                                 | "http": {"url", "headers"?},
+//                                 | "http": {"url", "headers"?}, "timeoutMs"?,
 //                         "calls": [{"id"?, "tool", "arguments", "timeoutMs"?}],
 //                         "bench"?: {"tool", "arguments", "count", "warmup"?}}]}
 // An argument value {"$ref": [callId, key, ...]} is replaced by the value at that path in the
 // structuredContent of an earlier call of the same server (a composition's id, for instance).
+// A server's "timeoutMs" bounds its initialize and tools/list (the SDK's 60 s by default: a stdio
+// server started on a loaded machine may take longer than that to import and answer).
 // The servers are driven one after the other, each with its own Client and transport. The report,
 // one JSON object on stdout:
 //   {"node": version, "sdk": version, "servers": {name: {
@@ -86,11 +88,12 @@ async function drive(server) {
   const client = new Client({ name: "harmony-ts-clients", version: "1.0.0" });
   const transport = transportFor(server, stderr);
   try {
-    await client.connect(transport);
+    const startup = server.timeoutMs === undefined ? undefined : { timeout: server.timeoutMs };
+    await client.connect(transport, startup);
     report.serverInfo = client.getServerVersion();
     report.protocolVersion = transport.protocolVersion ?? null;  // HTTP only: stdio keeps none
     // listTools also gives the client the tools' outputSchemas, which callTool then enforces
-    report.tools = (await client.listTools()).tools;
+    report.tools = (await client.listTools(undefined, startup)).tools;
     for (const call of server.calls ?? []) {
       const entry = { id: call.id ?? call.tool, tool: call.tool };
       try {
