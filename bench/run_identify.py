@@ -35,13 +35,11 @@ from __future__ import annotations
 import csv
 import gc
 import os
-import re
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -49,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.shared import CORPORA, REPO
+from bench.shared import CORPORA, REPO, callgrind_between
 from engine import identify, resolve
 from engine.chords import parse, parse_spelled
 from tests.corpus_tokens import keyed_tokens
@@ -443,33 +441,10 @@ print(len(requests), flush=True)
 def instructions(tree: Path, kind: str) -> float:
     """Instructions a request of ``kind`` (every_set's), new to a process whose tables the
     same requests filled, counted by callgrind between the driver's "ready" and "done"."""
-    with tempfile.TemporaryDirectory(prefix="harmony-identify-") as tmp:
-        code = INSTRUCTIONS_CHILD.format(bench=str(REPO), kind=kind)
-        driver = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", sys.executable,
-             "-c", code], cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True,
-            env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"})
-        assert driver.stdin is not None and driver.stdout is not None
-        try:
-            for said, control in (("ready", "-z"), ("done", "-d")):
-                line = driver.stdout.readline().strip()
-                if line != said:
-                    raise RuntimeError(f"the driver said {line!r}, not {said!r}")
-                subprocess.run(["callgrind_control", control, str(driver.pid)], check=True,
-                               capture_output=True)
-                driver.stdin.write("\n")
-                driver.stdin.flush()
-            count = int(driver.stdout.readline())
-            driver.wait(600)
-        finally:
-            if driver.poll() is None:
-                driver.kill()
-        found = re.search(r"^(?:summary|totals):\s*(\d+)", Path(f"{tmp}/out.1").read_text(),
-                          re.MULTILINE)
-    if found is None:
-        raise RuntimeError("no total in callgrind's dump")
-    return int(found.group(1)) / count
+    total, rest = callgrind_between(
+        [sys.executable, "-c", INSTRUCTIONS_CHILD.format(bench=str(REPO), kind=kind)], cwd=tree,
+        env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"})
+    return total / int(rest.split()[0])
 
 
 def main() -> None:

@@ -25,46 +25,25 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.shared import callgrind_between
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "run_request_budget.py"
 KINDS = ("rest", "mcp", "health", "floor", "wsgi-rest", "wsgi-mcp", "wsgi-floor")
-_TOTAL = re.compile(r"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 
 
 def instructions(kind: str, calls: int) -> int:
     """The instructions of ``calls`` whole calls of ``kind``, counted by callgrind."""
-    with tempfile.TemporaryDirectory(prefix="harmony-instr-") as tmp:
-        driver = subprocess.Popen(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out",
-             sys.executable, str(DRIVER), "--drive", kind, "--calls", str(calls), "--pause"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-        assert driver.stdin is not None and driver.stdout is not None
-        try:
-            for said, control in (("ready", "-z"), ("done", "-d")):
-                line = driver.stdout.readline().strip()
-                if line != said:
-                    raise RuntimeError(f"the driver said {line!r}, not {said!r}")
-                subprocess.run(["callgrind_control", control, str(driver.pid)],
-                               check=True, capture_output=True)
-                driver.stdin.write("\n")
-                driver.stdin.flush()
-            driver.wait(600)
-        finally:
-            if driver.poll() is None:
-                driver.kill()
-        dumped = Path(f"{tmp}/out.1").read_text()
-    found = _TOTAL.search(dumped)
-    if found is None:
-        raise RuntimeError("no total in callgrind's dump")
-    return int(found.group(1))
+    total, _ = callgrind_between(
+        [sys.executable, str(DRIVER), "--drive", kind, "--calls", str(calls), "--pause"],
+        env={**os.environ, "PYTHONHASHSEED": "0"})
+    return total
 
 
 def main(argv: list[str] | None = None) -> int:
