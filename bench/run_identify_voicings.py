@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import identify, resolve
-from engine.chords import parse
+from engine.chords import note_with_octave, parse, parse_spelled
 
 ROOTS = ("C", "Db", "D", "Eb", "E", "F", "F#", "G", "Ab", "A", "Bb", "B")
 # (what the voicing is, the symbol its notes name over the root, semitones above the root in
@@ -53,15 +53,7 @@ def spelled(symbol: str, semitones: tuple[int, ...], low: int) -> list[str]:
     notes = [n.rstrip("0123456789-") for n in resolve({"chord": symbol})["notes"]]
     chord = parse(symbol)
     names = {(chord.root_pc + s) % 12: n for s, n in zip(chord.semitones, notes, strict=True)}
-    out = []
-    for s in semitones:
-        midi = low + s
-        name = names[midi % 12]
-        # the octave of a spelled note follows its letter (B#3 sounds as C4)
-        octave = midi // 12 - 1 - (name[0] == "B" and midi % 12 == 0) + \
-            (name[0] == "C" and midi % 12 == 11)
-        out.append(f"{name}{octave}")
-    return out
+    return [note_with_octave(parse_spelled(names[(low + s) % 12]), low + s) for s in semitones]
 
 
 def main() -> None:

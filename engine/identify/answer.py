@@ -27,6 +27,7 @@ from engine.identify.naming import (
     UNNAMED,
     Spelt,
     key_spelling,
+    keyed_head,
     named_root,
     spelt,
 )
@@ -219,7 +220,7 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
         if first is None:
             first = chord
         names, tones = chord.names, chord.mask
-        reading = chord.key_head.copy()
+        reading = (chord.key_head or keyed_head(chord)).copy()
         foreign = mask & ~tones            # the notes the chord does not hold: the key names them
         outside = foreign                  # ... but its slash bass: the notes it adds
         if v & _SLASH:
@@ -282,7 +283,7 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
         v = k >> PLACE_BITS
         chord: Spelt = SPELT[k & _PLACE]   # type: ignore[assignment]   # spelt by _respelled
         names, tones = chord.names, chord.mask
-        reading = (chord.head if roles is None else chord.key_head).copy()
+        reading = (chord.head if roles is None else chord.key_head or keyed_head(chord)).copy()
         outside = foreign = mask & ~tones
         if v & _SLASH:
             bass_name = bass_given or (other if foreign >> b & 1 else names)[b]

@@ -88,12 +88,18 @@ def _pack(cost2: Ints, order: Ints, slash: Ints | int, rootless: Ints | int, roo
             | entry)
 
 
-SUS_BASS: tuple[frozenset[int], ...] = tuple(
-    frozenset(bass for semitones, bass in SLASH_SUS if semitones == e.semitones)
-    for e in VOCABULARY)
-"""Quality index -> the bass's semitones above the root over which it is heard as a sus
-chord (analyze's ``SLASH_SUS``)."""
-_SUS = np.array([[bass in basses for bass in range(12)] for basses in SUS_BASS], dtype=np.int32)
+def _sus_table() -> Ints:
+    """Quality index, the bass's semitones above the root -> 1 where the slash chord is heard
+    as a sus chord (analyze's ``SLASH_SUS``: ``F/G`` is G9sus4)."""
+    table = np.zeros((len(VOCABULARY), 12), dtype=np.int32)
+    for index, entry in enumerate(VOCABULARY):
+        for semitones, bass in SLASH_SUS:
+            if semitones == entry.semitones:
+                table[index, bass] = 1
+    return table
+
+
+_SUS = _sus_table()
 
 
 def _build() -> Ints:
@@ -251,7 +257,6 @@ __all__ = [
     "SLASH_SHIFT",
     "SPELLING_COST",
     "SPELLING_MOVE",
-    "SUS_BASS",
     "SUS_SHIFT",
     "Ranked",
     "cost_of",

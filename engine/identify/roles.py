@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine.analysis import class_of_labels, role_function, role_of, role_parts
-from engine.chords import LETTER_PC, Key, parse, parse_key
+from engine.chords import LETTER_PC, Key, parse, parse_key, transpose_mask
 from engine.identify.naming import QUALITIES, SPELT, Spelt, key_spelling
 from engine.identify.vocabulary import VOCABULARY
 
@@ -37,9 +37,7 @@ FUNCTION_IDS: dict[tuple[int, int, bool, int], int] = {}
 reads as ..."""
 FUNCTION_PARTS: list[tuple[int, int, bool, int]] = []
 """... and back: function id -> (mode, interpretation's index, diatonic, tension source)."""
-_ENTRY_MASK = tuple(e.mask for e in VOCABULARY)               # quality index -> its set on C
-_CLASS = tuple(class_of_labels(e.labels) for e in VOCABULARY)   # ... its class in the grid
-_QUALITY = tuple(e.quality.canonical for e in VOCABULARY)      # ... its canonical suffix
+_CLASS = tuple(class_of_labels(e.labels) for e in VOCABULARY)   # quality index -> its class
 
 
 class KeyRoles(NamedTuple):
@@ -90,14 +88,9 @@ _BY_TEXT: dict[str, KeyRoles] = {}
 
 
 def role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
-    """(numeral, function) of ``chord`` in ``roles.key``, kept in ``roles.chords``: read from
-    ``role_in_key`` the first time its slot is read in any key of the mode, and the first time
-    its function is read in this key."""
-    out = roles.chords[chord.place] = _role(chord, roles)
-    return out
-
-
-def _role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
+    """(numeral, function) of ``chord`` in ``roles.key``, kept in ``roles.chords``: its slot of
+    ``ROLES`` read from analyze's rule (``_parts``) the first time any key of the mode reads
+    it, its function's text the first time this key reads that function."""
     slot = roles.base[chord.at] + chord.entry
     found = ROLES[slot]
     if found is None:
@@ -110,7 +103,8 @@ def _role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
     if function is None:
         _, index, diatonic, tension = FUNCTION_PARTS[function_id]
         function = functions[function_id] = role_function(index, roles.key, diatonic, tension)
-    return numeral, function
+    out = roles.chords[chord.place] = (numeral, function)
+    return out
 
 
 def _parts(slot: int) -> tuple[str, int]:
@@ -119,11 +113,11 @@ def _parts(slot: int) -> tuple[str, int]:
     entry = slot % QUALITIES
     interval = slot // QUALITIES
     semis = interval % 12
-    mask = _ENTRY_MASK[entry]
     mode = interval // _INTERVALS
+    quality = VOCABULARY[entry]
     numeral, index, diatonic, tension = role_parts(
         mode, interval % _INTERVALS // 12, semis, _CLASS[entry],
-        (mask << semis | mask >> (12 - semis)) & 0xFFF, _QUALITY[entry])
+        transpose_mask(quality.mask, semis), quality.quality.canonical)
     parts = (mode, index, diatonic, tension)
     function_id = FUNCTION_IDS.get(parts)
     if function_id is None:
