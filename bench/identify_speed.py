@@ -58,7 +58,7 @@ def cold_child(fresh: Callable[[dict[str, object]], object], imported: float,
     """In a fresh process: every request once (cold), every request again with the answers
     kept forgotten (new: a set not asked before, in a process whose tables the cold pass
     filled: a chord spelt, a role read in a key the first time), then the last ``WARM`` again
-    (warm: answers kept from their second asking). Prints one line a kind of request: µs a
+    (warm: answers in a key kept from their second asking; other forms built again). Prints one line a kind of request: µs a
     call, the cold pass's CPU time a call (robust on a loaded machine), its wall time's median
     and 99th percentile, the new pass's CPU time, the warm CPU time, and the first request of
     the kind (the first of its form in the process, wall). Each CPU time a call holds the
