@@ -158,7 +158,7 @@ def test_giant_steps_keys_read_roles_shared_by_mode_as_analyze_reads_them() -> N
     ``role_parts`` the first time."""
     from engine.analysis import role_in_key
     from engine.identify.naming import spelt
-    from engine.identify.roles import key_roles, role
+    from engine.identify.roles import key_roles, role_head
     from engine.identify.vocabulary import VOCABULARY
     for name in ("B", "G", "Eb", "G#m", "Em", "Cm"):
         key = parse_key(name)
@@ -169,4 +169,8 @@ def test_giant_steps_keys_read_roles_shared_by_mode_as_analyze_reads_them() -> N
                 chord = spelt(at, entry)
                 read = role_in_key(chord.spelled, chord.mask, VOCABULARY[entry].labels,
                                    chord.quality, key)
-                assert role(chord, roles) == (read.numeral, read.function), (name, chord.symbol)
+                head = role_head(chord, roles)
+                assert (head["numeral"], head["function"]) == (read.numeral, read.function), \
+                    (name, chord.symbol)
+                assert head == {**chord.head, "numeral": read.numeral,
+                                "function": read.function}

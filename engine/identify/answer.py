@@ -27,7 +27,6 @@ from engine.identify.naming import (
     UNNAMED,
     Spelt,
     key_spelling,
-    keyed_head,
     named_root,
     spelt,
 )
@@ -41,7 +40,7 @@ from engine.identify.ranking import (
     SUS_SHIFT,
     keyed,
 )
-from engine.identify.roles import KeyRoles, key_roles, role, sus_role
+from engine.identify.roles import KeyRoles, key_roles, role_head, sus_role
 
 MAX_READINGS = 5
 _SLASH, _ROOTLESS, _SUS = 1 << SLASH_SHIFT, 1 << ROOTLESS_SHIFT, 1 << SUS_SHIFT
@@ -206,7 +205,7 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
     the row, spelled as the key spells their roots, a note outside the chord named as the key
     spells it, each with its numeral and function (``roles``, by index); and the first
     reading's chord (None: none)."""
-    roots, other, chords = roles.roots, roles.other, roles.chords
+    roots, other, heads = roles.roots, roles.other, roles.heads
     pick = itemgetter(*heard) if len(heard) > 1 else None
     heard_other = None   # the key's names of the notes heard, once needed
     off_bass = ~(1 << b) if b >= 0 else -1   # the set but its bass (a slash reading's adds)
@@ -220,7 +219,7 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
         if first is None:
             first = chord
         names, tones = chord.names, chord.mask
-        reading = (chord.key_head or keyed_head(chord)).copy()
+        reading = (heads[index] or role_head(chord, roles)).copy()
         foreign = mask & ~tones            # the notes the chord does not hold: the key names them
         outside = foreign                  # ... but its slash bass: the notes it adds
         if v & _SLASH:
@@ -229,9 +228,8 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
             reading["bass"] = bass_name
             reading["inversion"] = chord.inversions[b]
             outside &= off_bass
-            found = sus_role(symbol, roles) if v & _SUS else chords[index] or role(chord, roles)
-        else:
-            found = chords[index] or role(chord, roles)
+            if v & _SUS:
+                reading["numeral"], reading["function"] = sus_role(symbol, roles)
         if v & _ROOTLESS:
             reading["rootless"] = True
         if not foreign:
@@ -259,7 +257,6 @@ def _in_key(values: list[int], mask: int, b: int, heard: list[int], roles: KeyRo
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [*compress(chord.tone_names,
                                                              chord.tone_pick(_HAS[left_out]))]
-        reading["numeral"], reading["function"] = found
         out.append(reading)
     return out, first
 
@@ -276,14 +273,15 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
     classes)."""
     every = None not in given
     pick = None   # itemgetter(*heard), made where several notes are added (a cluster)
-    keyed_roles, other = (None, _DEFAULT_NAMES) if roles is None else (roles.chords, roles.other)
+    heads, other = (None, _DEFAULT_NAMES) if roles is None else (roles.heads, roles.other)
     off_bass = ~(1 << b) if b >= 0 else -1   # the set but its bass (a slash reading's adds)
     out = []
     for k in kept:
         v = k >> PLACE_BITS
         chord: Spelt = SPELT[k & _PLACE]   # type: ignore[assignment]   # spelt by _respelled
         names, tones = chord.names, chord.mask
-        reading = (chord.head if roles is None else chord.key_head or keyed_head(chord)).copy()
+        reading = (chord.head if heads is None else heads[chord.place]
+                   or role_head(chord, roles)).copy()   # type: ignore[arg-type]
         outside = foreign = mask & ~tones
         if v & _SLASH:
             bass_name = bass_given or (other if foreign >> b & 1 else names)[b]
@@ -317,8 +315,7 @@ def _named(kept: list[int], mask: int, b: int, bass_given: str | None, heard: li
         reading["omitted"] = [] if not left_out else [names[left_out.bit_length() - 1]] \
             if not left_out & (left_out - 1) else [*compress(chord.tone_names,
                                                              chord.tone_pick(_HAS[left_out]))]
-        if roles is not None and keyed_roles is not None:
-            reading["numeral"], reading["function"] = sus_role(reading["symbol"], roles) \
-                if v & _SUS else keyed_roles[chord.place] or role(chord, roles)
+        if v & _SUS and roles is not None:
+            reading["numeral"], reading["function"] = sus_role(reading["symbol"], roles)
         out.append(reading)
     return out

@@ -49,8 +49,8 @@ class Spelt:
     names: tuple[str, ...]               # pitch class -> its name: the tone's, else the default
     spelled: Spelled                     # the root
     entry: int                           # index into VOCABULARY
-    head: dict[str, Any]                 # a reading of it in root position, to copy (below)
-    key_head: dict[str, Any] | None      # ... and in a key (``keyed_head``; None until asked)
+    head: dict[str, Any]                 # a reading of it in root position, to copy (below;
+                                         # in a key ``roles.role_head``)
     respell: int                         # each tone's other letters (``letter_bit``): a
                                          # named note on one is spelled otherwise
     at: int                              # the root as ``spelled_at``
@@ -127,23 +127,15 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     head = reading_head(symbol, root_name, quality)
     at = spelled_at(root)
     return Spelt(symbol, root_name, quality, tones, pcs, inversions(q, pcs), mask, tuple(names),
-                 root, entry, head, None, respell, at,
+                 root, entry, head, respell, at,
                  at * QUALITIES + entry, tuple(names[pc] for pc in pcs), itemgetter(*pcs))
-
-
-def keyed_head(chord: Spelt) -> dict[str, Any]:
-    """``chord.head`` with ``numeral`` and ``function`` to set, made the first time a key
-    reads the chord (most chords spelt at import are never read in a key)."""
-    found = chord.key_head = {**chord.head, "numeral": None, "function": None}
-    return found
 
 
 def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:
     """A reading's fields in the answer's order, those of a chord in root position filled:
     ``engine.identify.answer`` copies it and sets the rest (a copy of a small dict is faster
-    than building one). Never handed out: do not change it. In a key, ``keyed_head`` adds
-    ``numeral`` and ``function``: a copy with room for them (a copy of the head grows its
-    table when the eleventh field is set, ~40 ns a reading)."""
+    than building one). Never handed out: do not change it. In a key, each key keeps a head
+    with the chord's ``numeral`` and ``function`` (``engine.identify.roles.role_head``)."""
     return {"symbol": symbol, "root": root, "quality": quality, "bass": None, "inversion": 0,
             "rootless": False, "explains": None, "omitted": None, "added": None}
 

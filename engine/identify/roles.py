@@ -9,7 +9,9 @@ the numeral and the number of its function (``FUNCTION_IDS``), shared by every k
 mode, and each key keeps the text of each function number. Both are read from analyze's own
 rule the first time a slot is read (``role_parts``, ~1 µs: what ``role_in_key`` reads but
 the tonic's name; the function's text by ``role_function`` the first time a key reads it),
-then by index: a numeral in ~0.2 µs, a chord seen in one key is known in all.
+then by index: a numeral in ~0.2 µs, a chord seen in one key is known in all. Each key keeps,
+by spelt chord, the head of its readings in that key (``role_head``: the chord's head with its
+numeral and function), so that a reading in a key is one copy, as without one.
 
 A slash chord heard as a sus dominant (``F/G``: G9sus4, ``readings.SLASH_SUS``) takes the role
 of that chord (``role_of``), kept per key under its written symbol; over any other bass a
@@ -18,7 +20,7 @@ chord's role is its own (a slash bass is not a chord tone).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.analysis import class_of_labels, role_function, role_of, role_parts
 from engine.chords import LETTER_PC, Key, parse, parse_key, transpose_mask
@@ -48,7 +50,7 @@ class KeyRoles(NamedTuple):
     other: tuple[str, ...]           # ... and its name
     base: tuple[int, ...]            # spelled root (``Spelt.at``) -> its slot in ``ROLES`` less the quality
     functions: list[str | None]      # function id -> its text in this key
-    chords: list[tuple[str, str] | None]   # ``Spelt.place`` -> (numeral, function), once read
+    heads: list[dict[str, Any] | None]   # ``Spelt.place`` -> its reading's head here, once read
     sus: dict[str, tuple[str, str]]  # a sus slash chord's symbol -> (numeral, function)
 
 
@@ -87,10 +89,11 @@ def text_roles(text: str) -> KeyRoles:
 _BY_TEXT: dict[str, KeyRoles] = {}
 
 
-def role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
-    """(numeral, function) of ``chord`` in ``roles.key``, kept in ``roles.chords``: its slot of
-    ``ROLES`` read from analyze's rule (``_parts``) the first time any key of the mode reads
-    it, its function's text the first time this key reads that function."""
+def role_head(chord: Spelt, roles: KeyRoles) -> dict[str, Any]:
+    """The head of ``chord``'s readings in ``roles.key`` (``chord.head`` with its numeral and
+    function: copy it, do not change it), kept in ``roles.heads``: its slot of ``ROLES`` read
+    from analyze's rule (``_parts``) the first time any key of the mode reads it, its
+    function's text the first time this key reads that function."""
     slot = roles.base[chord.at] + chord.entry
     found = ROLES[slot]
     if found is None:
@@ -103,8 +106,8 @@ def role(chord: Spelt, roles: KeyRoles) -> tuple[str, str]:
     if function is None:
         _, index, diatonic, tension = FUNCTION_PARTS[function_id]
         function = functions[function_id] = role_function(index, roles.key, diatonic, tension)
-    out = roles.chords[chord.place] = (numeral, function)
-    return out
+    head = roles.heads[chord.place] = {**chord.head, "numeral": numeral, "function": function}
+    return head
 
 
 def _parts(slot: int) -> tuple[str, int]:
