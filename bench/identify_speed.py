@@ -184,8 +184,8 @@ operation = sys.modules["engine.identify.operation"]
 requests = every_set()[{kind!r}][::3]
 for req in requests:   # the tables filled: each chord spelt, each role read once
     identify(req)
-operation._ASKED.clear()
-operation._KEPT.clear()
+for name in ("_ASKED", "_KEPT"):   # answers kept by an engine that keeps them, forgotten
+    getattr(operation, name, set()).clear()
 gc.collect()
 gc.freeze()
 print("ready", flush=True)

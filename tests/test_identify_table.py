@@ -128,9 +128,8 @@ def test_requests_read_by_the_plain_path_answer_as_the_full_request() -> None:
 
 
 def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
-    # requests in a key asked again are answered from a kept copy (from the second asking on):
-    # the same answer, fresh each time; True and 64.0 equal 1 and 64 as keys but are not
-    # notes kept under them
+    # each answer is built fresh from heads kept per chord and key: a caller changing one
+    # changes no later answer; True and 64.0 equal 1 and 64 as dict keys but are not notes
     from engine.identify.operation import _identify, identify
     request = {"notes": ["F3", "A3", "C4", 62], "key": "C"}
     first = identify(request)
@@ -138,6 +137,7 @@ def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
         again = identify(request)
         assert again == first == _identify(request) and again is not first
         again["readings"][0]["explains"].append("X")
+        again["readings"][0]["numeral"] = again["readings"][1]["symbol"] = "X"
         again["notes"].append("Y")
     assert identify({"notes": ["F3", "A3", "C4", 62], "key": "C"}) == first
     with pytest.raises(InvalidRequest):

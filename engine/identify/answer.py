@@ -7,8 +7,8 @@ leaves out and adds, and with a key its numeral and function as analyze gives th
 Without named notes the first ``MAX_READINGS`` of the set's row are the answer; named notes
 add the cost of their spelling (``SPELLING_COST`` a note the reading spells otherwise), read
 down the row only as far as a reading can still come among the first (the spelling only adds
-to a cost). Nothing is kept per set here (``operation`` keeps copies of the answers to names
-and keys asked again; docs/identify.md).
+to a cost). Nothing is kept per set (docs/identify.md): a reading is a copy of its chord's
+head (``Spelt.head``; in a key ``roles.role_head``, kept per key) with the rest set.
 """
 
 from __future__ import annotations
@@ -111,18 +111,6 @@ def answer(texts: list[str], mask: int, heard: list[int], given: list[str | None
 
 
 _DEFAULT_AT, _DEFAULT_NAMES = key_spelling(None)
-
-
-def copy_answer(kept: dict[str, Any]) -> dict[str, Any]:
-    """A fresh copy of an answer: its lists copied, so that a caller may change it."""
-    readings = []
-    for r in kept["readings"]:
-        reading = r.copy()
-        reading["explains"] = [*r["explains"]]
-        reading["omitted"] = [*r["omitted"]]
-        reading["added"] = [*r["added"]]
-        readings.append(reading)
-    return {"notes": [*kept["notes"]], "bass": kept["bass"], "readings": readings}
 
 
 def _unnamed(values: list[int], mask: int, b: int, heard: list[int]) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.chords import parse_key
 from engine.errors import InvalidRequest
-from engine.identify.answer import answer, copy_answer, identify_notes
+from engine.identify.answer import answer, identify_notes
 from engine.identify.heard import plain_heard
 from engine.identify.notes import lowest, read_note, read_notes, read_pcs
 from engine.identify.roles import text_roles
@@ -31,52 +31,10 @@ def identify(request: Any) -> dict[str, Any]:
         key_text = request.get("key")
         if len(request) == 1 + ("bass" in request) + ("key" in request) and (
                 key_text is None or (type(key_text) is str and len(key_text) <= MAX_SYMBOL)):
-            value: Any = request.get(field)
-            bass = request.get("bass")
-            kept: tuple[Any, ...] | None = None
-            if key_text is not None:
-                try:
-                    kept = (field, tuple(value), bass, key_text)
-                    asked = hash(kept)
-                except TypeError:   # not a list, or an item that is no note
-                    kept = None
-                else:
-                    found = _KEPT.get(asked)
-                    # True == 1 and 60.0 == 60 as keys: only notes and numbers take a kept
-                    # answer
-                    if found is not None and found[0] == kept and \
-                            _PLAIN_TYPES.issuperset(map(type, value)) and \
-                            type(bass) in _BASS_TYPES:
-                        return copy_answer(found[1])
-            # else no key: built without looking for a kept answer (below)
-            heard = plain_heard(field, value, bass)
+            heard = plain_heard(field, request.get(field), request.get("bass"))
             if heard is not None:   # a key that does not read raises here as there
-                out = answer(*heard, None if key_text is None else text_roles(key_text))
-                if kept is not None:
-                    if asked in _ASKED:
-                        if len(_KEPT) >= MAX_KEPT:
-                            _KEPT.clear()
-                        _KEPT[asked] = (kept, copy_answer(out))
-                    else:
-                        if len(_ASKED) >= MAX_KEPT:
-                            _ASKED.clear()
-                        _ASKED.add(asked)
-                return out
+                return answer(*heard, None if key_text is None else text_roles(key_text))
     return _identify(request)
-
-
-# Answers in a key asked again (a stream of chords in one key repeats them): kept from their
-# second asking (a first asking only leaves the hash of the request, so a set asked once costs
-# no copy), then copied (~2 µs; building one in a key costs a few times that). Kept under the
-# request's hash, with the request to tell two with one hash apart. Without a key nothing is
-# kept: looking for a kept answer cost every new request of names 3,500 instructions (~0.4 µs,
-# 4 %; callgrind, grid 12) to save ~4 µs of a repeated one, and numbers are built faster than
-# a kept answer is copied.
-_KEPT: dict[int, tuple[tuple[Any, ...], dict[str, Any]]] = {}
-_ASKED: set[int] = set()
-MAX_KEPT = 4096
-_PLAIN_TYPES = frozenset({str, int})
-_BASS_TYPES = frozenset({str, int, type(None)})
 
 
 def _identify(request: Any) -> dict[str, Any]:
