@@ -15,7 +15,9 @@ speed kept it, then its 3-7-13 rule (G F B E is G13 before G7add13: 114 first re
 and no rootless added-tone chord with a costlier minor add-b9 (18,769 answers differ from
 grid 11's in all) 4294db69e38fd7c51d088c966544ccd1efe46408acd59addb8f571e30063f651, and with
 the Lydian dominant's voicing and the minor flat ninth priced (40,259 differ from grid 11's)
-c65d1aff4d6bcde227dcbd2b1ecea7322e6d3d24f74d4cd3cc10d06004dacea7.
+c65d1aff4d6bcde227dcbd2b1ecea7322e6d3d24f74d4cd3cc10d06004dacea7; grid 13's sharp ninth on
+the minor third's letter (4,329 first readings differ)
+c98bd39c59fa18efb29dbb7ccdfdcac9d46848bc25f25698c9c308103181fe70.
 """
 
 from __future__ import annotations

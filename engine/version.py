@@ -5,4 +5,4 @@ arrangement): bump it, add a CHANGELOG entry and run ``make golden``.
 """
 
 PACKAGE_VERSION = "0.6.0"
-GRID_VERSION = "12"
+GRID_VERSION = "13"

@@ -11,7 +11,13 @@ from typing import Any
 
 from engine.analysis import role_of
 from engine.chords import Key, Spelled, on_letter, parse
-from engine.identify.naming import DEFAULT_ROOTS, Spelt, spelled_at, spelt
+from engine.identify.naming import (
+    DEFAULT_ROOTS,
+    SHARP_NINE_AS_THIRD,
+    Spelt,
+    spelled_at,
+    spelt,
+)
 from engine.identify.notes import Sounding
 from engine.identify.ranking import SPELLING_COST, Ranked
 from engine.identify.vocabulary import VOCABULARY
@@ -78,10 +84,20 @@ def _respelled(ranked: list[Ranked], spelling: dict[int, Spelled],
     kept = []
     for r in ranked:
         chord = _spelt(r, spelling, key)
-        wrong = sum(chord.tones.get(pc, sp) != sp for pc, sp in spelling.items())
+        wrong = sum(_spelled_otherwise(r, chord, pc, sp) for pc, sp in spelling.items())
         kept.append((Ranked(r.cost + SPELLING_COST * wrong, *r[1:]) if wrong else r, chord))
     kept.sort(key=lambda pair: (pair[0].cost, pair[0].order))
     return kept[:MAX_READINGS]
+
+
+def _spelled_otherwise(r: Ranked, chord: Spelt, pc: int, named: Spelled) -> bool:
+    """A named note the reading spells otherwise: a chord tone on another letter, but a
+    dominant's sharp ninth on the minor third's letter when the root sounds."""
+    if chord.tones.get(pc, named) == named:
+        return False
+    root = chord.spelled
+    return not (not r.rootless and set(VOCABULARY[r.entry].labels) >= SHARP_NINE_AS_THIRD
+                and pc == (root.pc + 3) % 12 and named.letter == (root.letter + 2) % 7)
 
 
 def _reading(r: Ranked, chord: Spelt, heard: list[tuple[int, str | None]],

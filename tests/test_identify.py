@@ -111,6 +111,23 @@ def test_goodbye_pork_pie_hat_c13_sharp11_voiced_b7_3_sharp11_13(corpora: Path) 
     assert first({"notes": resolve({"chord": "Cm7b9"})["notes"]})["symbol"] == "Cm7b9"
 
 
+def test_my_romance_e7_sharp9_flat13_written_with_a_g_reads_e7_sharp9_flat13(
+        corpora: Path) -> None:
+    # My Romance's E7#9b13 (to Am9, in C) as a pianist writes it: E G# D G C, the sharp ninth
+    # on the minor third's letter (G, not F##) as lead sheets and voicing books write it; it
+    # was a D sus chord over E, the G spelled otherwise costing the dominant
+    assert ("E7#9b13", "C") in set(keyed_tokens(corpora))
+    readings = identify({"notes": ["E2", "G#3", "D4", "G4", "C5"], "key": "C"})["readings"]
+    assert (readings[0]["symbol"], readings[0]["numeral"]) == ("E7#9b13", "V7#9b13/vi")
+    assert readings[0]["explains"] == ["E", "G#", "D", "G", "C"]   # as written
+    # Watermelon Man's F7#9 with its b13 (F Eb A Ab Db), and a C7alt's left hand over C
+    assert first({"notes": ["F2", "Eb3", "A3", "Ab3", "Db4"]})["symbol"] == "F7#9b13"
+    assert first({"notes": ["C3", "E4", "Bb4", "Eb5", "Ab5"]})["symbol"] == "C7#9b13"
+    # without its root sounding the minor third's letter is no sharp ninth: Gb Eb E Bb is
+    # Gb13 (3-7-13 over its root), not a rootless C7b5#9 over Gb
+    assert first({"notes": ["Gb2", "Eb3", "E3", "Bb3"]})["symbol"] == "Gb13"
+
+
 def test_a_diminished_seventh_is_named_from_its_spelling() -> None:
     reading = first({"notes": ["B", "D", "F", "Ab"], "bass": "D"})
     assert (reading["symbol"], reading["inversion"]) == ("Bdim7/D", 1)

@@ -171,7 +171,8 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]) ->
             root_at = named_root(root, entry, at, roots)
         place = root_at * QUALITIES + entry
         chord = SPELT[place] or spelt(root_at, entry)
-        differ = letters & chord.respell   # a bit for each note named otherwise
+        # a bit for each note named otherwise
+        differ = letters & (chord.respell_rootless if v & _ROOTLESS else chord.respell)
         if differ:
             v += SPELLING_MOVE * differ.bit_count()
         insort(kept, v << PLACE_BITS | place)

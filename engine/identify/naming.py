@@ -53,6 +53,8 @@ class Spelt:
                                          # in a key ``roles.role_head``)
     respell: int                         # each tone's other letters (``letter_bit``): a
                                          # named note on one is spelled otherwise
+    respell_rootless: int                # ... when read without its root (differs from
+                                         # ``respell`` by ``SHARP_NINE_AS_THIRD`` alone)
     at: int                              # the root as ``spelled_at``
     place: int                           # ``at * QUALITIES + entry``: its place in ``SPELT``
     tone_names: tuple[str, ...]          # the tones' names, in interval order (as ``pcs``)
@@ -122,12 +124,15 @@ def _spell(entry: int, root: Spelled) -> Spelt:
     for pc, tone in tones.items():
         mask |= 1 << pc
         respell |= 7 << 3 * pc ^ letter_bit(pc, tone.letter)
+    rootless = respell
+    if SHARP_NINE_AS_THIRD.issubset(q.labels):   # C7#9b13 voiced C E Bb Eb Ab
+        respell &= ~letter_bit((root.pc + 3) % 12, (root.letter + 2) % 7)
     root_name, quality = root.name, q.canonical
     symbol = root_name + quality
     head = reading_head(symbol, root_name, quality)
     at = spelled_at(root)
     return Spelt(symbol, root_name, quality, tones, pcs, inversions(q, pcs), mask, tuple(names),
-                 root, entry, head, respell, at,
+                 root, entry, head, respell, rootless, at,
                  at * QUALITIES + entry, tuple(names[pc] for pc in pcs), itemgetter(*pcs))
 
 
@@ -140,6 +145,12 @@ def reading_head(symbol: str, root: str, quality: str) -> dict[str, Any]:
             "rootless": False, "explains": None, "omitted": None, "added": None}
 
 
+SHARP_NINE_AS_THIRD = frozenset({"3", "b7", "#9"})
+"""A dominant's sharp ninth is written on the minor third's letter as often as on the ninth's
+(C7#9 voiced C E Bb Eb, Hendrix's E7#9 with a G; docs/identify.md): a chord holding these
+labels spells the note either way at no cost, when its root sounds. Read without its root
+the minor third's letter costs as any other (``Gb Eb E Bb`` stays ``Gb13``, not a rootless
+``C7b5#9`` over Gb)."""
 _DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
 # quality index -> (semitones above the root, letter steps) of its tones but the root
 _STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
