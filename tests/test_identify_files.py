@@ -4,7 +4,9 @@ charts; a MusicXML file by its notes; bad files; harmony analyze-file."""
 from __future__ import annotations
 
 import base64
+import io
 import json
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from engine import compose, conduct, identify
 from engine.analysis.grid import quality_class
 from engine.chords import parse
 from engine.errors import InvalidRequest
+from engine.identify import music_request
 from server.cli.main import main as harmony
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
@@ -109,6 +112,50 @@ def test_bad_files_are_invalid_requests(request_: dict[str, Any], field: str) ->
     assert info.value.field == field
 
 
+CONTAINER = """<?xml version="1.0" encoding="UTF-8"?>
+<container><rootfiles><rootfile full-path="score/ii-v-i.musicxml"
+media-type="application/vnd.recordare.musicxml+xml"/></rootfiles></container>"""
+
+
+def mxl(score: str, container: str | None = CONTAINER, name: str = "score/ii-v-i.musicxml"
+        ) -> bytes:
+    """A compressed MusicXML file as MuseScore writes one: a zip whose container names the
+    score."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("mimetype", "application/vnd.recordare.musicxml")
+        if container is not None:
+            zipped.writestr("META-INF/container.xml", container)
+        zipped.writestr(name, score)
+    return out.getvalue()
+
+
+def test_a_compressed_musicxml_file_reads_as_its_score() -> None:
+    # .mxl is what MuseScore, Finale, Sibelius and Dorico export by default
+    packed = music_request(mxl(PIANO), "ii-v-i.mxl")
+    assert packed == {"musicxml": PIANO}
+    assert identify(packed)["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
+    # told by its bytes, not its name; without a container, its one score
+    assert music_request(mxl(PIANO), "ii-v-i.mid") == packed
+    assert music_request(mxl(PIANO, None), "x.mxl") == packed
+    midi = b"MThd\x00\x00\x00\x06"
+    assert music_request(midi, "song.MID") == {"midi": base64.b64encode(midi).decode()}
+    assert music_request(PIANO.encode(), "song.xml") == {"musicxml": PIANO}
+
+
+@pytest.mark.parametrize(("data", "says"), [
+    (b"PK\x03\x04 not a zip at all", "not a readable"),
+    (mxl(PIANO, CONTAINER.replace("score/ii-v-i", "elsewhere/x")), "names no score"),
+    (mxl(PIANO, "<container><rootfiles>"), "not a readable"),
+    (mxl(" " * (1 << 20) + PIANO), "larger than 1 MiB"),   # deflates to ~1 KiB
+])
+def test_a_broken_compressed_musicxml_file_is_an_invalid_request(data: bytes, says: str
+                                                                  ) -> None:
+    with pytest.raises(InvalidRequest) as info:
+        music_request(data, "broken.mxl", field="path")
+    assert info.value.field == "path" and says in info.value.message
+
+
 def test_harmony_analyze_file_prints_the_key_and_lead_sheet(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     midi, _ = _session_export("midi")
@@ -119,9 +166,15 @@ def test_harmony_analyze_file_prints_the_key_and_lead_sheet(
     assert code in (0, None)
     assert out.startswith("key: Eb") and "| Fm7 Bb7 | Ebmaj7 |" in out
     (tmp_path / "piano.musicxml").write_text(PIANO)
-    harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / "piano.musicxml"),
-             "--json"])
-    assert json.loads(capsys.readouterr().out)["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
+    (tmp_path / "piano.mxl").write_bytes(mxl(PIANO))
+    for name in ("piano.musicxml", "piano.mxl"):
+        harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / name),
+                 "--json"])
+        assert json.loads(capsys.readouterr().out)["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
+    (tmp_path / "broken.mxl").write_bytes(b"PK\x03\x04 truncated")
+    assert harmony(["--db", str(tmp_path / "h.db"), "analyze-file",
+                    str(tmp_path / "broken.mxl")]) == 1
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "invalid_request"
 
 
 def test_harmony_analyze_file_on_a_folder_writes_a_row_a_file(
@@ -130,14 +183,16 @@ def test_harmony_analyze_file_on_a_folder_writes_a_row_a_file(
     (tmp_path / "songs").mkdir()
     (tmp_path / "songs" / "golden.mid").write_bytes(base64.b64decode(midi))
     (tmp_path / "songs" / "piano.musicxml").write_text(PIANO)
+    (tmp_path / "songs" / "piano.mxl").write_bytes(mxl(PIANO))
     (tmp_path / "songs" / "broken.mid").write_bytes(b"not midi")
     code = harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / "songs")])
     captured = capsys.readouterr()
     rows = [json.loads(line) for line in captured.out.splitlines()]
     assert code == 1 and [Path(r["path"]).name for r in rows] == \
-        ["broken.mid", "golden.mid", "piano.musicxml"]
+        ["broken.mid", "golden.mid", "piano.musicxml", "piano.mxl"]
     assert rows[0]["error"] and rows[1]["key"] == "Eb" and rows[2]["chords"] == 3
-    assert "[3/3]" in captured.err
+    assert rows[3]["leadSheet"] == rows[2]["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
+    assert "[4/4]" in captured.err
     harmony(["--db", str(tmp_path / "h.db"), "analyze-file", str(tmp_path / "songs"),
              "--format", "csv"])
     lines = capsys.readouterr().out.splitlines()

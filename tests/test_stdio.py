@@ -373,20 +373,24 @@ def test_progress_rises_while_a_call_waits_and_never_fails_it(monkeypatch: pytes
 
 
 def test_identify_chord_reads_notes_and_a_file_path_over_stdio(tmp_path: Path) -> None:
-    from tests.test_identify_files import PIANO
+    from tests.test_identify_files import PIANO, mxl
 
     score = tmp_path / "ii-v-i.musicxml"
     score.write_text(PIANO)
+    packed = tmp_path / "ii-v-i.mxl"
+    packed.write_bytes(mxl(PIANO))
 
     async def script(client: Client) -> Any:
         return (await client.call_tool("identify_chord", {"notes": ["B", "D", "F", "A"],
                                                           "key": "C"}),
                 await client.call_tool("identify_chord", {"path": str(score)}),
                 await client.call_tool("identify_chord", {"notes": ["C", "H"]}),
-                await client.call_tool("identify_chord", {"path": str(tmp_path / "none.mid")}))
+                await client.call_tool("identify_chord", {"path": str(tmp_path / "none.mid")}),
+                await client.call_tool("identify_chord", {"path": str(packed)}))
 
-    notes, by_path, bad_note, no_file = stdio({}, script)
+    notes, by_path, bad_note, no_file, compressed = stdio({}, script)
     assert notes.structured_content["readings"][0]["symbol"] == "G9"
     assert by_path.structured_content["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"
     assert error_of(bad_note)["field"] == "notes" and "'H'" in error_of(bad_note)["message"]
     assert error_of(no_file)["field"] == "path"
+    assert compressed.structured_content["leadSheet"] == "| Dm7 | G7 | Cmaj7 |"

@@ -13,9 +13,8 @@ from engine.analysis import analyze
 from engine.errors import InvalidRequest
 from engine.identify.chart import chart_bars, lead_sheet
 from engine.identify.music import Music, read_midi, read_musicxml
+from engine.identify.music_files import MAX_FILE_BYTES
 from engine.requests import MAX_PROGRESSION
-
-MAX_FILE_BYTES = 1 << 20   # API.md 9: a body of 1 MiB at most
 
 
 def music_of(request: dict[str, Any]) -> Music | None:

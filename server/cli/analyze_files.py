@@ -4,7 +4,6 @@ subfolders) read as an analysed chord chart, one row a file on stdout (JSONL or 
 
 from __future__ import annotations
 
-import base64
 import csv
 import sys
 from pathlib import Path
@@ -13,8 +12,9 @@ from typing import Any
 import orjson
 
 from engine.errors import HarmonyError
+from engine.identify import MIDI_SUFFIXES, MUSICXML_SUFFIXES, music_request
 
-MUSIC_SUFFIXES = (".mid", ".midi", ".smf", ".musicxml", ".xml")
+MUSIC_SUFFIXES = MIDI_SUFFIXES + MUSICXML_SUFFIXES
 COLUMNS = ("path", "key", "bars", "chords", "leadSheet", "error")
 
 
@@ -24,11 +24,7 @@ def music_files(folder: Path) -> list[Path]:
 
 
 def request_of(path: Path, key: str | None) -> dict[str, Any]:
-    data = path.read_bytes()
-    request: dict[str, Any] = (
-        {"midi": base64.b64encode(data).decode()} if path.suffix.lower() in (".mid", ".midi",
-                                                                             ".smf")
-        else {"musicxml": data.decode("utf-8", "replace")})
+    request: dict[str, Any] = music_request(path.read_bytes(), path.name)
     if key:
         request["key"] = key
     return request

@@ -144,8 +144,8 @@ HELP: dict[tuple[str, ...], str] = {
     ("identify", "notes"): "the notes: names with or without octave (E3, Bb) or MIDI numbers",
     ("identify", "bass"): "the bass note (default: the lowest, when every note has an octave)",
     ("identify", "key"): "the key, for numerals and functions (default: none)",
-    ("analyze-file", "file"): "a MIDI file (.mid) or a MusicXML file (.musicxml, .xml), or a "
-                              "folder of them",
+    ("analyze-file", "file"): "a MIDI file (.mid) or a MusicXML file (.musicxml, .xml, "
+                              "compressed .mxl), or a folder of them",
     ("analyze-file", "key"): "the key (default: found from the chart)",
     ("analyze-file", "json"): "print the whole answer as JSON (chart, analysis, lead sheet)",
     ("analyze-file", "format"): "for a folder: jsonl (default) or csv, one row a file",

@@ -78,10 +78,12 @@ def add_parsers(sub: Any) -> None:
 
 def _analyze_file(ns: argparse.Namespace) -> int:
     """``harmony analyze-file song.mid``: the lead sheet and the key (``--json``: the whole
-    identify answer). A .mid/.midi/.smf file is sent as MIDI, anything else as MusicXML. A
+    identify answer). A .mid/.midi/.smf file is sent as MIDI, anything else as MusicXML (a
+    compressed .mxl unpacked: ``engine.identify.music_request``). A
     folder: one row per music file in it (JSONL or CSV, as ``harmony batch``), progress on
     stderr."""
     import engine
+    from engine.identify import music_request
 
     if ns.file.is_dir():
         from server.cli.analyze_files import analyze_folder
@@ -91,13 +93,10 @@ def _analyze_file(ns: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"harmony: cannot read {ns.file}: {os_error(exc)}", file=sys.stderr)
         return 2
-    if ns.file.suffix.lower() in (".mid", ".midi", ".smf"):
-        request: dict[str, Any] = {"midi": base64.b64encode(data).decode()}
-    else:
-        request = {"musicxml": data.decode("utf-8", "replace")}
-    if ns.key:
-        request["key"] = ns.key
     try:
+        request: dict[str, Any] = music_request(data, ns.file.name)
+        if ns.key:
+            request["key"] = ns.key
         result = engine.identify(request)
     except HarmonyError as exc:
         print_json(exc.to_dict())

@@ -122,9 +122,8 @@ def table_tools(tools: Mapping[str, McpTool], caller: Caller) -> dict[str, Stdio
 # ---------------------------------------------------------------- identify_chord on stdio
 
 IDENTIFY_PATH = {"type": "string", "description": "A MIDI file (.mid, .midi) or a MusicXML "
-                 "file (.musicxml, .xml) on this machine, at most 1 MiB, to read as an "
-                 "analysed chord chart, in place of 'notes'."}
-MIDI_SUFFIXES = (".mid", ".midi", ".smf")
+                 "file (.musicxml, .xml, or compressed .mxl) on this machine, at most 1 MiB, "
+                 "to read as an analysed chord chart, in place of 'notes'."}
 MAX_FILE = 1 << 20
 
 
@@ -148,7 +147,8 @@ def identify_tool(tool: McpTool, caller: Caller) -> StdioTool:
 
 
 def read_music_file(target: Any) -> dict[str, str]:
-    """``{"midi": base64}`` or ``{"musicxml": text}`` of the file at ``target`` (by suffix)."""
+    """``{"midi": base64}`` or ``{"musicxml": text}`` of the file at ``target`` (by suffix; a
+    compressed MusicXML file unpacked)."""
     from pathlib import Path
 
     if not isinstance(target, str) or not target.strip():
@@ -160,9 +160,9 @@ def read_music_file(target: Any) -> dict[str, str]:
         data = path.read_bytes()
     except OSError as exc:
         raise InvalidRequest(f"cannot read {target!r}: {exc.strerror}", field="path") from None
-    if path.suffix.lower() in MIDI_SUFFIXES:
-        return {"midi": base64.b64encode(data).decode()}
-    return {"musicxml": data.decode("utf-8", "replace")}
+    from engine.identify import music_request
+
+    return music_request(data, path.name, field="path")
 
 
 # ---------------------------------------------------------------- conduct_band on stdio
