@@ -197,8 +197,7 @@ def speed(sets: list[list[str]]) -> None:
     roles._KEPT.clear()   # the numerals and functions kept per key and chord
     roles._BY_TEXT.clear()
     roles.ROLES[:] = [None] * len(roles.ROLES)   # ... and per mode, interval and quality
-    roles.FUNCTION_IDS.clear()
-    roles.FUNCTION_PARTS.clear()
+    roles._FRAMES.clear()
     started = time.perf_counter()
     for notes in sets:
         identify({"notes": notes})

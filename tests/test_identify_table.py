@@ -150,6 +150,25 @@ def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
         identify({"notes": ["C4", 1], "bass": True})
 
 
+def test_role_parts_table_is_role_parts_for_every_quality_mode_and_root() -> None:
+    """analyze's ``role_parts_table`` (identify reads it at import) gives, for every quality
+    of the vocabulary, mode and root above the tonic, the interpretation, diatonic flag and
+    tension source ``role_parts`` gives one chord at a time."""
+    from engine.analysis import class_of_labels, role_parts, role_parts_table
+    from engine.chords import transpose_mask
+    from engine.identify.vocabulary import VOCABULARY
+    classes = [class_of_labels(e.labels) for e in VOCABULARY]
+    index, diatonic, tension = role_parts_table(classes, [e.mask for e in VOCABULARY])
+    assert index.shape == (2, 12, len(VOCABULARY))
+    for mode in (0, 1):
+        for offset in range(12):
+            for entry, e in enumerate(VOCABULARY):
+                one = role_parts(mode, 0, offset, classes[entry],
+                                 transpose_mask(e.mask, offset), e.quality.canonical)
+                assert one[1:] == (index[mode, offset, entry], diatonic[mode, offset, entry],
+                                   tension[mode, offset, entry]), (mode, offset, e.suffix)
+
+
 def test_giant_steps_keys_read_roles_shared_by_mode_as_analyze_reads_them() -> None:
     """engine.identify.roles keeps a numeral per mode, interval and quality, shared by every
     key of the mode (Giant Steps' B, G and Eb; and their minors): each chord on each root a

@@ -33,7 +33,13 @@ if TYPE_CHECKING:
         pair_columns,
         result_table,
     )
-    from engine.analysis.grid import CLASSES, class_of_labels, quality_class
+    from engine.analysis.grid import (
+        CLASSES,
+        INTERPRETATIONS,
+        accidental_of,
+        class_of_labels,
+        quality_class,
+    )
     from engine.analysis.keyfind import (
         ChartChord,
         KeyReading,
@@ -45,11 +51,14 @@ if TYPE_CHECKING:
     from engine.analysis.operation import analyze
     from engine.analysis.operations import (
         TUNING_RANGE,
+        numeral_frame,
+        numeral_mark,
         resolve,
         role_function,
         role_in_key,
         role_of,
         role_parts,
+        role_parts_table,
     )
     from engine.analysis.pairs import BlockPairs, PairTable
     from engine.analysis.readings import SLASH_SUS, heard_as
@@ -63,26 +72,28 @@ __getattr__ = lazy_face(__name__, {
                                 "in_context"),
     "engine.analysis.frames": ("COLUMNS", "analyze_arrow", "analyze_frame", "arrow_type",
                                "frame_meta", "pair_columns", "result_table"),
-    "engine.analysis.grid": ("CLASSES", "class_of_labels", "quality_class"),
+    "engine.analysis.grid": ("CLASSES", "INTERPRETATIONS", "accidental_of", "class_of_labels",
+                             "quality_class"),
     "engine.analysis.keyfind": ("ChartChord", "KeyReading", "chart_key", "chart_keys",
                                 "key_of_symbols"),
     "engine.analysis.keyfind_batch": ("ChordFacts", "chart_key_names"),
     "engine.analysis.operation": ("analyze",),
-    "engine.analysis.operations": ("TUNING_RANGE", "resolve", "role_function", "role_in_key",
-                                   "role_of", "role_parts"),
+    "engine.analysis.operations": ("TUNING_RANGE", "numeral_frame", "numeral_mark", "resolve",
+                                   "role_function", "role_in_key", "role_of", "role_parts",
+                                   "role_parts_table"),
     "engine.analysis.pairs": ("BlockPairs", "PairTable"),
     "engine.analysis.readings": ("SLASH_SUS", "heard_as"),
 })
 
 __all__ = [
-    "BEATS", "CLASSES", "COLUMNS", "ROW_FIELDS", "SLASH_SUS", "TUNING_RANGE", "BadRow", "BatchResult",
+    "BEATS", "CLASSES", "COLUMNS", "INTERPRETATIONS", "ROW_FIELDS", "SLASH_SUS", "TUNING_RANGE", "BadRow", "BatchResult",
     "BlockPairs", "Bracket", "Chart", "ChartChord", "ChartSection", "ChordFacts", "InContext",
     "KeyReading",
     "PairTable", "Placed",
-    "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
+    "accidental_of", "analyze", "analyze_arrow", "analyze_batch", "analyze_chart", "analyze_frame", "arrow_type",
     "bars_of", "chart_key", "chart_key_names", "chart_keys", "class_of_labels",
     "find_brackets", "frame_meta", "heard_as", "in_context", "key_of_symbols", "labelled_parts",
-    "pair_columns",
+    "numeral_frame", "numeral_mark", "pair_columns",
     "quality_class", "resolve", "result_columns", "result_table", "role_function",
-    "role_in_key", "role_of", "role_parts",
+    "role_in_key", "role_of", "role_parts", "role_parts_table",
 ]

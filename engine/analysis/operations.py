@@ -6,14 +6,20 @@ modules (reharmonize reads roles from here rather than re-deriving them).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from engine.analysis.grid import (
+    GRID,
     GRID_ROWS,
     INTERPRETATIONS,
     PARALLEL_MODES,
+    SCALE_MASK,
     SCALE_MASKS,
+    TENSION_SOURCE,
     TENSION_SOURCES,
     Interpretation,
     accidental_of,
@@ -81,10 +87,17 @@ class ChordRole(NamedTuple):
 
 def numeral_text(it: Interpretation, cls: int, degree: int, accidental: int,
                  quality: str) -> str:
-    mark = numeral_mark(quality)
+    before, after = numeral_frame(it, cls, degree, accidental)
+    return before + numeral_mark(quality) + after
+
+
+def numeral_frame(it: Interpretation, cls: int, degree: int, accidental: int
+                  ) -> tuple[str, str]:
+    """A numeral's text before and after its quality's mark (``numeral_mark``): ``bVI`` and
+    nothing, or a secondary dominant's ``V`` and ``/ii``."""
     if it.target is not None:
-        return f"{it.roman or 'V'}{mark}/{it.target}"
-    return numeral_prefix(it, cls, degree, accidental) + mark
+        return it.roman or "V", "/" + it.target
+    return numeral_prefix(it, cls, degree, accidental), ""
 
 
 @lru_cache(maxsize=4096)
@@ -152,6 +165,21 @@ def role_parts(mode_index: int, degree: int, offset: int, cls: int, rel: int,
     return (numeral_text(INTERPRETATIONS[index], cls, degree, accidental_of(degree, offset),
                          quality),
             index, not rel & ~SCALE_MASKS[mode_index], TENSION_SOURCES[mode_index][rel])
+
+
+def role_parts_table(classes: Sequence[int], masks: Sequence[int]
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``role_parts`` but the numeral, for many qualities at once: for each mode, root 0..11
+    semitones above the tonic and quality (its class in ``classes``, its tones in ``masks``, a
+    12-bit set over its root), the interpretation's index, whether every tone is in the key's
+    scale and the tension source, as arrays of shape (modes, 12, qualities). The numeral also
+    reads the root's letters (``numeral_frame``, ``numeral_mark``)."""
+    cls = np.asarray(classes, dtype=np.intp)
+    mask = np.asarray(masks, dtype=np.int64)
+    up = np.arange(12, dtype=np.int64)[:, None]
+    rel = ((mask << up) | (mask >> (12 - up))) & 0xFFF        # (12, qualities) over the tonic
+    outside = ~SCALE_MASK.astype(np.int64)[:, None, None]
+    return GRID[:, :, cls], (rel[None] & outside) == 0, TENSION_SOURCE[:, rel]
 
 
 def analyze_chord(chord: Chord, key: Key) -> dict[str, Any]:

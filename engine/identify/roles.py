@@ -5,11 +5,13 @@ spelled (letters counted and semitones: ``bVI`` against ``#V``) and the quality,
 the tonic itself: the same in every key of a mode. Its function depends on the same and,
 through its text, on the tonic's name ("borrowed from C dorian"), and there are few of them in
 a key. So ``ROLES`` keeps, by mode, interval and quality (``KeyRoles.base`` + quality index),
-the numeral and the number of its function (``FUNCTION_IDS``), shared by every key of the
-mode, and each key keeps the text of each function number. Both are read from analyze's own
-rule the first time a slot is read (``role_parts``, ~1 µs: what ``role_in_key`` reads but
-the tonic's name; the function's text by ``role_function`` the first time a key reads it),
-then by index: a numeral in ~0.2 µs, a chord seen in one key is known in all. Each key keeps,
+the numeral and the number of its function (``FUNCTION_PARTS``), shared by every key of the
+mode, and each key keeps the text of each function number. What ``role_parts`` reads but the
+root's letters (the interpretation, diatonic, the tension source: so the function) is
+analyze's ``role_parts_table`` for the whole vocabulary, read at import (~1 ms); a slot's
+numeral is made the first time it is read, from the interpretation's frame (``numeral_frame``,
+kept) around the quality's mark, and the function's text by ``role_function`` the first time a
+key reads it; then by index, a chord seen in one key is known in all. Each key keeps,
 by spelt chord, the head of its readings in that key (``role_head``: the chord's head with its
 numeral and function), so that a reading in a key is one copy, as without one.
 
@@ -22,8 +24,20 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from engine.analysis import class_of_labels, role_function, role_of, role_parts
-from engine.chords import LETTER_PC, Key, parse, parse_key, transpose_mask
+import numpy as np
+
+from engine.analysis import (
+    CLASSES,
+    INTERPRETATIONS,
+    accidental_of,
+    class_of_labels,
+    numeral_frame,
+    numeral_mark,
+    role_function,
+    role_of,
+    role_parts_table,
+)
+from engine.chords import LETTER_PC, Key, parse, parse_key
 from engine.identify.naming import QUALITIES, SPELT, Spelt, key_spelling
 from engine.identify.vocabulary import VOCABULARY
 
@@ -33,13 +47,30 @@ MAX_SUS = 4096          # sus slash chords kept a key
 _INTERVALS = 7 * 12     # letters counted (0..6) x semitones (0..11) above the tonic
 ROLES: list[tuple[str, int] | None] = [None] * (2 * _INTERVALS * QUALITIES)
 """(mode * 84 + letters * 12 + semitones above the tonic) * ``QUALITIES`` + quality index ->
-(numeral, function id), once read (``role``)."""
-FUNCTION_IDS: dict[tuple[int, int, bool, int], int] = {}
-"""(mode, interpretation's index, diatonic, tension source) -> the number of the function it
-reads as ..."""
-FUNCTION_PARTS: list[tuple[int, int, bool, int]] = []
-"""... and back: function id -> (mode, interpretation's index, diatonic, tension source)."""
+(numeral, function id), once read (``role_head``)."""
 _CLASS = tuple(class_of_labels(e.labels) for e in VOCABULARY)   # quality index -> its class
+_MARK = tuple(numeral_mark(e.quality.canonical) for e in VOCABULARY)   # ... its numeral's mark
+
+
+def _role_table() -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, int, bool, int]]]:
+    """(mode * 12 + semitones above the tonic) * ``QUALITIES`` + quality index -> the
+    interpretation's index, and the function's id; and function id -> (mode, interpretation's
+    index, diatonic, tension source): analyze's ``role_parts_table`` of the vocabulary."""
+    index, diatonic, tension = role_parts_table(_CLASS, [e.mask for e in VOCABULARY])
+    sources = int(tension.max()) + 1
+    mode = np.arange(index.shape[0], dtype=np.int64)[:, None, None]
+    packed = ((mode * len(INTERPRETATIONS) + index) * 2 + diatonic) * sources + tension
+    found, ids = np.unique(packed.ravel(), return_inverse=True)
+    parts = [(int(p // sources // 2 // len(INTERPRETATIONS)),
+              int(p // sources // 2 % len(INTERPRETATIONS)), bool(p // sources % 2),
+              int(p % sources)) for p in found.tolist()]
+    return tuple(index.ravel().tolist()), tuple(ids.tolist()), parts
+
+
+_INDEX, _FUNCTION_ID, FUNCTION_PARTS = _role_table()
+"""``FUNCTION_PARTS``: function id -> (mode, interpretation's index, diatonic, tension
+source)."""
+_FRAMES: dict[int, tuple[str, str]] = {}   # (index, class, interval) -> ``numeral_frame``
 
 
 class KeyRoles(NamedTuple):
@@ -69,8 +100,8 @@ def key_roles(key: Key) -> KeyRoles:
             (mode + (at // 5 - tonic_letter) % 7 * 12
              + (LETTER_PC[at // 5] + at % 5 - 2 - tonic_pc) % 12) * QUALITIES
             for at in range(35))
-        kept = _KEPT[key] = KeyRoles(key, *key_spelling(key), base, [], [None] * len(SPELT),
-                                     {})
+        kept = _KEPT[key] = KeyRoles(key, *key_spelling(key), base,
+                                     [None] * len(FUNCTION_PARTS), [None] * len(SPELT), {})
     return kept
 
 
@@ -92,16 +123,14 @@ _BY_TEXT: dict[str, KeyRoles] = {}
 def role_head(chord: Spelt, roles: KeyRoles) -> dict[str, Any]:
     """The head of ``chord``'s readings in ``roles.key`` (``chord.head`` with its numeral and
     function: copy it, do not change it), kept in ``roles.heads``: its slot of ``ROLES`` read
-    from analyze's rule (``_parts``) the first time any key of the mode reads it, its
-    function's text the first time this key reads that function."""
+    (``_parts``) the first time any key of the mode reads it, its function's text the first
+    time this key reads that function."""
     slot = roles.base[chord.at] + chord.entry
     found = ROLES[slot]
     if found is None:
         found = ROLES[slot] = _parts(slot)
     numeral, function_id = found
     functions = roles.functions
-    if function_id >= len(functions):
-        functions.extend([None] * (function_id + 1 - len(functions)))
     function = functions[function_id]
     if function is None:
         _, index, diatonic, tension = FUNCTION_PARTS[function_id]
@@ -111,22 +140,21 @@ def role_head(chord: Spelt, roles: KeyRoles) -> dict[str, Any]:
 
 
 def _parts(slot: int) -> tuple[str, int]:
-    """(numeral, function id) of the ``ROLES`` slot, from analyze's own rule (``role_parts``,
-    ~1 µs: the slot holds all ``role_in_key`` reads but the tonic's name)."""
+    """(numeral, function id) of the ``ROLES`` slot: what ``role_parts`` gives, the
+    interpretation and the function from the table read at import, the numeral from its
+    frame (kept by interpretation, class and interval: few) and the quality's mark."""
     entry = slot % QUALITIES
     interval = slot // QUALITIES
     semis = interval % 12
-    mode = interval // _INTERVALS
-    quality = VOCABULARY[entry]
-    numeral, index, diatonic, tension = role_parts(
-        mode, interval % _INTERVALS // 12, semis, _CLASS[entry],
-        transpose_mask(quality.mask, semis), quality.quality.canonical)
-    parts = (mode, index, diatonic, tension)
-    function_id = FUNCTION_IDS.get(parts)
-    if function_id is None:
-        function_id = FUNCTION_IDS[parts] = len(FUNCTION_PARTS)
-        FUNCTION_PARTS.append(parts)
-    return numeral, function_id
+    at = (interval // _INTERVALS * 12 + semis) * QUALITIES + entry
+    index, cls = _INDEX[at], _CLASS[entry]
+    kept = (index * len(CLASSES) + cls) * _INTERVALS + interval % _INTERVALS
+    frame = _FRAMES.get(kept)
+    if frame is None:
+        degree = interval % _INTERVALS // 12
+        frame = _FRAMES[kept] = numeral_frame(INTERPRETATIONS[index], cls, degree,
+                                              accidental_of(degree, semis))
+    return frame[0] + _MARK[entry] + frame[1], _FUNCTION_ID[at]
 
 
 def sus_role(symbol: str, roles: KeyRoles) -> tuple[str, str]:
