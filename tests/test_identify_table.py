@@ -10,7 +10,7 @@ import pytest
 
 from engine.chords import parse, parse_key, parse_spelled
 from engine.errors import InvalidRequest
-from engine.identify import identify_notes
+from engine.identify import identify, identify_notes
 from engine.identify.naming import DEFAULT_ROOTS, UNNAMED
 from engine.identify.notes import NAMED, _read, read_note
 from engine.identify.ranking import rank
@@ -148,6 +148,26 @@ def test_an_answer_asked_again_is_the_same_fresh_answer() -> None:
         identify({"notes": ["C4", True], "bass": 1})
     with pytest.raises(InvalidRequest):
         identify({"notes": ["C4", 1], "bass": True})
+
+
+def test_the_heads_kept_per_key_stay_bounded_and_answers_do_not_change(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each key keeps its readings' heads (numeral and function set) as it reads them; over
+    every key at most ``MAX_HEADS``, then all are read again: the answers stay the same."""
+    from engine.identify import roles
+    requests = [{"notes": [48 + bass] + [60 + p for p in range(12) if mask >> p & 1],
+                 "key": key} for mask in range(1, 4096, 97) for bass in (0, 7)
+                for key in ("C", "F#m", "Ab")]
+    expected = [identify(r) for r in requests]
+    monkeypatch.setattr(roles, "MAX_HEADS", 50)
+    monkeypatch.setattr(roles, "_heads_kept", 0)
+    for kept in (*roles._KEPT.values(), *roles._BY_TEXT.values()):
+        kept.heads[:] = [None] * len(kept.heads)
+    for request, answer in zip(requests, expected, strict=True):
+        assert identify(request) == answer
+        held = {id(h) for kept in (*roles._KEPT.values(), *roles._BY_TEXT.values())
+                for h in kept.heads if h is not None}
+        assert len(held) <= 50
 
 
 def test_role_parts_table_is_role_parts_for_every_quality_mode_and_root() -> None:

@@ -43,6 +43,7 @@ from engine.identify.vocabulary import VOCABULARY
 
 MAX_KEYS = 256          # keys kept: every spelled tonic in both modes is 70
 MAX_SUS = 4096          # sus slash chords kept a key
+MAX_HEADS = 65536       # readings' heads kept over every key (~460 bytes each: ~30 MB)
 
 _INTERVALS = 7 * 12     # letters counted (0..6) x semitones (0..11) above the tonic
 ROLES: list[tuple[str, int] | None] = [None] * (2 * _INTERVALS * QUALITIES)
@@ -135,8 +136,17 @@ def role_head(chord: Spelt, roles: KeyRoles) -> dict[str, Any]:
     if function is None:
         _, index, diatonic, tension = FUNCTION_PARTS[function_id]
         function = functions[function_id] = role_function(index, roles.key, diatonic, tension)
+    global _heads_kept
+    if _heads_kept >= MAX_HEADS:   # every key reads its heads again: the memory stays bounded
+        for kept in (*_KEPT.values(), *_BY_TEXT.values()):
+            kept.heads[:] = [None] * len(kept.heads)
+        _heads_kept = 0
+    _heads_kept += 1
     head = roles.heads[chord.place] = {**chord.head, "numeral": numeral, "function": function}
     return head
+
+
+_heads_kept = 0
 
 
 def _parts(slot: int) -> tuple[str, int]:
