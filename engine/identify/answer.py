@@ -22,12 +22,13 @@ from typing import Any
 from engine.chords import Key
 from engine.identify.naming import (
     DEFAULT_ROOTS,
+    ON_LETTER,
     QUALITIES,
     SPELT,
+    TONE_STEPS,
     UNNAMED,
     Spelt,
     key_spelling,
-    named_root,
     spelt,
 )
 from engine.identify.notes import Sounding, Spelling, spelling_of
@@ -156,7 +157,9 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]) ->
     ``SPELT`` (``value << PLACE_BITS | place``): ``values`` are cheapest first and the spelling
     only adds, so a reading past the last kept (the packed integers are distinct: they hold
     their place in the row) cannot come among the first. A note is spelled otherwise when its
-    letter is (the pitch class is the same)."""
+    letter is (the pitch class is the same). A reading's root is spelled as the notes named
+    spell it: its own name, else counted down from the first tone named (B as the third of
+    G), else as ``roots`` (the key's spelling or the default roots, ``key_spelling``)."""
     at, letters, _ = spelling
     get = at.get
     kept: list[int] = []
@@ -167,8 +170,15 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]) ->
         root = v >> ROOT_SHIFT & 15
         entry = v & ENTRY_BITS
         root_at = get(root)
-        if root_at is None:
-            root_at = named_root(root, entry, at, roots)
+        if root_at is None:   # a root not named: counted down from the first tone named
+            for semis, steps in TONE_STEPS[entry]:
+                tone = get((root + semis) % 12)
+                if tone is not None:
+                    root_at = ON_LETTER[root * 7 + (tone // 5 - steps) % 7]
+                    if root_at >= 0:
+                        break
+            else:
+                root_at = roots[root]
         place = root_at * QUALITIES + entry
         chord = SPELT[place] or spelt(root_at, entry)
         # a bit for each note named otherwise

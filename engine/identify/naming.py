@@ -1,9 +1,9 @@
 """Spelling a reading: its root's name, its symbol in our grammar and its notes.
 
 A named note names itself: the root is spelled as the notes given spell it, or, for a rootless
-reading, counted down from a tone given (B as the third of G). Unnamed notes (MIDI numbers,
-pitch classes) take the key's spelling when the root is in its scale, else ``DEFAULT_ROOTS``,
-the roots jazz charts write (Bb7, Eb, F#m7, Ab).
+reading, counted down from a tone given (B as the third of G: ``TONE_STEPS``). Unnamed notes
+(MIDI numbers, pitch classes) take the key's spelling when the root is in its scale, else
+``DEFAULT_ROOTS``, the roots jazz charts write (Bb7, Eb, F#m7, Ab).
 
 ``spelt(entry, root)`` is a quality on a spelled root with everything an answer writes of it
 (symbol, tones, inversion over a bass), built once from the quality tables without parsing
@@ -76,23 +76,6 @@ def letter_bit(pc: int, letter: int) -> int:
     return 1 << 3 * pc + step if step < 3 else 0
 
 
-def named_root(root: int, entry: int, named: dict[int, int], roots: tuple[int, ...]) -> int:
-    """The root (``spelled_at``) of quality ``entry`` on pitch class ``root`` as the named
-    notes ``named`` (pitch class -> ``spelled_at``) spell it: the root's own name, else
-    counted down from the first tone named (B as the third of G), else ``roots`` (the key's
-    spelling or the default roots, ``key_spelling``)."""
-    at = named.get(root)
-    if at is not None:
-        return at
-    for semis, steps in _STEPS[entry]:
-        tone = named.get((root + semis) % 12)
-        if tone is not None:
-            found = _ON_LETTER[root * 7 + (tone // 5 - steps) % 7]
-            if found >= 0:
-                return found
-    return roots[root]
-
-
 @lru_cache(maxsize=64)
 def key_spelling(key: Key | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
     """Pitch class -> its note in ``key``'s scale, else the default root (None: no key), as
@@ -152,14 +135,16 @@ labels spells the note either way at no cost, when its root sounds. Read without
 the minor third's letter costs as any other (``Gb Eb E Bb`` stays ``Gb13``, not a rootless
 ``C7b5#9`` over Gb)."""
 _DEFAULT_NAMES = tuple(sp.name for sp in DEFAULT_ROOTS)
-# quality index -> (semitones above the root, letter steps) of its tones but the root
-_STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
+TONE_STEPS = tuple(tuple((semis % 12, number - 1) for number, semis in zip(
     e.quality.numbers, e.quality.semitones, strict=True) if semis % 12)
     for e in VOCABULARY)
-# pitch class * 7 + letter -> the pitch class on that letter (``spelled_at``), -1 past one
-# accidental
-_ON_LETTER = tuple(spelled_at(sp) if abs(sp.alter) <= 1 else -1
-                   for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
+"""Quality index -> (semitones above the root, letter steps) of its tones but the root, in
+the quality's order: a root not named is counted down from the first tone named (B as the
+third of G, ``ON_LETTER``; ``engine.identify.answer``)."""
+ON_LETTER = tuple(spelled_at(sp) if abs(sp.alter) <= 1 else -1
+                  for sp in (on_letter(pc, letter) for pc in range(12) for letter in range(7)))
+"""Pitch class * 7 + letter -> that pitch class spelled on that letter (``spelled_at``), -1
+past one accidental."""
 # pitch class -> the lowest (cyclically) of the letters it is spelled on with at most two
 # accidentals (B for C: B#, C, Dbb)
 _LOWEST_LETTER = tuple(next(
