@@ -17,7 +17,8 @@ grid 11's in all) 4294db69e38fd7c51d088c966544ccd1efe46408acd59addb8f571e30063f6
 the Lydian dominant's voicing and the minor flat ninth priced (40,259 differ from grid 11's)
 c65d1aff4d6bcde227dcbd2b1ecea7322e6d3d24f74d4cd3cc10d06004dacea7; grid 13's sharp ninth on
 the minor third's letter (4,329 first readings differ)
-c98bd39c59fa18efb29dbb7ccdfdcac9d46848bc25f25698c9c308103181fe70.
+c98bd39c59fa18efb29dbb7ccdfdcac9d46848bc25f25698c9c308103181fe70, and with V13b9 promoted in a
+key (2 more) 086ebfd44300bd11680a7c5242a549e9fd7b8ef3c3b3ea6bb3694264f282423c.
 """
 
 from __future__ import annotations

@@ -51,6 +51,21 @@ def test_rootless_b_d_f_a_is_bm7b5_alone_and_g9_when_the_key_or_bass_says_so() -
     assert first({"notes": ["B3", "D4", "F4", "A4"], "key": "C"})["symbol"] == "Bm7b5"
 
 
+def test_we_will_meet_again_g13b9_rootless_is_the_dominant_in_c_minor(corpora: Path) -> None:
+    # Bill Evans' We Will Meet Again (C minor) and My Romance (C) write G13b9; its rootless
+    # voicing (b7 3 13 b9: F B E Ab, the bass player on G) is the dominant when the key says
+    # so, as B D F A is G9 in C; alone it stays its own name
+    tokens = set(keyed_tokens(corpora))
+    assert ("G13b9", "Cmin") in tokens and ("G13b9", "C") in tokens
+    for key, numeral in (("Cm", "V13b9"), ("C", "V13b9")):
+        reading = first({"notes": ["F", "B", "E", "Ab"], "key": key})
+        assert (reading["symbol"], reading["rootless"], reading["numeral"]) == \
+            ("G13b9", True, numeral)
+    assert first({"notes": ["F", "B", "E", "Ab"]})["symbol"] != "G13b9"
+    # a sounding bass decides first, as for G9
+    assert first({"notes": ["F3", "B3", "E4", "Ab4"], "key": "Cm"})["symbol"] != "G13b9"
+
+
 def test_a_sixth_chord_off_the_tonic_is_the_inverted_ii7_in_a_key() -> None:
     # Beethoven's predominant ii65 (DCML ABC): F A C D over F in C
     assert symbols({"notes": ["F3", "A3", "C4", "D4"], "key": "C"})[:2] == ["Dm7/F", "F6"]

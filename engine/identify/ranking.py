@@ -14,7 +14,8 @@ re-sort: the rules over ``KEY_ROOTLESS`` and ``SIXTHS``, and ``SPELLING_COST`` i
   bass player's note, so the lowest note of the voicing is not its bass.
 - the key, where no bass is known: ``KEY_ROOTLESS`` lists the rootless readings a key makes
   the first name (``B D F A`` in C is the dominant ``G9`` without its root, Bill Evans' and
-  every jazz pianist's voicing; without the key it is ``Bm7b5``). A known bass decides first:
+  every jazz pianist's voicing; without the key it is ``Bm7b5``; ``F B E Ab`` in C minor is
+  ``G13b9``, Bill Evans' voicing of V). A known bass decides first:
   ``B3 D4 F4 A4`` stands on B, ``Bm7b5``; over G it is ``G9`` with its root.
 - the key and a sixth chord: in a key, a sixth chord off the tonic reads as the seventh chord
   it inverts (``F A C D`` in C is ``Dm7/F``, the ii65 of every harmony text, before ``F6``;
@@ -53,7 +54,8 @@ FOREIGN_BASS_COST = 3.0
 SPELLING_COST = 2.5
 # (mode, root above the tonic) -> rootless qualities promoted, and by how much.
 KEY_ROOTLESS: MappingProxyType[tuple[str, int], frozenset[str]] = MappingProxyType({
-    ("major", 7): frozenset({"9", "13"}),
+    ("major", 7): frozenset({"9", "13", "13b9"}),
+    ("minor", 7): frozenset({"13b9"}),
 })
 KEY_ROOTLESS_BONUS = 5.0
 SIXTHS = frozenset({"6", "m6"})
