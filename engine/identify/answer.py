@@ -156,11 +156,11 @@ def _respelled(values: list[int], spelling: Spelling, roots: tuple[int, ...]) ->
     hold their place in the row, so equal costs keep the row's order). Every reading of the
     row is spelled, then the whole sorted once: a row holds 4.9 readings on average, and
     reading on only while one could still come among the first (``insort``) cost ~2,000
-    instructions more a request over every set (callgrind; ~400 fewer for 3-4 notes). A
-    note is spelled otherwise when its
-    letter is (the pitch class is the same). A reading's root is spelled as the notes named
-    spell it: its own name, else counted down from the first tone named (B as the third of
-    G), else as ``roots`` (the key's spelling or the default roots, ``key_spelling``)."""
+    instructions more a request over every set (callgrind; ~400 fewer for 3-4 notes). A note
+    is spelled otherwise when its letter is (the pitch class is the same). A reading's root is
+    spelled as the notes named spell it: its own name, else counted down from the first tone
+    named (B as the third of G), else as ``roots`` (the key's spelling or the default roots,
+    ``key_spelling``)."""
     at, letters, _ = spelling
     get = at.get
     kept: list[int] = []

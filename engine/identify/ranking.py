@@ -183,20 +183,13 @@ _COUNT, _MOVABLE = _row_facts()
 _WIDTH = RANKED.shape[1]
 _ROWS = memoryview(RANKED.data).cast("B").cast("i")
 """``RANKED``'s memory read without numpy (no copy): a row's slice is
-``_ROWS[index * _WIDTH:]`` (a memoryview's slice to a list: ~0.2 µs against ~0.25 for a
+``_ROWS[index * _WIDTH:]`` (``keyed``) (a memoryview's slice to a list: ~0.2 µs against ~0.25 for a
 numpy row's)."""
 
 
-def row(mask: int, bass: int | None) -> list[int]:
-    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first."""
-    index = mask * 13 + (NO_BASS if bass is None else bass)
-    start = index * _WIDTH
-    values: list[int] = _ROWS[start:start + _COUNT[index]].tolist()
-    return values
-
-
 def keyed(mask: int, bass: int | None, key: Key | None) -> list[int]:
-    """``row`` with the key's rules applied: a sixth chord off the tonic (not over a foreign
+    """The packed readings of ``mask`` over ``bass`` (None: no bass), cheapest first, with
+    the key's rules applied (None: none): a sixth chord off the tonic (not over a foreign
     bass) costs ``SIXTH_OFF_TONIC_COST`` more, a rootless reading the key promotes (without a
     bass) ``KEY_ROOTLESS_BONUS`` less; re-sorted. Only the places ``_MOVABLE`` flags are read.
     A cost may go below zero: the packed integer still sorts by (cost, order) and its fields
@@ -265,5 +258,4 @@ __all__ = [
     "decode",
     "keyed",
     "rank",
-    "row",
 ]
